@@ -1,0 +1,48 @@
+# The one entry point for people and CI. See README.md.
+SHELL := /bin/bash
+GO ?= go
+# Every module of the workspace: `go test ./...` does not cross module borders.
+MODULES := $(shell $(GO) list -f '{{.Dir}}' -m)
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@2025.1.1
+
+.PHONY: build build-go build-web test test-go test-web test-e2e test-deploy run bench lint deps tidy
+
+build: build-web build-go
+
+build-go:
+	@mkdir -p bin
+	$(GO) build -o bin/judge ./judge/cmd/judge
+	$(GO) build -o bin/interview ./interview/cmd/interview
+
+build-web:
+	@if [ -f interview/web/package.json ]; then cd interview/web && npm ci --no-audit --no-fund && npm run build; fi
+
+deps:
+	@bash deploy/install-deps.sh
+
+test: deps build lint test-go test-web test-e2e test-deploy
+
+test-go:
+	@set -e; for dir in $(MODULES); do echo "== go test $$dir"; (cd $$dir && $(GO) test -count=1 ./...); done
+
+test-web:
+	@if [ -f interview/web/package.json ]; then cd interview/web && npm test; fi
+
+test-e2e:
+	@if [ -f interview/web/e2e/run.mjs ]; then cd interview/web && npm run e2e; fi
+
+test-deploy:
+	@if [ -f deploy/check.sh ]; then bash deploy/check.sh; fi
+
+lint:
+	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@set -e; for dir in $(MODULES); do (cd $$dir && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...); done
+
+tidy:
+	@set -e; for dir in $(MODULES); do (cd $$dir && $(GO) mod tidy); done
+
+run: deps build
+	@bash deploy/run.sh
+
+bench: build
+	@bash deploy/bench.sh

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project needs when they are missing:
+# as root with apt-get, otherwise it prints the exact command to run.
+set -euo pipefail
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+[ -x /usr/lib/postgresql/15/bin/postgres ] || ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
+have caddy || need+=(caddy)
+have espeak-ng || need+=(espeak-ng)
+have sox || need+=(sox)
+have chromium || need+=(chromium)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -eq 0 ]; then
+	echo "installing: ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+else
+	echo "missing packages; run: sudo apt-get install -y ${need[*]}" >&2
+	exit 1
+fi

@@ -1,0 +1,3 @@
+module github.com/judgeworks/interview
+
+go 1.26

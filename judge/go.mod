@@ -1,0 +1,3 @@
+module github.com/judgeworks/judge
+
+go 1.26
