@@ -1,0 +1,67 @@
+// Package interviewer defines what the interview service asks of an
+// interviewer: open an interview, evaluate one answer, pick the next question
+// and write the final report's prose. Two implementations live beside it: a
+// language model and the offline practice mode.
+package interviewer
+
+import "context"
+
+// Setup is what the candidate chose when starting an interview.
+type Setup struct {
+	CandidateName  string `json:"candidateName"`
+	Role           string `json:"role"`
+	Experience     string `json:"experience"`
+	Difficulty     string `json:"difficulty"`
+	TotalQuestions int    `json:"totalQuestions"`
+}
+
+// Question is one interview question. ID is unique within an interview.
+type Question struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// Opening is the welcome and the first question.
+type Opening struct {
+	Welcome  string   `json:"welcome"`
+	Question Question `json:"question"`
+}
+
+// Evaluation is the judgement of one answer. Scores are integers 0–100.
+type Evaluation struct {
+	Score             int      `json:"score"`
+	TechnicalAccuracy int      `json:"technicalAccuracy"`
+	Communication     int      `json:"communication"`
+	Feedback          string   `json:"feedback"`
+	Strengths         []string `json:"strengths"`
+	Improvements      []string `json:"improvements"`
+}
+
+// Result is one answered question as stored in question_results.
+type Result struct {
+	Question   Question   `json:"question"`
+	Answer     string     `json:"answer"`
+	Evaluation Evaluation `json:"evaluation"`
+}
+
+// Summary is the report's prose. The numeric averages are computed by the
+// service from the results, never by the interviewer.
+type Summary struct {
+	Strengths       []string `json:"strengths"`
+	Weaknesses      []string `json:"weaknesses"`
+	SuggestedTopics []string `json:"suggestedTopics"`
+	Feedback        string   `json:"feedback"`
+}
+
+// Interviewer conducts an interview. Implementations must be safe for
+// concurrent use and must honour ctx.
+type Interviewer interface {
+	// Mode names the implementation for the API and the page: "language-model" or "offline".
+	Mode() string
+	Open(ctx context.Context, s Setup) (Opening, error)
+	// Evaluate judges answer against q, the stored current question.
+	Evaluate(ctx context.Context, s Setup, q Question, answer string) (Evaluation, error)
+	// Next returns question number len(done)+1, given the answered ones.
+	Next(ctx context.Context, s Setup, done []Result) (Question, error)
+	Summarize(ctx context.Context, s Setup, results []Result) (Summary, error)
+}
