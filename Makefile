@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 # Every module of the workspace: `go test ./...` does not cross module borders.
 MODULES := $(shell $(GO) list -f '{{.Dir}}' -m)
-STATICCHECK := honnef.co/go/tools/cmd/staticcheck@2025.1.1
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: build build-go build-web test test-go test-web test-e2e test-deploy run bench lint deps tidy
 
