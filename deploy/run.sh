@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# make run: the whole stack in the foreground. A project-local Postgres (data
+# under .data/), the judge on :8081, the interview service on :8082 and Caddy
+# on :8080 in front of both. Every log line is prefixed with its service.
+# Ctrl-C or SIGTERM stops everything this script started: the proxy and the
+# services first, then Postgres with a fast (clean) shutdown. Running it again
+# is safe: an interrupted earlier run leaves nothing that blocks this one.
+#
+# Settings come from the environment, then from .env (the environment wins,
+# as with docker compose). docs/operations.md describes every step.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+data=$root/.data
+
+log() { printf '[run] %s\n' "$*"; }
+die() {
+	printf '[run] error: %s\n' "$*" >&2
+	exit 1
+}
+is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# load_env reads KEY=VALUE lines the way docker compose reads .env: blank lines
+# and # comments skipped, optional "export ", optional quotes, an unquoted
+# value ends at " #". Variables already set in the environment are kept.
+load_env() {
+	local line key val n=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		line=${line%$'\r'}
+		[[ $line =~ ^[[:space:]]*(#|$) ]] && continue
+		line=${line#export }
+		if [[ ! $line =~ ^[[:space:]]*([A-Za-z_][A-Za-z0-9_]*)[[:space:]]*=(.*)$ ]]; then
+			log ".env line $n is not KEY=VALUE; skipped"
+			continue
+		fi
+		key=${BASH_REMATCH[1]}
+		val=${BASH_REMATCH[2]}
+		val=${val#"${val%%[![:space:]]*}"}
+		if [[ $val =~ ^\"(.*)\"[[:space:]]*$ || $val =~ ^\'(.*)\'[[:space:]]*$ ]]; then
+			val=${BASH_REMATCH[1]}
+		else
+			val=${val%%[[:space:]]#*}
+			val=${val%"${val##*[![:space:]]}"}
+		fi
+		[ -n "${!key+x}" ] || export "$key=$val"
+	done <.env
+}
+
+# port_of prints the port of a listen address such as ":8081" or "127.0.0.1:8081".
+port_of() { printf '%s\n' "${1##*:}"; }
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# wait_http waits up to 30 s for url to answer 200, or for pid to die.
+wait_http() {
+	local name=$1 url=$2 pid=$3 i
+	for i in $(seq 1 150); do
+		if curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null; then
+			return 0
+		fi
+		kill -0 "$pid" 2>/dev/null || die "$name exited during start-up; its log is above"
+		sleep 0.2
+	done
+	die "$name did not answer $url within 30 s; its log is above"
+}
+
+if [ -f .env ]; then
+	load_env
+	log "loaded settings from .env"
+fi
+
+for b in bin/judge bin/interview; do
+	[ -x "$b" ] || die "$b is missing: run make build (make run builds first)"
+done
+command -v caddy >/dev/null || die "caddy is not installed: run make deps, or: sudo apt-get install -y caddy"
+command -v curl >/dev/null || die "curl is not installed: sudo apt-get install -y curl"
+
+judge_addr=${JUDGE_ADDR:-:8081}
+interview_addr=${INTERVIEW_ADDR:-:8082}
+caddy_port=${CADDY_PORT:-8080}
+pg_port=${LOCAL_PG_PORT:-5433}
+judge_port=$(port_of "$judge_addr")
+interview_port=$(port_of "$interview_addr")
+
+# Something else on our ports would make a service die with a bind error
+# buried in its log; say it plainly before starting anything.
+busy=()
+for p in "$judge_port" "$interview_port" "$caddy_port"; do
+	port_busy "$p" && busy+=("$p")
+done
+[ -z "${DATABASE_URL:-}" ] && port_busy "$pg_port" && busy+=("$pg_port")
+[ ${#busy[@]} -eq 0 ] || die "port(s) ${busy[*]} already in use (another make run?); stop that first, or see README troubleshooting"
+
+mkdir -p "$data"
+
+pids=()
+declare -A names=()
+pg_pid=
+pg_data=
+pg_user=
+
+# start runs a command in the background with its output prefixed by name.
+# $! is the command itself (the prefixer runs in a process substitution), so
+# stop() signals the service, never the prefixer.
+start() {
+	local name=$1
+	shift
+	"$@" > >(exec sed -u "s/^/[$name] /") 2>&1 &
+	pids+=($!)
+	names[$!]=$name
+}
+
+as_pg() {
+	if [ -n "$pg_user" ]; then
+		setpriv --reuid="$pg_user" --regid="$pg_user" --init-groups -- "$@"
+	else
+		"$@"
+	fi
+}
+
+stopping=
+stop() {
+	[ -z "$stopping" ] || return 0
+	stopping=1
+	trap - INT TERM HUP
+	log "stopping"
+	local pid i alive services=()
+	for pid in "${pids[@]}"; do
+		[ "$pid" = "$pg_pid" ] || services+=("$pid")
+	done
+	for pid in "${services[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	# The services drain in-flight requests for up to 10 s.
+	for i in $(seq 1 75); do
+		alive=
+		for pid in "${services[@]}"; do
+			kill -0 "$pid" 2>/dev/null && alive=1
+		done
+		[ -z "$alive" ] && break
+		sleep 0.2
+	done
+	for pid in "${services[@]}"; do
+		if kill -0 "$pid" 2>/dev/null; then
+			log "${names[$pid]} did not stop in 15 s; killing it"
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	done
+	if [ -n "$pg_pid" ] && kill -0 "$pg_pid" 2>/dev/null; then
+		as_pg "$pg_bin/pg_ctl" stop -D "$pg_data" -m fast -w -t 60 >/dev/null ||
+			{
+				log "postgres did not stop; sending SIGQUIT"
+				kill -QUIT "$pg_pid" 2>/dev/null || true
+			}
+	fi
+	wait 2>/dev/null || true
+	log "stopped"
+}
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM HUP
+trap stop EXIT
+
+# --- Postgres --------------------------------------------------------------
+if [ -n "${DATABASE_URL:-}" ]; then
+	log "DATABASE_URL is set: using it, no local Postgres"
+	database_url=$DATABASE_URL
+else
+	pg_bin=${PG_BIN:-}
+	if [ -z "$pg_bin" ]; then
+		pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n | tail -1 || true)
+		[ -n "$pg_bin" ] || { command -v initdb >/dev/null && pg_bin=$(dirname "$(command -v initdb)"); }
+	fi
+	[ -x "$pg_bin/postgres" ] || die "Postgres is not installed: run make deps, or: sudo apt-get install -y postgresql"
+
+	pg_data=$data/postgres
+	pg_sock=$data/run
+	if is_root; then
+		# Postgres refuses to run as root: the cluster belongs to an
+		# unprivileged system user, the same one the test harness uses.
+		pg_user=postgres
+		if ! id "$pg_user" >/dev/null 2>&1; then
+			log "creating system user $pg_user to run Postgres"
+			useradd --system --user-group --home-dir /nonexistent --shell /usr/sbin/nologin "$pg_user"
+		fi
+		# A checkout under a private directory (say /root) cannot be reached
+		# by that user; keep the cluster in a directory of its own then.
+		if ! as_pg test -x "$data"; then
+			alt=/var/lib/judgeworks/$(printf %s "$root" | sha256sum | cut -c1-12)
+			log "$pg_user cannot reach $data; keeping the cluster in $alt"
+			pg_data=$alt/postgres
+			pg_sock=$alt/run
+		fi
+	fi
+	mkdir -p "$pg_data" "$pg_sock"
+	chmod 700 "$pg_data"
+	[ -z "$pg_user" ] || chown "$pg_user:" "$pg_data" "$pg_sock"
+
+	pw_file=$data/postgres.password
+	if [ ! -s "$pw_file" ]; then
+		(umask 077 && head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$pw_file")
+	fi
+	pg_password=$(cat "$pw_file")
+
+	if [ ! -f "$pg_data/PG_VERSION" ]; then
+		log "creating the local Postgres cluster in $pg_data (first run)"
+		tmp_pw=$pg_sock/initdb.pw
+		(umask 077 && printf '%s\n' "$pg_password" >"$tmp_pw")
+		[ -z "$pg_user" ] || chown "$pg_user:" "$tmp_pw"
+		as_pg "$pg_bin/initdb" -D "$pg_data" -U postgres --pwfile="$tmp_pw" \
+			--auth=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >/dev/null ||
+			{
+				rm -f "$tmp_pw"
+				die "initdb failed"
+			}
+		rm -f "$tmp_pw"
+	fi
+
+	# An earlier run that was killed (not stopped) leaves postmaster.pid
+	# behind, and perhaps its server. A server of ours is stopped; a file
+	# whose pid is dead or now belongs to another program is removed, since
+	# Postgres would refuse to start while the pid is alive.
+	pid_file=$pg_data/postmaster.pid
+	if [ -f "$pid_file" ]; then
+		old=$(head -1 "$pid_file" 2>/dev/null || true)
+		if [[ $old =~ ^[0-9]+$ ]] && kill -0 "$old" 2>/dev/null && [ "$(cat "/proc/$old/comm" 2>/dev/null)" = postgres ]; then
+			log "a Postgres from an earlier run is still up (pid $old); stopping it"
+			as_pg "$pg_bin/pg_ctl" stop -D "$pg_data" -m fast -w -t 60 >/dev/null
+		else
+			log "removing a stale postmaster.pid from an earlier run"
+			rm -f "$pid_file" "$pg_sock"/.s.PGSQL.*.lock
+		fi
+	fi
+
+	# Its own session, so that Ctrl-C in the terminal reaches this script and
+	# not Postgres: the database goes down last, after the services.
+	pg_as=()
+	[ -z "$pg_user" ] || pg_as=(setpriv --reuid="$pg_user" --regid="$pg_user" --init-groups --)
+	start postgres setsid "${pg_as[@]}" "$pg_bin/postgres" -D "$pg_data" -p "$pg_port" -k "$pg_sock" \
+		-c listen_addresses=127.0.0.1 -c log_line_prefix='%m ' -c log_min_messages=warning
+	pg_pid=${pids[-1]}
+	for i in $(seq 1 150); do
+		"$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" && break
+		kill -0 "$pg_pid" 2>/dev/null || die "postgres exited during start-up; its log is above"
+		sleep 0.2
+	done
+	"$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" || die "postgres did not accept connections within 30 s"
+
+	export PGPASSWORD=$pg_password
+	db=judgeworks
+	if [ "$("$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -XtAc "SELECT 1 FROM pg_database WHERE datname = '$db'")" != 1 ]; then
+		log "creating database $db"
+		"$pg_bin/createdb" -h 127.0.0.1 -p "$pg_port" -U postgres "$db"
+	fi
+	unset PGPASSWORD
+	database_url="postgres://postgres:$pg_password@127.0.0.1:$pg_port/$db?sslmode=disable"
+fi
+
+# --- services ----------------------------------------------------------------
+dev_key=
+if [ -z "${JUDGE_API_KEYS:-}" ]; then
+	dev_key=dev-key
+	export JUDGE_API_KEYS=$dev_key
+fi
+first_key=${JUDGE_API_KEYS%%,*}
+first_key=${first_key%%:*}
+
+if [ -z "${LLM_BASE_URL:-}" ] && [ -z "${LLM_API_KEY:-}" ]; then
+	offline=1
+else
+	offline=
+fi
+
+start judge env JUDGE_ADDR="$judge_addr" bin/judge
+start interview env INTERVIEW_ADDR="$interview_addr" DATABASE_URL="$database_url" \
+	JUDGE_URL="${JUDGE_URL:-http://127.0.0.1:$judge_port}" JUDGE_API_KEY="${JUDGE_API_KEY:-$first_key}" \
+	bin/interview
+wait_http judge "http://127.0.0.1:$judge_port/healthz" "${pids[-2]}"
+wait_http interview "http://127.0.0.1:$interview_port/healthz" "${pids[-1]}"
+
+start caddy env CADDY_ADDR=":$caddy_port" JUDGE_UPSTREAM="127.0.0.1:$judge_port" \
+	INTERVIEW_UPSTREAM="127.0.0.1:$interview_port" \
+	caddy run --config deploy/Caddyfile --adapter caddyfile
+wait_http caddy "http://127.0.0.1:$caddy_port/healthz" "${pids[-1]}"
+
+echo
+log "ready: http://localhost:$caddy_port"
+if [ -n "$dev_key" ]; then
+	log "judge development key: $dev_key   (Authorization: Bearer $dev_key)"
+else
+	log "judge keys: from JUDGE_API_KEYS"
+fi
+if [ -n "$offline" ]; then
+	log "no LLM settings (LLM_BASE_URL, LLM_API_KEY): judge and interview run on the offline engines"
+else
+	log "language model: ${LLM_MODEL:-(LLM_MODEL unset)} at ${LLM_BASE_URL:-(default base URL)}"
+fi
+log "Ctrl-C stops everything"
+echo
+
+# Any process that ends on its own takes the whole stack down with it: a
+# half-running stack is harder to notice than a stopped one.
+set +e
+wait -n -p ended "${pids[@]}"
+status=$?
+set -e
+[ -n "$stopping" ] && exit 0
+log "${names[$ended]:-a process} exited (status $status); stopping the rest"
+stop
+exit 1
