@@ -1,0 +1,221 @@
+package systemone
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const exampleBody = `{
+  "model": "local/lexical-latest",
+  "state": "My card was charged twice and nobody answers. This is unacceptable!",
+  "questions": {
+    "urgent": {"type": "noul", "instructions": "Does this need an answer today?",
+               "criteria": {"true": "needs an answer today", "false": "can wait"}},
+    "team":   {"type": "choice", "instructions": "Which team should handle it?",
+               "criteria": {"technical": "bugs, outages", "billing": {"covers": ["charges", "refunds"]},
+                            "sales": null, "accounts": ["login", "profile"]}},
+    "anger":  {"type": "score", "instructions": ["How angry is the customer?"],
+               "criteria": ["calm", "annoyed", "angry"]}
+  }
+}`
+
+func TestDecodeRequestExample(t *testing.T) {
+	req, err := DecodeRequest([]byte(exampleBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := req.Validate(nil); err != nil {
+		t.Fatal(err)
+	}
+	if req.Model != "local/lexical-latest" {
+		t.Errorf("model = %q", req.Model)
+	}
+	if got := string(req.State); !strings.HasPrefix(got, `"My card`) {
+		t.Errorf("state = %s", got)
+	}
+	urgent := req.Questions["urgent"]
+	if urgent.Type != TypeNoul || urgent.Noul == nil || urgent.Noul.True != "needs an answer today" || urgent.Noul.False != "can wait" {
+		t.Errorf("urgent = %+v", urgent)
+	}
+	team := req.Questions["team"]
+	var names []string
+	for _, o := range team.Options {
+		names = append(names, o.Name)
+	}
+	// Deliberately not alphabetical: the caller's order must survive.
+	if want := []string{"technical", "billing", "sales", "accounts"}; !slices.Equal(names, want) {
+		t.Errorf("option order = %v, want %v", names, want)
+	}
+	if d := string(team.Options[1].Description); d != `{"covers":["charges","refunds"]}` {
+		t.Errorf("billing description = %s", d)
+	}
+	if team.Options[2].Description != nil {
+		t.Errorf("null description = %s, want nil", team.Options[2].Description)
+	}
+	anger := req.Questions["anger"]
+	if !slices.Equal(anger.Levels, []string{"calm", "annoyed", "angry"}) {
+		t.Errorf("levels = %v", anger.Levels)
+	}
+}
+
+func TestOptionOrderRoundTrip(t *testing.T) {
+	q := Question{Type: TypeChoice, Instructions: json.RawMessage(`"pick"`)}
+	// 40 names in an order no sort would produce.
+	for i := range 40 {
+		q.Options = append(q.Options, Option{Name: fmt.Sprintf("opt-%02d", (i*17)%40), Description: json.RawMessage(`"d"`)})
+	}
+	b, err := json.Marshal(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Question
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(q, back) {
+		t.Fatalf("round trip changed the question:\n got %+v\nwant %+v", back, q)
+	}
+
+	// Levels keep their order too, and a whole request survives.
+	req, err := DecodeRequest([]byte(exampleBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req2, err := DecodeRequest(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(req, req2) {
+		t.Fatalf("request round trip differs:\n got %+v\nwant %+v", req2, req)
+	}
+}
+
+func TestQuestionMarshalWireForm(t *testing.T) {
+	tests := []struct {
+		q    Question
+		want string
+	}{
+		{Question{Type: TypeNoul, Instructions: json.RawMessage(`"spam?"`)}, `{"type":"noul","instructions":"spam?"}`},
+		{Question{Type: TypeNoul, Instructions: json.RawMessage(`"spam?"`), Noul: &NoulCriteria{True: "spam", False: "ham"}},
+			`{"type":"noul","instructions":"spam?","criteria":{"true":"spam","false":"ham"}}`},
+		{Question{Type: TypeChoice, Instructions: json.RawMessage(`"team"`), Options: []Option{{Name: "z"}, {Name: "a", Description: json.RawMessage(`[1]`)}}},
+			`{"type":"choice","instructions":"team","criteria":{"z":null,"a":[1]}}`},
+		{Question{Type: TypeScore, Instructions: json.RawMessage(`{"q":"anger"}`), Levels: []string{"low", "high"}},
+			`{"type":"score","instructions":{"q":"anger"},"criteria":["low","high"]}`},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != tt.want {
+			t.Errorf("Marshal = %s\n       want %s", b, tt.want)
+		}
+	}
+}
+
+// body builds a request body around one question named "q".
+func body(question string) string {
+	return `{"model":"m","state":"text","questions":{"q":` + question + `}}`
+}
+
+func TestDecodeRequestShapes(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		loc     string // the loc of the first item, joined by "."
+		errType string
+	}{
+		{"malformed JSON", `{"model":`, "body", "json_invalid"},
+		{"empty body", ``, "body", "json_invalid"},
+		{"array body", `[]`, "body", "dict_type"},
+		{"number as state", `{"model":"m","state":42,"questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.state", "value_error"},
+		{"boolean as state", `{"model":"m","state":true,"questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.state", "value_error"},
+		{"null state", `{"model":"m","state":null,"questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.state", "value_error"},
+		{"missing state", `{"model":"m","questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.state", "missing"},
+		{"missing model", `{"state":"s","questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.model", "missing"},
+		{"model not a string", `{"model":7,"state":"s","questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.model", "string_type"},
+		{"questions an array", `{"model":"m","state":"s","questions":[]}`, "body.questions", "dict_type"},
+		{"duplicate question", `{"model":"m","state":"s","questions":{"q":{"type":"noul","instructions":"x"},"q":{"type":"noul","instructions":"y"}}}`, "body.questions.q", "value_error"},
+		{"question a string", body(`"noul"`), "body.questions.q", "dict_type"},
+		{"unknown type", body(`{"type":"rank","instructions":"x"}`), "body.questions.q.type", "enum"},
+		{"type not a string", body(`{"type":1,"instructions":"x"}`), "body.questions.q.type", "string_type"},
+		{"missing type", body(`{"instructions":"x"}`), "body.questions.q.type", "missing"},
+		{"missing instructions", body(`{"type":"noul"}`), "body.questions.q.instructions", "missing"},
+		{"number instructions", body(`{"type":"noul","instructions":3}`), "body.questions.q.instructions", "value_error"},
+		{"noul criteria array", body(`{"type":"noul","instructions":"x","criteria":["yes","no"]}`), "body.questions.q.criteria", "dict_type"},
+		{"noul criteria string", body(`{"type":"noul","instructions":"x","criteria":"yes"}`), "body.questions.q.criteria", "dict_type"},
+		{"noul criteria extra key", body(`{"type":"noul","instructions":"x","criteria":{"true":"a","false":"b","maybe":"c"}}`), "body.questions.q.criteria.maybe", "extra_forbidden"},
+		{"noul criteria missing false", body(`{"type":"noul","instructions":"x","criteria":{"true":"a"}}`), "body.questions.q.criteria.false", "missing"},
+		{"noul criteria yes/no keys", body(`{"type":"noul","instructions":"x","criteria":{"yes":"a","no":"b"}}`), "body.questions.q.criteria.yes", "extra_forbidden"},
+		{"noul criteria not strings", body(`{"type":"noul","instructions":"x","criteria":{"true":1,"false":"b"}}`), "body.questions.q.criteria.true", "string_type"},
+		{"choice criteria array", body(`{"type":"choice","instructions":"x","criteria":["a","b"]}`), "body.questions.q.criteria", "dict_type"},
+		{"choice criteria missing", body(`{"type":"choice","instructions":"x"}`), "body.questions.q.criteria", "missing"},
+		{"choice description number", body(`{"type":"choice","instructions":"x","criteria":{"a":1,"b":"x"}}`), "body.questions.q.criteria.a", "value_error"},
+		{"choice description boolean", body(`{"type":"choice","instructions":"x","criteria":{"a":"x","b":false}}`), "body.questions.q.criteria.b", "value_error"},
+		{"duplicate option", body(`{"type":"choice","instructions":"x","criteria":{"a":"x","a":"y"}}`), "body.questions.q.criteria.a", "value_error"},
+		{"score criteria object", body(`{"type":"score","instructions":"x","criteria":{"0":"low","1":"high"}}`), "body.questions.q.criteria", "list_type"},
+		{"score criteria missing", body(`{"type":"score","instructions":"x"}`), "body.questions.q.criteria", "missing"},
+		{"score level number", body(`{"type":"score","instructions":"x","criteria":["low",2]}`), "body.questions.q.criteria.1", "string_type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeRequest([]byte(tt.body))
+			assertItem(t, err, tt.loc, tt.errType)
+		})
+	}
+}
+
+func TestDecodeRequestIgnoresUnknownFields(t *testing.T) {
+	req, err := DecodeRequest([]byte(`{"model":"m","state":{"a":1},"stream":false,"questions":{"q":{"type":"noul","instructions":"x","weight":2}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := req.Validate(nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDecodeRequestReportsEveryProblem(t *testing.T) {
+	_, err := DecodeRequest([]byte(`{"model":1,"state":2,"questions":{"a":{"type":"x","instructions":"i"},"b":{"type":"score","instructions":"i","criteria":"low"}}}`))
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("err = %v, want *ValidationError", err)
+	}
+	if len(ve.Items) != 4 {
+		t.Fatalf("got %d items, want 4: %+v", len(ve.Items), ve.Items)
+	}
+	// The items render as FastAPI's detail list.
+	b, _ := json.Marshal(ve.Items[0])
+	if want := `{"loc":["body","model"],"msg":"model must be a string","type":"string_type"}`; string(b) != want {
+		t.Errorf("item JSON = %s, want %s", b, want)
+	}
+}
+
+// assertItem checks that err is a *ValidationError whose items include one
+// at loc with the given type.
+func assertItem(t *testing.T, err error, loc, errType string) {
+	t.Helper()
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("err = %v, want *ValidationError", err)
+	}
+	for _, it := range ve.Items {
+		if strings.Join(it.Loc, ".") == loc && it.Type == errType {
+			if it.Msg == "" {
+				t.Errorf("item at %s has no message", loc)
+			}
+			return
+		}
+	}
+	t.Errorf("no %s item at %s in %+v", errType, loc, ve.Items)
+}

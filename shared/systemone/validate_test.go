@@ -1,0 +1,182 @@
+package systemone
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// byteCounter counts one token per byte: a predictable stand-in for the
+// token limits, which the real tokenizer is tested against separately.
+type byteCounter struct{}
+
+func (byteCounter) Count(s string) int { return len(s) }
+
+func options(n int) []Option {
+	opts := make([]Option, n)
+	for i := range opts {
+		opts[i] = Option{Name: fmt.Sprintf("o%d", i)}
+	}
+	return opts
+}
+
+func levels(n int) []string {
+	ls := make([]string, n)
+	for i := range ls {
+		ls[i] = fmt.Sprintf("level %d", i)
+	}
+	return ls
+}
+
+func validRequest() Request {
+	return Request{
+		Model: "local/lexical-latest",
+		State: json.RawMessage(`"the invoice was charged twice"`),
+		Questions: map[string]Question{
+			"urgent": {Type: TypeNoul, Instructions: json.RawMessage(`"urgent?"`)},
+			"team":   {Type: TypeChoice, Instructions: json.RawMessage(`"team?"`), Options: options(2)},
+			"anger":  {Type: TypeScore, Instructions: json.RawMessage(`"anger?"`), Levels: levels(2)},
+		},
+	}
+}
+
+func TestValidateBounds(t *testing.T) {
+	withQuestion := func(q Question) func(*Request) {
+		return func(r *Request) { r.Questions["x"] = q }
+	}
+	ins := json.RawMessage(`"i"`)
+	tests := []struct {
+		name    string
+		edit    func(*Request)
+		loc     string // "" means valid
+		errType string
+	}{
+		{"valid", func(*Request) {}, "", ""},
+		{"2 options", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(2)}), "", ""},
+		{"255 options", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(255)}), "", ""},
+		{"1 option", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(1)}), "body.questions.x.criteria", "too_short"},
+		{"0 options", withQuestion(Question{Type: TypeChoice, Instructions: ins}), "body.questions.x.criteria", "too_short"},
+		{"256 options", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(256)}), "body.questions.x.criteria", "too_long"},
+		{"10 levels", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(10)}), "", ""},
+		{"1 level", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(1)}), "body.questions.x.criteria", "too_short"},
+		{"11 levels", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(11)}), "body.questions.x.criteria", "too_long"},
+		{"empty level text", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: []string{"low", " "}}), "body.questions.x.criteria.1", "string_too_short"},
+		{"empty option name", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: []Option{{Name: "a"}, {Name: ""}}}), "body.questions.x.criteria.", "string_too_short"},
+		{"duplicate option name", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: []Option{{Name: "a"}, {Name: "a"}}}), "body.questions.x.criteria.a", "value_error"},
+		{"number description", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: []Option{{Name: "a", Description: json.RawMessage(`1`)}, {Name: "b"}}}), "body.questions.x.criteria.a", "value_error"},
+		{"noul with levels", withQuestion(Question{Type: TypeNoul, Instructions: ins, Levels: levels(2)}), "body.questions.x.criteria", "dict_type"},
+		{"choice with levels", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(2), Levels: levels(2)}), "body.questions.x.criteria", "dict_type"},
+		{"score with options", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(2), Options: options(2)}), "body.questions.x.criteria", "list_type"},
+		{"unknown type", withQuestion(Question{Type: "rank", Instructions: ins}), "body.questions.x.type", "enum"},
+		{"empty type", withQuestion(Question{Instructions: ins}), "body.questions.x.type", "enum"},
+		{"missing instructions", withQuestion(Question{Type: TypeNoul}), "body.questions.x.instructions", "missing"},
+		{"number instructions", withQuestion(Question{Type: TypeNoul, Instructions: json.RawMessage(`5`)}), "body.questions.x.instructions", "value_error"},
+		{"empty question name", func(r *Request) { r.Questions[""] = Question{Type: TypeNoul, Instructions: ins} }, "body.questions.", "string_too_short"},
+		{"blank question name", func(r *Request) { r.Questions["  "] = Question{Type: TypeNoul, Instructions: ins} }, "body.questions.  ", "string_too_short"},
+		{"no questions", func(r *Request) { r.Questions = nil }, "body.questions", "too_short"},
+		{"empty model", func(r *Request) { r.Model = "" }, "body.model", "string_too_short"},
+		{"number as state", func(r *Request) { r.State = json.RawMessage(`42`) }, "body.state", "value_error"},
+		{"boolean as state", func(r *Request) { r.State = json.RawMessage(`false`) }, "body.state", "value_error"},
+		{"null state", func(r *Request) { r.State = json.RawMessage(`null`) }, "body.state", "value_error"},
+		{"missing state", func(r *Request) { r.State = nil }, "body.state", "missing"},
+		{"object state", func(r *Request) { r.State = json.RawMessage(`{"ticket":{"body":"hi"}}`) }, "", ""},
+		{"array state", func(r *Request) { r.State = json.RawMessage(`["hi","there"]`) }, "", ""},
+		{"state at the limit", func(r *Request) { r.State = stateOfTokens(MaxStateAndQuestionTokens - longestQuestion(r)) }, "", ""},
+		{"oversize state", func(r *Request) { r.State = stateOfTokens(MaxStateAndQuestionTokens - longestQuestion(r) + 1) }, "body.state", "too_long"},
+		{"oversize request", func(r *Request) {
+			// Each question fits with the state; together they do not.
+			r.State = stateOfTokens(1000)
+			for i := range 5 {
+				r.Questions[fmt.Sprint("big", i)] = Question{Type: TypeNoul, Instructions: stateOfTokens(13000)}
+			}
+		}, "body", "too_long"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := validRequest()
+			tt.edit(&r)
+			err := r.Validate(byteCounter{})
+			if tt.loc == "" {
+				if err != nil {
+					t.Fatalf("Validate = %v, want nil", err)
+				}
+				return
+			}
+			assertItem(t, err, tt.loc, tt.errType)
+		})
+	}
+}
+
+// stateOfTokens is a JSON string state of n tokens under byteCounter.
+func stateOfTokens(n int) json.RawMessage {
+	return json.RawMessage(`"` + strings.Repeat("a", n) + `"`)
+}
+
+func longestQuestion(r *Request) int {
+	longest := 0
+	for name, q := range r.Questions {
+		longest = max(longest, q.countTokens(byteCounter{}, name))
+	}
+	return longest
+}
+
+func TestValidateDecodedBounds(t *testing.T) {
+	// The same bounds hold for requests that arrive as JSON.
+	crit := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = fmt.Sprintf(`"o%d":null`, i)
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	for _, tt := range []struct {
+		n       int
+		errType string
+	}{{1, "too_short"}, {2, ""}, {255, ""}, {256, "too_long"}} {
+		req, err := DecodeRequest([]byte(body(`{"type":"choice","instructions":"x","criteria":` + crit(tt.n) + `}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = req.Validate(byteCounter{})
+		if tt.errType == "" {
+			if err != nil {
+				t.Errorf("%d options: %v", tt.n, err)
+			}
+			continue
+		}
+		assertItem(t, err, "body.questions.q.criteria", tt.errType)
+	}
+}
+
+func TestValidateRealTokenizer(t *testing.T) {
+	// About 1.1 tokens per word with the default tokenizer: 40,000 words
+	// exceed 32,000 tokens although they would pass a words-as-tokens count.
+	r := validRequest()
+	r.State, _ = json.Marshal(strings.Repeat("refund ", 40_000))
+	assertItem(t, r.Validate(nil), "body.state", "too_long")
+
+	r.State, _ = json.Marshal(strings.Repeat("refund ", 1000))
+	if err := r.Validate(nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.CountTokens(nil); n < 1000 || n > 1100 {
+		t.Errorf("CountTokens = %d, want about 1,030", n)
+	}
+}
+
+func BenchmarkDecodeValidate(b *testing.B) {
+	state := strings.Repeat("My order #4411 arrived damaged and support has not replied in 3 days. ", 30)[:2048]
+	stateJSON, _ := json.Marshal(state)
+	reqBody := []byte(strings.Replace(exampleBody, `"My card was charged twice and nobody answers. This is unacceptable!"`, string(stateJSON), 1))
+	b.SetBytes(int64(len(reqBody)))
+	for b.Loop() {
+		req, err := DecodeRequest(reqBody)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := req.Validate(nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
