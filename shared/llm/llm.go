@@ -1,0 +1,127 @@
+// Package llm builds the client for an OpenAI-compatible chat endpoint from
+// the LLM_* settings. Both services use it: the judge through the System One
+// adapter, the interview service for its interviewer.
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Setting names, shared so that error messages name the exact variable.
+const (
+	EnvBaseURL = "LLM_BASE_URL"
+	EnvAPIKey  = "LLM_API_KEY"
+	EnvModel   = "LLM_MODEL"
+)
+
+// DefaultCallTimeout bounds one chat call when the caller sets nothing
+// shorter; a chat endpoint that has not answered in this time is treated as
+// failing, not slow.
+const DefaultCallTimeout = 30 * time.Second
+
+// Settings say which endpoint, key and model to use.
+type Settings struct {
+	// BaseURL includes the version path, e.g. https://host/v1.
+	BaseURL string
+	APIKey  string
+	Model   string
+	// CallTimeout is the deadline of one HTTP call; zero means DefaultCallTimeout.
+	CallTimeout time.Duration
+}
+
+// FromEnv reads the LLM_* settings with lookup (os.Getenv in main).
+func FromEnv(lookup func(string) string) Settings {
+	return Settings{
+		BaseURL: strings.TrimSpace(lookup(EnvBaseURL)),
+		APIKey:  strings.TrimSpace(lookup(EnvAPIKey)),
+		Model:   strings.TrimSpace(lookup(EnvModel)),
+	}
+}
+
+// Configured reports whether any LLM setting is present; with none, the
+// services run on their offline engines.
+func (s Settings) Configured() bool {
+	return s.BaseURL != "" || s.APIKey != "" || s.Model != ""
+}
+
+// Validate names the first missing or malformed setting. The key itself is
+// never part of the message.
+func (s Settings) Validate() error {
+	if s.BaseURL == "" {
+		return fmt.Errorf("%s is not set (an OpenAI-compatible base URL including /v1)", EnvBaseURL)
+	}
+	u, err := url.Parse(s.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s must be an http(s) URL such as https://host/v1", EnvBaseURL)
+	}
+	if s.Model == "" {
+		return fmt.Errorf("%s is not set", EnvModel)
+	}
+	// Local servers (llama.cpp, vLLM, Ollama) often take any key, but the
+	// SDK needs one, and an empty one is almost always a forgotten setting.
+	if s.APIKey == "" {
+		return fmt.Errorf("%s is not set (local servers accept any non-empty value)", EnvAPIKey)
+	}
+	return nil
+}
+
+// NewClient returns an openai-go client for s. The SDK's own retries are
+// off: retries, backoff and the request's deadline are decided by the
+// caller, which knows the budget. extra options come last (tests add
+// middleware or an HTTP client there).
+func NewClient(s Settings, extra ...option.RequestOption) (openai.Client, error) {
+	if err := s.Validate(); err != nil {
+		return openai.Client{}, err
+	}
+	timeout := s.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(s.BaseURL),
+		option.WithAPIKey(s.APIKey),
+		option.WithMaxRetries(0),
+		option.WithRequestTimeout(timeout),
+		option.WithHTTPClient(&http.Client{Transport: Transport()}),
+	}
+	return openai.NewClient(append(opts, extra...)...), nil
+}
+
+// Transport is an HTTP transport sized for many calls in flight to one
+// host: the default keeps only two idle connections per host, so a
+// 100-question request would open and close connections on every call.
+func Transport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 512
+	t.MaxIdleConnsPerHost = 256
+	t.IdleConnTimeout = 90 * time.Second
+	return t
+}
+
+// IsUnreachable reports whether err means the endpoint could not be reached
+// at all (unknown host, refused connection): a wrong LLM_BASE_URL rather
+// than a busy provider.
+func IsUnreachable(err error) bool {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+		return true
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		var inner *net.DNSError
+		if errors.As(opErr.Err, &inner) {
+			return inner.IsNotFound
+		}
+		return strings.Contains(opErr.Err.Error(), "connection refused")
+	}
+	return false
+}

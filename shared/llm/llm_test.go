@@ -1,0 +1,122 @@
+package llm
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+)
+
+func TestValidate(t *testing.T) {
+	const key = "sk-very-secret"
+	tests := []struct {
+		name string
+		s    Settings
+		want string // setting named in the error; "" means valid
+	}{
+		{"complete", Settings{BaseURL: "http://localhost:8000/v1", APIKey: key, Model: "m"}, ""},
+		{"no base url", Settings{APIKey: key, Model: "m"}, EnvBaseURL},
+		{"base url without scheme", Settings{BaseURL: "localhost:8000/v1", APIKey: key, Model: "m"}, EnvBaseURL},
+		{"no model", Settings{BaseURL: "https://h/v1", APIKey: key}, EnvModel},
+		{"no key", Settings{BaseURL: "https://h/v1", Model: "m"}, EnvAPIKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.s.Validate()
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate() = %v, want an error naming %s", err, tt.want)
+			}
+			if strings.Contains(err.Error(), key) {
+				t.Fatalf("error leaks the key: %v", err)
+			}
+		})
+	}
+}
+
+func TestFromEnv(t *testing.T) {
+	env := map[string]string{EnvBaseURL: " http://x/v1 ", EnvAPIKey: "k", EnvModel: "m"}
+	s := FromEnv(func(k string) string { return env[k] })
+	if s.BaseURL != "http://x/v1" || s.APIKey != "k" || s.Model != "m" || !s.Configured() {
+		t.Fatalf("FromEnv = %+v", s)
+	}
+	if (Settings{}).Configured() {
+		t.Fatal("empty settings report configured")
+	}
+}
+
+// The client must hit <base>/chat/completions with the bearer key and must
+// not retry by itself: a 500 is seen once.
+func TestNewClientNoSDKRetries(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path != "/v1/chat/completions" {
+			t.Errorf("path = %s", r.URL.Path)
+		}
+		if got := r.Header.Get("Authorization"); got != "Bearer k1" {
+			t.Errorf("Authorization = %q", got)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`{"error":{"message":"boom","type":"server_error"}}`))
+	}))
+	defer srv.Close()
+	c, err := NewClient(Settings{BaseURL: srv.URL + "/v1", APIKey: "k1", Model: "m", CallTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+		Model:    "m",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
+	})
+	if err == nil {
+		t.Fatal("want an error from a 500")
+	}
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("server saw %d calls, want 1 (SDK retries must be off)", n)
+	}
+}
+
+func TestNewClientCallTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := NewClient(Settings{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m", CallTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+		Model:    "m",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
+	})
+	if err == nil {
+		t.Fatal("want a timeout error")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("call took %v, the 100ms call timeout was not applied", d)
+	}
+}
+
+func TestNewClientRejectsBadSettings(t *testing.T) {
+	if _, err := NewClient(Settings{Model: "m", APIKey: "k"}); err == nil || !strings.Contains(err.Error(), EnvBaseURL) {
+		t.Fatalf("NewClient without base URL: %v", err)
+	}
+}
