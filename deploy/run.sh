@@ -22,7 +22,8 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 
 # load_env reads KEY=VALUE lines the way docker compose reads .env: blank lines
 # and # comments skipped, optional "export ", optional quotes, an unquoted
-# value ends at " #". Variables already set in the environment are kept.
+# value ends at " #". Variables already set in the environment are kept, and
+# an empty value counts as unset (.env.example lists every setting empty).
 load_env() {
 	local line key val n=0
 	while IFS= read -r line || [ -n "$line" ]; do
@@ -43,7 +44,9 @@ load_env() {
 			val=${val%%[[:space:]]#*}
 			val=${val%"${val##*[![:space:]]}"}
 		fi
-		[ -n "${!key+x}" ] || export "$key=$val"
+		if [ -n "$val" ] && [ -z "${!key+x}" ]; then
+			export "$key=$val"
+		fi
 	done <.env
 }
 

@@ -1,0 +1,295 @@
+package deploy
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/compose-spec/compose-go/v2/cli"
+	"github.com/compose-spec/compose-go/v2/types"
+)
+
+// designSettings are the variables of DESIGN.md §4, by the service that reads them.
+var designSettings = map[string][]string{
+	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM"},
+	"interview": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "STT_MODEL", "TTS_MODEL", "TTS_VOICE",
+		"VOICE_BASE_URL", "VOICE_API_KEY", "INTERVIEW_ADDR", "DATABASE_URL", "JWT_SECRET", "APP_ENV",
+		"GOOGLE_CLIENT_ID", "JUDGE_URL", "JUDGE_API_KEY"},
+}
+
+// loadCompose loads docker-compose.yml as docker compose would, with env as
+// the only environment: the developer's shell and .env must not change what
+// the test sees.
+func loadCompose(t *testing.T, env ...string) *types.Project {
+	t.Helper()
+	opts, err := cli.NewProjectOptions([]string{filepath.Join(repoRoot(t), "docker-compose.yml")},
+		cli.WithWorkingDirectory(repoRoot(t)),
+		cli.WithEnv(env),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := cli.ProjectFromOptions(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("docker-compose.yml does not load: %v", err)
+	}
+	return p
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func service(t *testing.T, p *types.Project, name string) types.ServiceConfig {
+	t.Helper()
+	s, ok := p.Services[name]
+	if !ok {
+		t.Fatalf("service %q missing", name)
+	}
+	return s
+}
+
+func envOf(s types.ServiceConfig, key string) (string, bool) {
+	v, ok := s.Environment[key]
+	if !ok || v == nil {
+		return "", false
+	}
+	return *v, true
+}
+
+func TestComposeServices(t *testing.T) {
+	p := loadCompose(t)
+	if p.Name != "judgeworks" {
+		t.Errorf("project name %q, want judgeworks", p.Name)
+	}
+	var names []string
+	for n := range p.Services {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if want := []string{"caddy", "interview", "judge", "postgres"}; !slices.Equal(names, want) {
+		t.Fatalf("services %v, want %v", names, want)
+	}
+	for _, n := range names {
+		hc := p.Services[n].HealthCheck
+		if hc == nil || hc.Disable || len(hc.Test) < 2 {
+			t.Errorf("%s: no health check", n)
+		}
+	}
+}
+
+func TestComposePostgres(t *testing.T) {
+	pg := service(t, loadCompose(t), "postgres")
+	if pg.Image != "postgres:15" {
+		t.Errorf("postgres image %q", pg.Image)
+	}
+	if !slices.ContainsFunc(pg.Volumes, func(v types.ServiceVolumeConfig) bool {
+		return v.Type == types.VolumeTypeVolume && v.Target == "/var/lib/postgresql/data"
+	}) {
+		t.Errorf("postgres data is not on a named volume: %+v", pg.Volumes)
+	}
+	if !strings.Contains(strings.Join(pg.HealthCheck.Test, " "), "pg_isready") {
+		t.Errorf("postgres health check %v does not use pg_isready", pg.HealthCheck.Test)
+	}
+	if len(pg.Ports) != 0 {
+		t.Errorf("postgres must not be published: %+v", pg.Ports)
+	}
+}
+
+func TestComposeServicesBuildAndCheckHealth(t *testing.T) {
+	p := loadCompose(t)
+	for _, tc := range []struct {
+		service, dockerfile string
+		health              []string
+	}{
+		{"judge", "deploy/judge.Dockerfile", []string{"CMD", "/judge", "healthcheck"}},
+		{"interview", "deploy/interview.Dockerfile", []string{"CMD", "interview", "healthcheck"}},
+	} {
+		t.Run(tc.service, func(t *testing.T) {
+			s := service(t, p, tc.service)
+			if s.Build == nil {
+				t.Fatal("no build section")
+			}
+			if s.Build.Context != repoRoot(t) {
+				t.Errorf("build context %q, want the repository root (the go.work workspace)", s.Build.Context)
+			}
+			if s.Build.Dockerfile != tc.dockerfile {
+				t.Errorf("dockerfile %q, want %q", s.Build.Dockerfile, tc.dockerfile)
+			}
+			if _, err := os.Stat(filepath.Join(repoRoot(t), tc.dockerfile)); err != nil {
+				t.Error(err)
+			}
+			if !slices.Equal(s.HealthCheck.Test, tc.health) {
+				t.Errorf("health check %v, want %v", s.HealthCheck.Test, tc.health)
+			}
+			if len(s.Ports) != 0 {
+				t.Errorf("%s is published directly; only caddy should be: %+v", tc.service, s.Ports)
+			}
+		})
+	}
+}
+
+func TestComposeDependsOn(t *testing.T) {
+	p := loadCompose(t)
+	for _, tc := range []struct{ service, on string }{
+		{"interview", "postgres"},
+		{"interview", "judge"},
+		{"caddy", "judge"},
+		{"caddy", "interview"},
+	} {
+		dep, ok := service(t, p, tc.service).DependsOn[tc.on]
+		if !ok {
+			t.Errorf("%s does not depend on %s", tc.service, tc.on)
+			continue
+		}
+		if dep.Condition != types.ServiceConditionHealthy {
+			t.Errorf("%s depends on %s with condition %q, want service_healthy", tc.service, tc.on, dep.Condition)
+		}
+	}
+}
+
+func TestComposeCaddy(t *testing.T) {
+	p := loadCompose(t)
+	c := service(t, p, "caddy")
+	if !strings.HasPrefix(c.Image, "caddy:2") {
+		t.Errorf("caddy image %q", c.Image)
+	}
+	if len(c.Ports) != 1 || c.Ports[0].Published != "8080" || c.Ports[0].Target != 8080 {
+		t.Errorf("caddy ports %+v, want 8080:8080", c.Ports)
+	}
+	if got, _ := envOf(c, "CADDY_ADDR"); got != ":8080" {
+		t.Errorf("CADDY_ADDR %q, want :8080 (the published target)", got)
+	}
+	caddyfile := filepath.Join(repoRoot(t), "deploy", "Caddyfile")
+	if !slices.ContainsFunc(c.Volumes, func(v types.ServiceVolumeConfig) bool {
+		return v.Type == types.VolumeTypeBind && v.Source == caddyfile && v.Target == "/etc/caddy/Caddyfile" && v.ReadOnly
+	}) {
+		t.Errorf("deploy/Caddyfile is not mounted read-only at /etc/caddy/Caddyfile: %+v", c.Volumes)
+	}
+	// The upstreams must be where the services listen inside the network.
+	for upstream, svc := range map[string]string{"JUDGE_UPSTREAM": "judge", "INTERVIEW_UPSTREAM": "interview"} {
+		got, _ := envOf(c, upstream)
+		addr, _ := envOf(service(t, p, svc), strings.ToUpper(svc)+"_ADDR")
+		if want := svc + addr; got != want {
+			t.Errorf("%s = %q, want %q (the %s service's listen address)", upstream, got, want, svc)
+		}
+	}
+}
+
+func TestComposeDefaults(t *testing.T) {
+	p := loadCompose(t)
+	judge := service(t, p, "judge")
+	interview := service(t, p, "interview")
+	pg := service(t, p, "postgres")
+	for _, tc := range []struct {
+		s          types.ServiceConfig
+		key, value string
+	}{
+		{judge, "JUDGE_ADDR", ":8081"},
+		{judge, "JUDGE_API_KEYS", "dev-key"},
+		{judge, "JUDGE_RATE_LIMIT_RPM", "1200"},
+		{judge, "LLM_BASE_URL", ""},
+		{judge, "LLM_API_KEY", ""},
+		{interview, "INTERVIEW_ADDR", ":8082"},
+		{interview, "APP_ENV", "development"},
+		{interview, "JUDGE_URL", "http://judge:8081"},
+		{interview, "JUDGE_API_KEY", "dev-key"},
+		{interview, "GOOGLE_CLIENT_ID", ""},
+	} {
+		if got, ok := envOf(tc.s, tc.key); !ok || got != tc.value {
+			t.Errorf("%s: %s = %q (set %v), want %q", tc.s.Name, tc.key, got, ok, tc.value)
+		}
+	}
+	// DATABASE_URL must name the postgres service with its own credentials.
+	raw, _ := envOf(interview, "DATABASE_URL")
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("DATABASE_URL %q: %v", raw, err)
+	}
+	user, _ := envOf(pg, "POSTGRES_USER")
+	pass, _ := envOf(pg, "POSTGRES_PASSWORD")
+	db, _ := envOf(pg, "POSTGRES_DB")
+	gotPass, _ := u.User.Password()
+	if u.Hostname() != "postgres" || u.Port() != "5432" || u.User.Username() != user || gotPass != pass || u.Path != "/"+db {
+		t.Errorf("DATABASE_URL %q does not match the postgres service (%s/%s/%s)", raw, user, pass, db)
+	}
+}
+
+func TestComposeEveryDesignSettingReachesItsService(t *testing.T) {
+	// Each setting gets a distinct value, so a variable wired to the wrong
+	// name shows up as a wrong value.
+	var env []string
+	for _, keys := range designSettings {
+		for _, k := range keys {
+			env = append(env, k+"=value-of-"+k)
+		}
+	}
+	env = append(env, "CADDY_PORT=9090", "POSTGRES_PASSWORD=s3cret")
+	p := loadCompose(t, env...)
+	// The listen addresses, the judge's URL and the database are fixed by the
+	// compose network; a .env meant for make run must not move them.
+	fixed := map[string]bool{"JUDGE_ADDR": true, "INTERVIEW_ADDR": true, "DATABASE_URL": true, "JUDGE_URL": true}
+	for svc, keys := range designSettings {
+		s := service(t, p, svc)
+		for _, k := range keys {
+			got, ok := envOf(s, k)
+			if !ok {
+				t.Errorf("%s: %s not passed to the container", svc, k)
+				continue
+			}
+			if !fixed[k] && got != "value-of-"+k {
+				t.Errorf("%s: %s = %q, want the value from .env", svc, k, got)
+			}
+			if fixed[k] && strings.Contains(got, "value-of-") {
+				t.Errorf("%s: %s = %q follows .env, but the compose network fixes it", svc, k, got)
+			}
+		}
+	}
+	if c := service(t, p, "caddy"); c.Ports[0].Published != "9090" {
+		t.Errorf("CADDY_PORT not applied: %+v", c.Ports)
+	}
+	raw, _ := envOf(service(t, p, "interview"), "DATABASE_URL")
+	pgPass, _ := envOf(service(t, p, "postgres"), "POSTGRES_PASSWORD")
+	if pgPass != "s3cret" || !strings.Contains(raw, ":s3cret@") {
+		t.Errorf("POSTGRES_PASSWORD not applied to both sides: %q, %q", pgPass, raw)
+	}
+}
+
+// TestEnvExampleDocumentsEverySetting keeps .env.example complete: every
+// DESIGN §4 variable and every variable docker-compose.yml interpolates.
+func TestEnvExampleDocumentsEverySetting(t *testing.T) {
+	root := repoRoot(t)
+	example, err := os.ReadFile(filepath.Join(root, ".env.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compose, err := os.ReadFile(filepath.Join(root, "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, keys := range designSettings {
+		for _, k := range keys {
+			want[k] = true
+		}
+	}
+	for _, m := range regexp.MustCompile(`\$\{([A-Z_][A-Z0-9_]*)`).FindAllSubmatch(compose, -1) {
+		want[string(m[1])] = true
+	}
+	for k := range want {
+		// Set or shown commented out, at the start of a line.
+		if !regexp.MustCompile(`(?m)^(# )?` + k + `=`).Match(example) {
+			t.Errorf(".env.example does not document %s", k)
+		}
+	}
+}
