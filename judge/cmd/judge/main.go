@@ -1,0 +1,118 @@
+// Command judge serves the System One API. Subcommands:
+//
+//	judge [serve]      serve on JUDGE_ADDR (default :8081)
+//	judge healthcheck  exit 0 if the local server answers /healthz, else 1
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/judgeworks/judge/internal/api"
+	"github.com/judgeworks/judge/internal/lexical"
+	"github.com/judgeworks/judge/internal/metrics"
+	"github.com/judgeworks/judge/internal/ratelimit"
+	"github.com/judgeworks/judge/internal/registry"
+	"github.com/judgeworks/shared/server"
+	"github.com/judgeworks/shared/tokens"
+)
+
+func main() {
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, logger))
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, logger *slog.Logger) int {
+	cmd := "serve"
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		logger.Error("configuration", "err", err)
+		return 2
+	}
+	switch cmd {
+	case "serve":
+		err = serve(ctx, cfg, logger)
+	case "healthcheck":
+		err = healthcheck(ctx, cfg)
+	// "calibrate" joins here with the language-model adapter.
+	default:
+		fmt.Fprintf(os.Stderr, "usage: judge [serve | healthcheck]\nunknown command %q\n", cmd)
+		return 2
+	}
+	if err != nil {
+		logger.Error(cmd+" failed", "err", err)
+		return 1
+	}
+	return 0
+}
+
+func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
+	if cfg.Keys.Len() == 0 {
+		return errors.New("JUDGE_API_KEYS is empty: set at least one bearer key")
+	}
+	counter := tokens.Default()
+	reg := registry.New(counter)
+	if err := reg.Add(registry.Model{
+		Name:        lexical.Name,
+		Aliases:     []string{lexical.Alias},
+		Description: "Offline lexical engine for development and demos without a language-model key: word overlap with negation, not a language model.",
+		ReleaseDate: lexical.ReleaseDate,
+		Backend:     lexical.Engine{},
+	}); err != nil {
+		return err
+	}
+	// The language-model adapter registers llm-latest here when cfg.LLM is configured.
+	if cfg.LLM.Configured() {
+		logger.Warn("LLM settings are present but this build answers with the offline engine only")
+	} else {
+		logger.Info("no LLM settings: answering with the offline engine", "model", lexical.Alias)
+	}
+	for name, usd := range cfg.Prices {
+		if err := reg.SetPrice(name, usd); err != nil {
+			return fmt.Errorf("JUDGE_MODEL_PRICES: %w", err)
+		}
+	}
+	ids := make([]int, 0, cfg.Keys.Len())
+	for _, k := range cfg.Keys.All() {
+		if err := reg.Known(k.Models); err != nil {
+			return fmt.Errorf("JUDGE_API_KEYS entry %d: %w", k.ID, err)
+		}
+		ids = append(ids, k.ID)
+	}
+	e := api.New(logger, api.Deps{
+		Keys:     cfg.Keys,
+		Limiter:  ratelimit.New(cfg.RateLimitRPM, ids),
+		Registry: reg,
+		Metrics:  metrics.New(),
+		Tokens:   counter,
+	})
+	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM)
+	return server.Run(ctx, e, cfg.Addr, logger)
+}
+
+// healthcheck asks the local server's /healthz; container health checks run it.
+func healthcheck(ctx context.Context, cfg config) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+cfg.port()+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/healthz answered %s", resp.Status)
+	}
+	return nil
+}

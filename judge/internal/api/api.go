@@ -1,0 +1,285 @@
+// Package api is the judge's HTTP layer: it authenticates and rate-limits
+// callers, decodes System One requests, hands them to the model registry and
+// translates every error into the DESIGN §5 body in one error handler.
+package api
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/metrics"
+	"github.com/judgeworks/judge/internal/ratelimit"
+	"github.com/judgeworks/judge/internal/registry"
+	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/server"
+	"github.com/judgeworks/shared/systemone"
+	"github.com/labstack/echo/v4"
+)
+
+// DefaultBodyLimit bounds a request body. The largest valid request is
+// 64,000 tokens, about 256 KiB of English; 1 MiB leaves room for JSON
+// escaping and non-Latin scripts (more bytes per token) while refusing
+// anything that could only be abuse before it is decoded.
+const DefaultBodyLimit = 1 << 20
+
+// Deps are what the HTTP layer needs; main builds them from the config.
+type Deps struct {
+	Keys     *auth.BearerKeys
+	Limiter  *ratelimit.Limiter
+	Registry *registry.Registry
+	Metrics  *metrics.Metrics
+	// Tokens counts tokens for the request limits; nil uses the default.
+	Tokens    systemone.TokenCounter
+	BodyLimit int64
+}
+
+type handler struct {
+	Deps
+}
+
+const keyCtx = "bearer_key"
+
+// New returns the judge's echo instance with every route.
+func New(logger *slog.Logger, d Deps) *echo.Echo {
+	if d.BodyLimit <= 0 {
+		d.BodyLimit = DefaultBodyLimit
+	}
+	h := &handler{d}
+	e := server.New(logger)
+	e.HTTPErrorHandler = h.handleError
+	e.Use(h.measure)
+	e.GET("/healthz", h.healthz)
+	e.GET("/readyz", h.readyz)
+	e.GET("/metrics", echo.WrapHandler(d.Metrics.Handler()))
+	v1 := e.Group("/v1", h.authenticate)
+	v1.GET("/models", h.models)
+	v1.POST("/systemone", h.systemOne, h.rateLimit)
+	return e
+}
+
+func (h *handler) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz is ready once at least one model can answer; the offline engine
+// is always registered, so in practice this fails only on a broken build.
+func (h *handler) readyz(c echo.Context) error {
+	if len(h.Registry.Models()) == 0 {
+		return fault.New(fault.Unavailable, "no model is registered")
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+type modelInfo struct {
+	Name            string   `json:"name"`
+	Description     string   `json:"description"`
+	ReleaseDate     string   `json:"release_date"`
+	Aliases         []string `json:"aliases"`
+	PricePerMillion float64  `json:"price_per_million_input_tokens"`
+}
+
+// models lists the models the calling key may use.
+func (h *handler) models(c echo.Context) error {
+	key := c.Get(keyCtx).(auth.BearerKey)
+	out := []modelInfo{}
+	for _, m := range h.Registry.Models() {
+		if !h.Registry.Allowed(key.Models, m) {
+			continue
+		}
+		out = append(out, modelInfo{m.Name, m.Description, m.ReleaseDate, m.Aliases, m.PricePerMillion})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"models": out})
+}
+
+func (h *handler) systemOne(c echo.Context) error {
+	key := c.Get(keyCtx).(auth.BearerKey)
+	body, err := h.readBody(c)
+	if err != nil {
+		return err
+	}
+	req, err := systemone.DecodeRequest(body)
+	if err != nil {
+		return err
+	}
+	m, ok := h.Registry.Resolve(req.Model)
+	if !ok {
+		return fault.New(fault.InvalidArgument, "unknown model %q: GET /v1/models lists the models", req.Model)
+	}
+	if !h.Registry.Allowed(key.Models, m) {
+		return fault.New(fault.PermissionDenied, "this key may not use model %q", req.Model)
+	}
+	if err := req.Validate(h.Tokens); err != nil {
+		return err
+	}
+	resp, err := h.Registry.Ask(c.Request().Context(), m, req)
+	if err != nil {
+		return err
+	}
+	h.Metrics.Answered(req, resp)
+	return c.JSON(http.StatusOK, resp)
+}
+
+// readBody reads at most BodyLimit bytes, refusing a larger body by its
+// Content-Length before reading when the client declares one.
+func (h *handler) readBody(c echo.Context) ([]byte, error) {
+	r := c.Request()
+	tooLarge := fault.New(fault.TooLarge, "the body is larger than the limit of %d bytes", h.BodyLimit)
+	if r.ContentLength > h.BodyLimit {
+		return nil, tooLarge
+	}
+	var buf bytes.Buffer
+	n, err := buf.ReadFrom(io.LimitReader(r.Body, h.BodyLimit+1))
+	if err != nil {
+		return nil, fault.New(fault.InvalidArgument, "reading the body failed")
+	}
+	if n > h.BodyLimit {
+		return nil, tooLarge
+	}
+	return buf.Bytes(), nil
+}
+
+// authenticate accepts a request only with a configured bearer key. The key
+// itself is never logged; its position in the configuration is.
+func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		token, ok := auth.BearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
+		if !ok {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, "Bearer")
+			return fault.New(fault.Unauthenticated, "missing bearer key: send Authorization: Bearer <key>")
+		}
+		key, ok := h.Keys.Match(token)
+		if !ok {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer error="invalid_token"`)
+			return fault.New(fault.Unauthenticated, "unknown bearer key")
+		}
+		c.Set(keyCtx, key)
+		c.Set("logger", server.Logger(c).With("key", key.String()))
+		return next(c)
+	}
+}
+
+func (h *handler) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		key := c.Get(keyCtx).(auth.BearerKey)
+		if ok, wait := h.Limiter.Allow(key.ID); !ok {
+			return fault.Retry(fault.RateLimited, wait, "rate limit exceeded for this key: retry in %d ms", ceilMillis(wait))
+		}
+		return next(c)
+	}
+}
+
+// measure records status and latency per route. It renders errors itself so
+// the status it records is the one the client gets.
+func (h *handler) measure(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		if err := next(c); err != nil {
+			c.Error(err)
+		}
+		route := c.Path()
+		if route == "" {
+			route = "unmatched"
+		}
+		h.Metrics.Request(route, c.Response().Status, time.Since(start))
+		return nil
+	}
+}
+
+// errorBody is DESIGN §5's error shape.
+type errorBody struct {
+	Detail errorDetail `json:"detail"`
+}
+
+type errorDetail struct {
+	ErrorType string `json:"error_type"`
+	Message   string `json:"message"`
+}
+
+// handleError is the judge's one error handler: it maps every error to a
+// status and the pinned body. Validation problems keep their field paths
+// in the list form; errors not made on purpose become a bare "internal".
+func (h *handler) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	log := server.Logger(c)
+	var (
+		ve *systemone.ValidationError
+		fe *fault.Error
+		he *echo.HTTPError
+	)
+	switch {
+	case errors.As(err, &ve) && isSyntaxError(ve):
+		fe = fault.New(fault.InvalidArgument, "%s", ve.Items[0].Msg)
+	case errors.As(err, &ve):
+		log.Info("invalid request", "problems", len(ve.Items))
+		h.write(c, http.StatusUnprocessableEntity, map[string]any{"detail": ve.Items})
+		return
+	case errors.As(err, &fe):
+	case errors.As(err, &he):
+		fe = fromEcho(he)
+	default:
+		fe = fault.New(fault.Internal, "internal error")
+	}
+	if fe.Code.Status() >= 500 {
+		log.Error("request failed", "err", err)
+	}
+	if fe.RetryAfter > 0 {
+		hdr := c.Response().Header()
+		hdr.Set("Retry-After", fmt.Sprint((ceilMillis(fe.RetryAfter)+999)/1000))
+		hdr.Set("retry-after-ms", fmt.Sprint(ceilMillis(fe.RetryAfter)))
+	}
+	msg := fe.Message
+	if fe.Code == fault.Internal {
+		msg = "internal error"
+	}
+	h.write(c, fe.Code.Status(), errorBody{errorDetail{fe.Code.Kind(), msg}})
+}
+
+func (h *handler) write(c echo.Context, status int, body any) {
+	var err error
+	if c.Request().Method == http.MethodHead {
+		err = c.NoContent(status)
+	} else {
+		err = c.JSON(status, body)
+	}
+	if err != nil {
+		server.Logger(c).Warn("writing the error response failed", "err", err)
+	}
+}
+
+// isSyntaxError tells a body that is not JSON at all (400) from JSON of the
+// wrong shape (422).
+func isSyntaxError(ve *systemone.ValidationError) bool {
+	return len(ve.Items) == 1 && ve.Items[0].Type == "json_invalid"
+}
+
+// fromEcho maps the errors echo raises itself (no route, wrong method).
+func fromEcho(he *echo.HTTPError) *fault.Error {
+	switch he.Code {
+	case http.StatusNotFound:
+		return fault.New(fault.NotFound, "no such endpoint")
+	case http.StatusMethodNotAllowed:
+		return fault.New(fault.MethodNotAllowed, "method not allowed on this endpoint")
+	case http.StatusRequestEntityTooLarge:
+		return fault.New(fault.TooLarge, "the body is too large")
+	case http.StatusUnauthorized:
+		return fault.New(fault.Unauthenticated, "authentication required")
+	}
+	if he.Code >= 400 && he.Code < 500 {
+		return fault.New(fault.InvalidArgument, "%s", http.StatusText(he.Code))
+	}
+	return fault.New(fault.Internal, "internal error")
+}
+
+// ceilMillis rounds d up to whole milliseconds, so a client that waits the
+// advertised time always finds a token.
+func ceilMillis(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}

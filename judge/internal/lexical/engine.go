@@ -1,0 +1,173 @@
+// Package lexical is the offline engine: it answers System One questions from
+// the words of the text alone, with no network and no model. It exists so the
+// judge can be developed, tested and demonstrated without a language-model
+// key. It is not a language model and does not understand the text; see
+// docs/judge.md for the method and its limits.
+package lexical
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/judgeworks/shared/systemone"
+)
+
+// Name is the exact model name of this engine's current method; Alias floats
+// to it. Bump Name whenever a change alters any answer.
+const (
+	Name        = "local/lexical-1.0"
+	Alias       = "local/lexical-latest"
+	ReleaseDate = "2026-11-22"
+)
+
+// Temperature divides relevance before the softmax. Relevance lies in
+// [-2, 2] (see relevance); at 0.4 a candidate that covers all of its
+// distinctive terms once is e^2.5 ≈ 12 times as likely as one with no match,
+// strong but never certain, which suits evidence this shallow.
+const Temperature = 0.4
+
+// Engine answers requests lexically. The zero value is ready to use and safe
+// for concurrent use.
+type Engine struct{}
+
+// Ask answers every question of req from req.State. Each question is answered
+// from the state and its own text only, so asking it alone or in a batch gives
+// the same answer, and neither option order nor question names matter.
+func (Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	state := terms(flatten(req.State))
+	answers := make(map[string]systemone.Answer, len(req.Questions))
+	for name, q := range req.Questions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		a, err := answer(state, q)
+		if err != nil {
+			return nil, err
+		}
+		answers[name] = a
+	}
+	return &systemone.Response{Model: Name, Answers: answers}, nil
+}
+
+func answer(state bag, q systemone.Question) (systemone.Answer, error) {
+	switch q.Type {
+	case systemone.TypeNoul:
+		return systemone.BuildAnswer(q, noulWeights(state, q))
+	case systemone.TypeChoice:
+		// Options are put in name order first, so every sum runs in the same
+		// order whatever order the caller listed them in, and the answer is
+		// identical to the last bit.
+		q.Options = append([]systemone.Option(nil), q.Options...)
+		sort.Slice(q.Options, func(i, j int) bool { return q.Options[i].Name < q.Options[j].Name })
+		return systemone.BuildAnswer(q, choiceWeights(state, q))
+	case systemone.TypeScore:
+		return systemone.BuildAnswer(q, scoreWeights(state, q))
+	}
+	// Validate refuses unknown types before a request reaches a backend.
+	return systemone.Answer{}, fmt.Errorf("unknown question type %q", q.Type)
+}
+
+// noulWeights weighs a "yes" text against a "no" text. Yes is the
+// instructions plus the caller's meaning of true; no is the instructions
+// negated plus the caller's meaning of false. With no evidence either way
+// the answer is 0.5.
+func noulWeights(state bag, q systemone.Question) []float64 {
+	instr := terms(flatten(q.Instructions))
+	yes, no := bag{}, bag{}
+	yes.add(instr)
+	no.add(instr.negate())
+	if q.Noul != nil {
+		yes.add(terms(q.Noul.True))
+		no.add(terms(q.Noul.False))
+	}
+	return probabilities(state, []bag{yes, no})
+}
+
+// choiceWeights scores each option's name and description.
+func choiceWeights(state bag, q systemone.Question) []float64 {
+	cands := make([]bag, len(q.Options))
+	for i, o := range q.Options {
+		b := terms(o.Name)
+		b.add(terms(flatten(o.Description)))
+		cands[i] = b
+	}
+	return probabilities(state, cands)
+}
+
+// scoreWeights scores each level's text; the score is then the expected level.
+func scoreWeights(state bag, q systemone.Question) []float64 {
+	cands := make([]bag, len(q.Levels))
+	for i, l := range q.Levels {
+		cands[i] = terms(l)
+	}
+	return probabilities(state, cands)
+}
+
+// probabilities turns the relevance of each candidate into a softmax
+// distribution at Temperature.
+func probabilities(state bag, cands []bag) []float64 {
+	idf := inverseFrequency(cands)
+	logits := make([]float64, len(cands))
+	top := math.Inf(-1)
+	for i, c := range cands {
+		logits[i] = relevance(state, c, idf) / Temperature
+		top = math.Max(top, logits[i])
+	}
+	sum := 0.0
+	for i := range logits {
+		logits[i] = math.Exp(logits[i] - top)
+		sum += logits[i]
+	}
+	for i := range logits {
+		logits[i] /= sum
+	}
+	return logits
+}
+
+// inverseFrequency weighs each term by how few of the question's candidates
+// use it (the BM25 form of IDF, always positive). A word every option shares
+// says little about which option fits; the candidates of one question are
+// the whole corpus, which keeps questions independent of each other.
+func inverseFrequency(cands []bag) map[string]float64 {
+	df := map[string]float64{}
+	for _, c := range cands {
+		for t := range c {
+			df[t]++
+		}
+	}
+	n := float64(len(cands))
+	idf := make(map[string]float64, len(df))
+	for t, d := range df {
+		idf[t] = math.Log(1 + (n-d+0.5)/(d+0.5))
+	}
+	return idf
+}
+
+// relevance is the IDF-weighted share of the candidate's terms that the state
+// affirms, minus the share it denies: each term counts saturate(times the
+// state says it) − saturate(times the state says its negation), weighted by
+// IDF, over the candidate's total IDF. The result lies in [-2, 2]; a
+// candidate with no terms scores 0.
+func relevance(state, cand bag, idf map[string]float64) float64 {
+	var got, total float64
+	for _, t := range cand.sortedTerms() {
+		w := idf[t]
+		total += w
+		got += w * (saturate(state[t]) - saturate(state[flip(t)]))
+	}
+	if total == 0 {
+		return 0
+	}
+	return got / total
+}
+
+// saturate grows with repetition but flattens out (1, 1.33, 1.5 … → 2), so
+// one word said ten times cannot outweigh several different matching words.
+func saturate(tf float64) float64 {
+	if tf <= 0 {
+		return 0
+	}
+	return 2 * tf / (tf + 1)
+}

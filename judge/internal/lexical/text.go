@@ -1,0 +1,219 @@
+package lexical
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// negPrefix marks a term that appeared inside a negation's scope, so "not
+// urgent" yields the term "not_urgent", which never matches "urgent".
+const negPrefix = "not_"
+
+// negScope is how many content words after a negator it covers, unless a
+// clause boundary (punctuation, "but") ends it first. Three covers "not very
+// urgent at all" and "no sign of urgency" without leaking into the next idea.
+const negScope = 3
+
+// negators start a negation scope. Contractions arrive without their
+// apostrophe because the tokenizer drops it ("don't" → "dont").
+var negators = set(
+	"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without",
+	"cannot", "cant", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent",
+	"wont", "wouldnt", "shouldnt", "couldnt", "hasnt", "havent", "hadnt", "aint", "nt",
+)
+
+// clauseBreakers end a negation scope like punctuation does.
+var clauseBreakers = set("but", "however", "although", "though", "yet", "except")
+
+// stopWords carry no topic. Question words are here too, because instructions
+// are usually phrased as questions ("Is the customer angry?").
+var stopWords = set(
+	"a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "from", "by", "with",
+	"as", "into", "about", "over", "this", "that", "these", "those", "it", "its", "is", "are",
+	"was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had",
+	"i", "me", "my", "we", "our", "you", "your", "he", "she", "him", "her", "his", "they",
+	"them", "their", "there", "here", "what", "which", "who", "whom", "whose", "when",
+	"where", "why", "how", "if", "then", "than", "so", "such", "can", "could", "should",
+	"would", "will", "shall", "may", "might", "must", "very", "really", "just", "quite",
+	"any", "some", "all", "each", "other", "only", "also", "too", "please", "s", "t",
+)
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// bag counts the terms of a text.
+type bag map[string]float64
+
+// terms turns text into stemmed content terms, negated ones prefixed.
+func terms(text string) bag {
+	b := bag{}
+	negLeft := 0
+	word := make([]rune, 0, 32)
+	flush := func() {
+		if len(word) == 0 {
+			return
+		}
+		w := string(word)
+		word = word[:0]
+		switch {
+		case negators[w]:
+			negLeft = negScope
+			return
+		case clauseBreakers[w]:
+			negLeft = 0
+			return
+		case stopWords[w]:
+			return
+		}
+		t := stem(w)
+		if negLeft > 0 {
+			t = negPrefix + t
+			negLeft--
+		}
+		b[t]++
+	}
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			word = append(word, unicode.ToLower(r))
+		case r == '\'' || r == '’':
+			// Dropped inside words so "don't" reads as "dont".
+		case r == '_' || r == '-' || unicode.IsSpace(r):
+			flush()
+		default:
+			// Other punctuation ends a clause and with it any negation.
+			flush()
+			negLeft = 0
+		}
+	}
+	flush()
+	return b
+}
+
+// suffixes are tried longest first; the first that leaves a stem of at least
+// three letters is replaced. This is deliberately lighter than Porter: it
+// only folds the inflections that decide whether two phrasings match.
+var suffixes = []struct{ from, to string }{
+	{"ational", "ate"}, {"ization", "ize"}, {"fulness", "ful"}, {"iveness", "ive"},
+	{"ousness", "ous"}, {"ities", "ity"}, {"ency", "ent"}, {"ancy", "ant"},
+	{"ness", ""}, {"ment", ""}, {"ings", ""}, {"ing", ""}, {"ied", "y"}, {"ies", "y"},
+	{"ed", ""}, {"ly", ""}, {"es", ""}, {"s", ""},
+}
+
+// stem folds inflections so "charges", "charged" and "charging" meet at
+// "charg", and "urgency" meets "urgent".
+func stem(w string) string {
+	if len(w) <= 3 {
+		return w
+	}
+	for _, s := range suffixes {
+		if strings.HasSuffix(w, s.from) && len(w)-len(s.from)+len(s.to) >= 3 {
+			if s.from == "s" && strings.HasSuffix(w, "ss") {
+				break
+			}
+			w = w[:len(w)-len(s.from)] + s.to
+			break
+		}
+	}
+	if len(w) > 4 && strings.HasSuffix(w, "e") {
+		w = w[:len(w)-1]
+	}
+	if n := len(w); n > 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+		w = w[:n-1]
+	}
+	return w
+}
+
+// negate flips the polarity of every term: the reading of "the opposite of
+// this text" used for a noul question's "no" side when the caller gave none.
+func (b bag) negate() bag {
+	out := make(bag, len(b))
+	for t, n := range b {
+		out[flip(t)] += n
+	}
+	return out
+}
+
+func flip(t string) string {
+	if s, ok := strings.CutPrefix(t, negPrefix); ok {
+		return s
+	}
+	return negPrefix + t
+}
+
+func (b bag) add(o bag) {
+	for t, n := range o {
+		b[t] += n
+	}
+}
+
+// sortedTerms gives a fixed iteration order, so float sums are identical on
+// every run whatever the map order.
+func (b bag) sortedTerms() []string {
+	ts := make([]string, 0, len(b))
+	for t := range b {
+		ts = append(ts, t)
+	}
+	sort.Strings(ts)
+	return ts
+}
+
+// flatten renders a JSON string, object or array as plain text: object keys
+// and values, array items, scalars as written. Invalid JSON is read as text.
+func flatten(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return ""
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return string(raw)
+	}
+	var sb strings.Builder
+	walk(&sb, v)
+	return sb.String()
+}
+
+func walk(sb *strings.Builder, v any) {
+	switch x := v.(type) {
+	case string:
+		sb.WriteString(x)
+		sb.WriteString(".\n")
+	case json.Number:
+		sb.WriteString(x.String())
+		sb.WriteString(".\n")
+	case bool:
+		if x {
+			sb.WriteString("true.\n")
+		} else {
+			sb.WriteString("false.\n")
+		}
+	case []any:
+		for _, item := range x {
+			walk(sb, item)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			// The key names the field ("complaint", "priority") and
+			// counts as text; the colon keeps its negation from spilling.
+			sb.WriteString(k)
+			sb.WriteString(":\n")
+			walk(sb, x[k])
+		}
+	}
+}

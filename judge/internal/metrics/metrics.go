@@ -1,0 +1,83 @@
+// Package metrics holds the judge's Prometheus collectors, on a registry of
+// their own so nothing depends on package-level state.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/judgeworks/shared/systemone"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics records what the judge serves.
+type Metrics struct {
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	questions *prometheus.CounterVec
+	input     *prometheus.CounterVec
+	output    *prometheus.CounterVec
+	cost      *prometheus.CounterVec
+}
+
+// New creates the collectors and the Go runtime and process collectors.
+func New() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "judge_http_requests_total",
+			Help: "HTTP requests by route and status.",
+		}, []string{"route", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "judge_http_request_duration_seconds",
+			Help: "HTTP request latency by route.",
+			// From sub-millisecond offline answers to multi-second model calls.
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"route"}),
+		questions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "judge_questions_total",
+			Help: "Questions answered, by type.",
+		}, []string{"type"}),
+		input: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "judge_input_tokens_total",
+			Help: "Input tokens of answered requests, by exact model.",
+		}, []string{"model"}),
+		output: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "judge_output_tokens_total",
+			Help: "Output tokens of answered requests, by exact model.",
+		}, []string{"model"}),
+		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "judge_cost_usd_total",
+			Help: "Cost charged for answered requests in USD, by exact model.",
+		}, []string{"model"}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.questions, m.input, m.output, m.cost,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Request records one finished HTTP request. route is the route pattern,
+// never the raw path, so label values stay few.
+func (m *Metrics) Request(route string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.latency.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// Answered records the questions and usage of a successful request.
+func (m *Metrics) Answered(req systemone.Request, resp *systemone.Response) {
+	for _, q := range req.Questions {
+		m.questions.WithLabelValues(string(q.Type)).Inc()
+	}
+	m.input.WithLabelValues(resp.Model).Add(float64(resp.Usage.InputTokens))
+	m.output.WithLabelValues(resp.Model).Add(float64(resp.Usage.OutputTokens))
+	m.cost.WithLabelValues(resp.Model).Add(resp.Usage.Cost)
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}

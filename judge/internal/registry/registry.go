@@ -1,0 +1,173 @@
+// Package registry holds the judge's models: their exact names, floating
+// "-latest" aliases, prices and the backend that answers for each. It turns
+// a request naming a model into a response naming the exact version that
+// answered, with usage and cost.
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/shared/systemone"
+)
+
+// DefaultPricePerMillion is the price in USD per million input tokens of a
+// model registered without one. Output tokens are free.
+const DefaultPricePerMillion = 0.042
+
+// Model is one entry of the registry.
+type Model struct {
+	// Name is the exact version, e.g. "local/lexical-1.0".
+	Name string
+	// Aliases float to Name; each ends in "-latest".
+	Aliases     []string
+	Description string
+	// ReleaseDate is the date Name was released, as YYYY-MM-DD.
+	ReleaseDate string
+	// PricePerMillion is the USD price per million input tokens; zero means
+	// DefaultPricePerMillion (use SetPrice for a free model).
+	PricePerMillion float64
+	Backend         systemone.Backend
+	// NameFromBackend makes the answering name Name + "/" + the model the
+	// backend reports (e.g. "llm-1.0/gpt-4o-mini-2024-07-18"), for backends
+	// that front an upstream model whose snapshot can change under an alias.
+	NameFromBackend bool
+}
+
+// Registry is the set of models. Build it at start-up; it is read-only (and
+// so safe for concurrent use) once serving begins.
+type Registry struct {
+	models []*Model
+	byName map[string]*Model
+	count  systemone.TokenCounter
+}
+
+// New returns an empty registry that counts input tokens with count.
+func New(count systemone.TokenCounter) *Registry {
+	return &Registry{byName: map[string]*Model{}, count: count}
+}
+
+// Add registers m. Names and aliases must be unique across the registry, and
+// aliases must end in "-latest" so that a caller can tell a floating name
+// from a pinned one.
+func (r *Registry) Add(m Model) error {
+	if m.Name == "" || m.Backend == nil {
+		return errors.New("a model needs a name and a backend")
+	}
+	if strings.HasSuffix(m.Name, "-latest") {
+		return fmt.Errorf("model %q: an exact name must not end in -latest", m.Name)
+	}
+	if m.PricePerMillion < 0 {
+		return fmt.Errorf("model %q: negative price", m.Name)
+	}
+	if m.PricePerMillion == 0 {
+		m.PricePerMillion = DefaultPricePerMillion
+	}
+	names := append([]string{m.Name}, m.Aliases...)
+	for i, n := range names {
+		if i > 0 && !strings.HasSuffix(n, "-latest") {
+			return fmt.Errorf("model %q: alias %q must end in -latest", m.Name, n)
+		}
+		if _, dup := r.byName[n]; dup {
+			return fmt.Errorf("model name %q registered twice", n)
+		}
+	}
+	m.Aliases = append([]string(nil), m.Aliases...)
+	p := &m
+	r.models = append(r.models, p)
+	for _, n := range names {
+		r.byName[n] = p
+	}
+	return nil
+}
+
+// SetPrice sets the price of the model known as name (exact or alias).
+func (r *Registry) SetPrice(name string, usdPerMillion float64) error {
+	m, ok := r.byName[name]
+	if !ok {
+		return fmt.Errorf("price for unknown model %q", name)
+	}
+	if usdPerMillion < 0 {
+		return fmt.Errorf("model %q: negative price", name)
+	}
+	m.PricePerMillion = usdPerMillion
+	return nil
+}
+
+// Resolve finds the model known as name, exact or alias.
+func (r *Registry) Resolve(name string) (*Model, bool) {
+	m, ok := r.byName[name]
+	return m, ok
+}
+
+// Models lists the entries sorted by name.
+func (r *Registry) Models() []*Model {
+	out := append([]*Model(nil), r.models...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Allowed reports whether a key limited to the model names in allow may use
+// m. An empty list allows every model; a listed alias allows the model it
+// resolves to under any of its names.
+func (r *Registry) Allowed(allow []string, m *Model) bool {
+	if len(allow) == 0 {
+		return true
+	}
+	for _, n := range allow {
+		if r.byName[n] == m {
+			return true
+		}
+	}
+	return false
+}
+
+// Known checks that every name resolves, for validating configuration.
+func (r *Registry) Known(names []string) error {
+	for _, n := range names {
+		if _, ok := r.byName[n]; !ok {
+			return fmt.Errorf("unknown model %q", n)
+		}
+	}
+	return nil
+}
+
+// Ask answers req with m and completes the response: the exact model name,
+// one answer per question, and usage. Input tokens are those the backend
+// reports, or else the request counted as Request.CountTokens does; the cost
+// is input tokens times the model's price.
+func (r *Registry) Ask(ctx context.Context, m *Model, req systemone.Request) (*systemone.Response, error) {
+	req.Model = m.Name
+	resp, err := m.Backend.Ask(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp == nil {
+		return nil, fault.New(fault.Upstream, "model %s returned no response", m.Name)
+	}
+	for name := range req.Questions {
+		if _, ok := resp.Answers[name]; !ok {
+			return nil, fault.New(fault.Upstream, "model %s left question %q unanswered", m.Name, name)
+		}
+	}
+	if len(resp.Answers) != len(req.Questions) {
+		return nil, fault.New(fault.Upstream, "model %s answered questions that were not asked", m.Name)
+	}
+	name := m.Name
+	if m.NameFromBackend {
+		if resp.Model == "" {
+			return nil, fault.New(fault.Upstream, "model %s did not report which snapshot answered", m.Name)
+		}
+		name += "/" + resp.Model
+	}
+	usage := resp.Usage
+	if usage.InputTokens == 0 {
+		usage.InputTokens = req.CountTokens(r.count)
+	}
+	usage.Cost = float64(usage.InputTokens) * m.PricePerMillion / 1e6
+	return &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage}, nil
+}
