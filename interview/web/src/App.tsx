@@ -1,0 +1,181 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, createApi, type Config, type Report, type User } from './api';
+import { match, navigate, usePath } from './router';
+import { SignIn } from './pages/SignIn';
+import { SetupPage } from './pages/Setup';
+import { InterviewPage } from './pages/Interview';
+import { ReportPage } from './pages/Report';
+import { HistoryPage } from './pages/History';
+
+export const api = createApi();
+
+// A report just produced by finishing is handed to the report page in
+// memory, so it shows without a second request.
+export const freshReports = new Map<string, Report>();
+
+const defaultConfig: Config = { googleClientId: '', voice: { transcribe: false, speech: false }, mode: '' };
+
+export function modeLabel(mode: string): string {
+  if (mode === 'offline') return 'Offline practice mode';
+  if (mode === 'language-model') return 'AI interviewer';
+  return '';
+}
+
+export function App() {
+  const path = usePath();
+  const route = match(path);
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [config, setConfig] = useState<Config>(defaultConfig);
+  const [bootError, setBootError] = useState('');
+  const main = useRef<HTMLElement>(null);
+
+  useEffect(() => {
+    let live = true;
+    Promise.all([api.config(), api.me()])
+      .then(([c, u]) => {
+        if (!live) return;
+        setConfig(c);
+        setUser(u);
+      })
+      .catch((err) => {
+        if (!live) return;
+        setBootError(err instanceof ApiError ? err.message : 'The page could not load.');
+        setUser(null);
+      });
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  // Move focus to the new page's heading so that keyboard and screen
+  // reader users start at the top of what changed.
+  useEffect(() => {
+    const h = main.current?.querySelector<HTMLElement>('h1');
+    if (h) {
+      h.tabIndex = -1;
+      h.focus({ preventScroll: false });
+    }
+    document.title = titleFor(route.page);
+  }, [path, user, route.page]);
+
+  const signedIn = useCallback((u: User) => {
+    setUser(u);
+    const back = sessionStorage.getItem('afterSignIn');
+    sessionStorage.removeItem('afterSignIn');
+    navigate(back && back !== '/signin' ? back : '/', { replace: true });
+  }, []);
+
+  const signOut = useCallback(async () => {
+    try {
+      await api.logout();
+    } finally {
+      setUser(null);
+      navigate('/signin');
+    }
+  }, []);
+
+  const onAuthLost = useCallback(() => {
+    sessionStorage.setItem('afterSignIn', location.pathname);
+    setUser(null);
+  }, []);
+
+  if (user === undefined) {
+    return (
+      <main className="page" ref={main}>
+        <p role="status">Loading…</p>
+      </main>
+    );
+  }
+
+  const mode = modeLabel(config.mode);
+  let page: React.ReactNode;
+  if (!user) {
+    if (route.page !== 'signin') sessionStorage.setItem('afterSignIn', path);
+    page = <SignIn config={config} onSignedIn={signedIn} />;
+  } else {
+    switch (route.page) {
+      case 'signin':
+      case 'setup':
+        page = <SetupPage user={user} config={config} onAuthLost={onAuthLost} />;
+        break;
+      case 'interview':
+        page = <InterviewPage key={route.id} id={route.id} config={config} onAuthLost={onAuthLost} />;
+        break;
+      case 'report':
+        page = <ReportPage key={route.id} id={route.id} onAuthLost={onAuthLost} />;
+        break;
+      case 'history':
+        page = <HistoryPage onAuthLost={onAuthLost} />;
+        break;
+      default:
+        page = (
+          <section>
+            <h1>Page not found</h1>
+            <p>
+              <a href="/" onClick={link('/')}>Start a new interview</a>
+            </p>
+          </section>
+        );
+    }
+  }
+
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <a className="brand" href="/" onClick={link('/')}>
+          Interview practice
+        </a>
+        {mode && (
+          <span className={`mode mode-${config.mode}`} title="How questions are asked and scored">
+            {mode}
+          </span>
+        )}
+        {user && (
+          <nav aria-label="Main">
+            <a href="/" onClick={link('/')} aria-current={route.page === 'setup' ? 'page' : undefined}>
+              New interview
+            </a>
+            <a href="/history" onClick={link('/history')} aria-current={route.page === 'history' ? 'page' : undefined}>
+              History
+            </a>
+            <button type="button" className="link" onClick={signOut}>
+              Sign out
+            </button>
+          </nav>
+        )}
+      </header>
+      <main id="main" className="page" ref={main}>
+        {bootError && (
+          <p className="error" role="alert">
+            {bootError}
+          </p>
+        )}
+        {page}
+      </main>
+    </>
+  );
+}
+
+/** An onClick for in-app links: client-side navigation, keeping
+ * modifier-clicks (new tab) to the browser. */
+export function link(to: string) {
+  return (e: React.MouseEvent) => {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate(to);
+  };
+}
+
+function titleFor(page: string): string {
+  const names: Record<string, string> = {
+    setup: 'New interview',
+    interview: 'Interview',
+    report: 'Interview report',
+    history: 'Interview history',
+    signin: 'Sign in',
+  };
+  return `${names[page] ?? 'Interview practice'} · Interview practice`;
+}

@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import { alreadyEvaluatingMessage, ApiError, createApi, toSession } from './api';
+
+interface Seen {
+  url: string;
+  method: string;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+// A fake server: each call records the request and answers with the next
+// scripted response.
+function fakeFetch(responses: (Response | Error)[]) {
+  const seen: Seen[] = [];
+  const fn = async (url: string, init?: RequestInit) => {
+    const body = init?.body;
+    seen.push({
+      url,
+      method: init?.method ?? 'GET',
+      body: typeof body === 'string' ? JSON.parse(body) : body,
+      headers: (init?.headers ?? {}) as Record<string, string>,
+    });
+    const next = responses.shift();
+    if (!next) throw new Error('no scripted response');
+    if (next instanceof Error) throw next;
+    return next;
+  };
+  return { fn, seen };
+}
+
+const json = (status: number, body: unknown) =>
+  new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+describe('api client', () => {
+  it('sends the pinned answer body and reads the evaluation', async () => {
+    const f = fakeFetch([
+      json(200, {
+        evaluation: { score: 72, technicalAccuracy: 70, communication: 75, feedback: 'Good.', strengths: ['clear'], improvements: ['depth'] },
+        nextQuestion: { id: 'q2', text: 'What is a mutex?' },
+        isLastQuestion: false,
+      }),
+    ]);
+    const api = createApi(f.fn);
+    const r = await api.answer('s1', 'q1', 'A goroutine is a lightweight thread.');
+    expect(f.seen[0]).toMatchObject({
+      url: '/api/interview/answer',
+      method: 'POST',
+      body: { sessionId: 's1', questionId: 'q1', answer: 'A goroutine is a lightweight thread.' },
+    });
+    expect(f.seen[0].headers['Content-Type']).toBe('application/json');
+    expect(r).toEqual({
+      kind: 'evaluated',
+      evaluation: { score: 72, technicalAccuracy: 70, communication: 75, feedback: 'Good.', strengths: ['clear'], improvements: ['depth'] },
+      nextQuestion: { id: 'q2', text: 'What is a mutex?' },
+      isLastQuestion: false,
+    });
+  });
+
+  it('turns a 409 into "already being evaluated", not an error', async () => {
+    const f = fakeFetch([json(409, { error: { code: 'conflict', message: 'answer is being evaluated' } })]);
+    const r = await createApi(f.fn).answer('s1', 'q1', 'x');
+    expect(r).toEqual({ kind: 'already-evaluating', message: alreadyEvaluatingMessage });
+    expect(alreadyEvaluatingMessage).toMatch(/already being evaluated/);
+  });
+
+  it('reads the last answer: no next question', async () => {
+    const f = fakeFetch([json(200, { evaluation: { score: 50 }, nextQuestion: null, isLastQuestion: true })]);
+    const r = await createApi(f.fn).answer('s1', 'q5', 'x');
+    expect(r).toMatchObject({ kind: 'evaluated', nextQuestion: null, isLastQuestion: true });
+  });
+
+  const errors: { name: string; res: Response | Error; status: number; code: string; message: RegExp }[] = [
+    { name: 'pinned error body', res: json(400, { error: { code: 'invalid_argument', message: 'role is required' } }), status: 400, code: 'invalid_argument', message: /^role is required$/ },
+    { name: 'non-JSON 502 from a proxy', res: new Response('<html>bad gateway</html>', { status: 502 }), status: 502, code: 'http_502', message: /could not complete/ },
+    { name: 'network failure', res: new TypeError('Failed to fetch'), status: 0, code: 'network', message: /Cannot reach the server/ },
+    { name: '404 with the pinned body', res: json(404, { error: { code: 'not_found', message: 'interview not found' } }), status: 404, code: 'not_found', message: /interview not found/ },
+  ];
+  for (const c of errors) {
+    it(`raises ApiError for ${c.name}`, async () => {
+      const f = fakeFetch([c.res]);
+      const err = await createApi(f.fn)
+        .start({ candidateName: 'Ada', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3 })
+        .catch((e) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.status).toBe(c.status);
+      expect(err.code).toBe(c.code);
+      expect(err.message).toMatch(c.message);
+    });
+  }
+
+  it('me() answers null on 401 and the user otherwise', async () => {
+    const f = fakeFetch([json(401, { error: { code: 'unauthenticated', message: 'sign in' } }), json(200, { user: { _id: 'u1', fullName: 'Ada', email: 'a@b.c' } })]);
+    const api = createApi(f.fn);
+    expect(await api.me()).toBeNull();
+    expect(await api.me()).toEqual({ _id: 'u1', fullName: 'Ada', email: 'a@b.c' });
+  });
+
+  it('reads config with defaults for missing fields', async () => {
+    const f = fakeFetch([json(200, { googleClientId: '', voice: { transcribe: true }, mode: 'offline' })]);
+    expect(await createApi(f.fn).config()).toEqual({ googleClientId: '', voice: { transcribe: true, speech: false }, mode: 'offline' });
+  });
+
+  it('start posts the setup and returns the first question', async () => {
+    const f = fakeFetch([json(201, { sessionId: 's9', welcome: 'Hi', question: { id: 'q1', text: 'Tell me about yourself.' }, mode: 'offline' })]);
+    const setup = { candidateName: 'Ada', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3 };
+    const s = await createApi(f.fn).start(setup);
+    expect(f.seen[0].body).toEqual(setup);
+    expect(s).toEqual({ sessionId: 's9', welcome: 'Hi', question: { id: 'q1', text: 'Tell me about yourself.' }, mode: 'offline' });
+  });
+
+  it('escapes the interview id in the path', async () => {
+    const f = fakeFetch([json(200, { sessionId: 'a/b', status: 'in_progress' })]);
+    await createApi(f.fn).session('a/b');
+    expect(f.seen[0].url).toBe('/api/interview/a%2Fb');
+  });
+
+  it('sends exactly one file part to transcribe', async () => {
+    const f = fakeFetch([json(200, { text: 'hello there' })]);
+    const text = await createApi(f.fn).transcribe(new Blob(['x'], { type: 'audio/webm' }), 'answer.webm');
+    expect(text).toBe('hello there');
+    const form = f.seen[0].body as FormData;
+    expect([...form.keys()]).toEqual(['file']);
+    expect((form.get('file') as File).name).toBe('answer.webm');
+    expect(f.seen[0].headers['Content-Type']).toBeUndefined();
+  });
+
+  it('speech raises the status so the player can fall back', async () => {
+    const f = fakeFetch([json(429, { error: { code: 'rate_limited', message: 'slow down' } })]);
+    const err = await createApi(f.fn).speech('Hello.').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(429);
+  });
+
+  it('history keeps the pinned fields', async () => {
+    const f = fakeFetch([json(200, [{ _id: 'i1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3, overallScore: 81, date: '2025-01-02T03:04:05Z' }])]);
+    expect(await createApi(f.fn).history()).toEqual([
+      { _id: 'i1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3, overallScore: 81, date: '2025-01-02T03:04:05Z' },
+    ]);
+  });
+});
+
+describe('toSession', () => {
+  it('reads an interview in progress', () => {
+    const s = toSession({
+      sessionId: 's1',
+      status: 'in_progress',
+      role: 'Backend',
+      totalQuestions: 3,
+      currentQuestion: { id: 'q2', text: 'Second?' },
+      questionResults: [{ question: { id: 'q1', text: 'First?' }, answer: 'a', evaluation: { score: 60 } }],
+    });
+    expect(s.status).toBe('in_progress');
+    expect(s.currentQuestion).toEqual({ id: 'q2', text: 'Second?' });
+    expect(s.results).toHaveLength(1);
+    expect(s.results[0].evaluation.score).toBe(60);
+    expect(s.report).toBeNull();
+  });
+
+  it('reads a completed interview with its report', () => {
+    const s = toSession({ _id: 's1', status: 'completed', report: { overallScore: 77, strengths: ['x'] }, questionResults: [] });
+    expect(s.status).toBe('completed');
+    expect(s.currentQuestion).toBeNull();
+    expect(s.report?.overallScore).toBe(77);
+  });
+});

@@ -1,0 +1,351 @@
+// The client of the interview HTTP API (paths and fields as pinned in the
+// design). Every call goes through request(), so error bodies
+// {"error": {"code", "message"}} become one ApiError type the pages show.
+
+export interface User {
+  _id: string;
+  fullName: string;
+  email: string;
+}
+
+export interface Config {
+  googleClientId: string;
+  voice: { transcribe: boolean; speech: boolean };
+  /** "offline" for the offline practice mode, "language-model" otherwise. */
+  mode: string;
+}
+
+export interface Question {
+  id: string;
+  text: string;
+}
+
+export interface Evaluation {
+  score: number;
+  technicalAccuracy: number;
+  communication: number;
+  feedback: string;
+  strengths: string[];
+  improvements: string[];
+}
+
+export interface QuestionResult {
+  question: Question;
+  answer: string;
+  evaluation: Evaluation;
+}
+
+export interface Report {
+  overallScore: number;
+  technicalAccuracy: number;
+  communicationScore: number;
+  strengths: string[];
+  weaknesses: string[];
+  suggestedTopics: string[];
+  feedback: string;
+  questionResults: QuestionResult[];
+}
+
+export interface Setup {
+  candidateName: string;
+  role: string;
+  experience: string;
+  difficulty: string;
+  totalQuestions: number;
+}
+
+export interface Started {
+  sessionId: string;
+  welcome: string;
+  question: Question;
+  mode: string;
+}
+
+/** An interview as the page needs it to resume after a reload. */
+export interface Session extends Setup {
+  id: string;
+  status: 'in_progress' | 'completed';
+  mode: string;
+  welcome: string;
+  currentQuestion: Question | null;
+  results: QuestionResult[];
+  report: Report | null;
+  createdAt: string;
+  completedAt: string;
+}
+
+export interface HistoryItem {
+  _id: string;
+  role: string;
+  experience: string;
+  difficulty: string;
+  totalQuestions: number;
+  overallScore: number;
+  date: string;
+}
+
+/** The answer was evaluated: its evaluation and what comes next. */
+export interface Evaluated {
+  kind: 'evaluated';
+  evaluation: Evaluation;
+  nextQuestion: Question | null;
+  isLastQuestion: boolean;
+}
+
+/** A 409: an earlier submission of this answer holds the claim. */
+export interface AlreadyEvaluating {
+  kind: 'already-evaluating';
+  message: string;
+}
+
+export const alreadyEvaluatingMessage =
+  'This answer is already being evaluated. Wait a moment; the result will appear when it is ready.';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+  }
+}
+
+type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+// Messages for responses whose body carries none (a proxy's 502 page, say).
+function fallbackMessage(status: number): string {
+  if (status === 401) return 'Please sign in again.';
+  if (status === 404) return 'Not found.';
+  if (status === 413) return 'The upload is too large.';
+  if (status === 429) return 'Too many requests. Try again in a moment.';
+  if (status >= 500) return 'The server could not complete the request. Try again.';
+  return `The request failed (status ${status}).`;
+}
+
+async function errorFrom(res: Response): Promise<ApiError> {
+  let code = `http_${res.status}`;
+  let message = fallbackMessage(res.status);
+  try {
+    const body = await res.json();
+    if (body && typeof body === 'object' && body.error && typeof body.error === 'object') {
+      if (typeof body.error.code === 'string') code = body.error.code;
+      if (typeof body.error.message === 'string' && body.error.message) message = body.error.message;
+    }
+  } catch {
+    // Not JSON: keep the fallback.
+  }
+  return new ApiError(res.status, code, message);
+}
+
+const str = (v: unknown, d = ''): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : d);
+const num = (v: unknown, d = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : d);
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
+
+function toQuestion(v: unknown): Question | null {
+  const o = obj(v);
+  const text = str(o.text);
+  return text ? { id: str(o.id), text } : null;
+}
+
+export function toEvaluation(v: unknown): Evaluation {
+  const o = obj(v);
+  return {
+    score: num(o.score),
+    technicalAccuracy: num(o.technicalAccuracy),
+    communication: num(o.communication ?? o.communicationScore),
+    feedback: str(o.feedback),
+    strengths: strs(o.strengths),
+    improvements: strs(o.improvements),
+  };
+}
+
+function toResults(v: unknown): QuestionResult[] {
+  if (!Array.isArray(v)) return [];
+  return v.map((r) => {
+    const o = obj(r);
+    return {
+      question: toQuestion(o.question) ?? { id: '', text: '' },
+      answer: str(o.answer),
+      evaluation: toEvaluation(o.evaluation),
+    };
+  });
+}
+
+export function toReport(v: unknown): Report {
+  const o = obj(v);
+  return {
+    overallScore: num(o.overallScore),
+    technicalAccuracy: num(o.technicalAccuracy),
+    communicationScore: num(o.communicationScore),
+    strengths: strs(o.strengths),
+    weaknesses: strs(o.weaknesses),
+    suggestedTopics: strs(o.suggestedTopics),
+    feedback: str(o.feedback),
+    questionResults: toResults(o.questionResults),
+  };
+}
+
+/** Reads GET /api/interview/:id into the page's shape. */
+export function toSession(v: unknown): Session {
+  const o = obj(v);
+  const results = toResults(o.questionResults ?? o.results);
+  const reportRaw = o.report;
+  const report = reportRaw && typeof reportRaw === 'object' ? toReport(reportRaw) : null;
+  if (report && report.questionResults.length === 0) report.questionResults = results;
+  const status = str(o.status) === 'completed' || report ? 'completed' : 'in_progress';
+  return {
+    id: str(o.sessionId ?? o._id ?? o.id),
+    status,
+    mode: str(o.mode),
+    welcome: str(o.welcome),
+    candidateName: str(o.candidateName),
+    role: str(o.role),
+    experience: str(o.experience),
+    difficulty: str(o.difficulty),
+    totalQuestions: num(o.totalQuestions),
+    currentQuestion: status === 'completed' ? null : toQuestion(o.currentQuestion ?? o.question),
+    results,
+    report,
+    createdAt: str(o.createdAt),
+    completedAt: str(o.completedAt ?? o.date),
+  };
+}
+
+export interface Api {
+  config(): Promise<Config>;
+  me(): Promise<User | null>;
+  register(fullName: string, email: string, password: string): Promise<User>;
+  login(email: string, password: string): Promise<User>;
+  google(credential: string): Promise<User>;
+  logout(): Promise<void>;
+  start(setup: Setup): Promise<Started>;
+  session(id: string): Promise<Session>;
+  answer(sessionId: string, questionId: string, answer: string): Promise<Evaluated | AlreadyEvaluating>;
+  finish(sessionId: string): Promise<Report>;
+  history(): Promise<HistoryItem[]>;
+  transcribe(audio: Blob, filename: string): Promise<string>;
+  speech(text: string, signal?: AbortSignal): Promise<Blob>;
+}
+
+export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api {
+  async function send(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    const init: RequestInit = { method, credentials: 'same-origin', signal, headers: { Accept: 'application/json' } };
+    if (body instanceof FormData) {
+      init.body = body;
+    } else if (body !== undefined) {
+      init.headers = { ...init.headers, 'Content-Type': 'application/json' };
+      init.body = JSON.stringify(body);
+    }
+    let res: Response;
+    try {
+      res = await fetchFn(path, init);
+    } catch (err) {
+      if (err instanceof DOMException && err.name === 'AbortError') throw err;
+      throw new ApiError(0, 'network', 'Cannot reach the server. Check your connection and try again.');
+    }
+    return res;
+  }
+
+  async function json(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await send(method, path, body);
+    if (!res.ok) throw await errorFrom(res);
+    if (res.status === 204) return null;
+    return res.json();
+  }
+
+  const user = (v: unknown): User => {
+    const u = obj(obj(v).user);
+    return { _id: str(u._id ?? u.id), fullName: str(u.fullName), email: str(u.email) };
+  };
+
+  return {
+    async config() {
+      const o = obj(await json('GET', '/api/config'));
+      const voice = obj(o.voice);
+      return {
+        googleClientId: str(o.googleClientId),
+        voice: { transcribe: voice.transcribe === true, speech: voice.speech === true },
+        mode: str(o.mode),
+      };
+    },
+    async me() {
+      try {
+        return user(await json('GET', '/api/auth/me'));
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) return null;
+        throw err;
+      }
+    },
+    async register(fullName, email, password) {
+      return user(await json('POST', '/api/auth/register', { fullName, email, password }));
+    },
+    async login(email, password) {
+      return user(await json('POST', '/api/auth/login', { email, password }));
+    },
+    async google(credential) {
+      return user(await json('POST', '/api/auth/google', { credential }));
+    },
+    async logout() {
+      await json('POST', '/api/auth/logout');
+    },
+    async start(setup) {
+      const o = obj(await json('POST', '/api/interview/start', setup));
+      const question = toQuestion(o.question);
+      if (!question) throw new ApiError(502, 'bad_response', 'The server sent no first question.');
+      return { sessionId: str(o.sessionId), welcome: str(o.welcome), question, mode: str(o.mode) };
+    },
+    async session(id) {
+      return toSession(await json('GET', `/api/interview/${encodeURIComponent(id)}`));
+    },
+    async answer(sessionId, questionId, answer) {
+      const res = await send('POST', '/api/interview/answer', { sessionId, questionId, answer });
+      if (res.status === 409) {
+        // Not a failure: an earlier submission owns the claim and its result
+        // will land; the page says so instead of showing an error.
+        return { kind: 'already-evaluating', message: alreadyEvaluatingMessage };
+      }
+      if (!res.ok) throw await errorFrom(res);
+      const o = obj(await res.json());
+      return {
+        kind: 'evaluated',
+        evaluation: toEvaluation(o.evaluation),
+        nextQuestion: toQuestion(o.nextQuestion),
+        isLastQuestion: o.isLastQuestion === true,
+      };
+    },
+    async finish(sessionId) {
+      return toReport(await json('POST', '/api/interview/finish', { sessionId }));
+    },
+    async history() {
+      const v = await json('GET', '/api/interview/history');
+      const list = Array.isArray(v) ? v : [];
+      return list.map((h) => {
+        const o = obj(h);
+        return {
+          _id: str(o._id ?? o.id),
+          role: str(o.role),
+          experience: str(o.experience),
+          difficulty: str(o.difficulty),
+          totalQuestions: num(o.totalQuestions),
+          overallScore: num(o.overallScore),
+          date: str(o.date),
+        };
+      });
+    },
+    async transcribe(audio, filename) {
+      const form = new FormData();
+      form.append('file', audio, filename);
+      const o = obj(await json('POST', '/api/voice/transcribe', form));
+      return str(o.text);
+    },
+    async speech(text, signal) {
+      const res = await send('POST', '/api/voice/speech', { text }, signal);
+      if (!res.ok) throw await errorFrom(res);
+      return res.blob();
+    },
+  };
+}

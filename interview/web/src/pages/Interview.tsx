@@ -1,0 +1,291 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { api, freshReports, modeLabel } from '../App';
+import { ApiError, type Config, type Evaluation, type Question, type Session } from '../api';
+import { navigate } from '../router';
+import { exitFullscreen, useIntegrity, warningText } from '../anticheat';
+import { canRecord, startRecording, type Recording } from '../recorder';
+import { canSpeak, speechPlayer, useServerVoice } from '../speech/useSpeech';
+import { EvaluationView } from '../components/EvaluationView';
+
+interface Feedback {
+  number: number;
+  question: Question;
+  evaluation: Evaluation;
+}
+
+export function InterviewPage({ id, config, onAuthLost }: { id: string; config: Config; onAuthLost: () => void }) {
+  const [session, setSession] = useState<Session | null>(null);
+  const [loadError, setLoadError] = useState('');
+  const [question, setQuestion] = useState<Question | null>(null);
+  const [answered, setAnswered] = useState(0);
+  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  const [answer, setAnswer] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [finishing, setFinishing] = useState(false);
+  const [notice, setNotice] = useState('');
+  const [error, setError] = useState('');
+  const [welcome, setWelcome] = useState(() => sessionStorage.getItem(`welcome:${id}`) ?? '');
+  const questionHeading = useRef<HTMLHeadingElement>(null);
+  const inProgress = session?.status === 'in_progress';
+  const integrity = useIntegrity(id, inProgress && !finishing);
+
+  const fail = useCallback(
+    (err: unknown, fallback: string) => {
+      if (err instanceof ApiError && err.status === 401) {
+        onAuthLost();
+        return;
+      }
+      setError(err instanceof ApiError ? err.message : fallback);
+    },
+    [onAuthLost],
+  );
+
+  useEffect(() => {
+    let live = true;
+    api
+      .session(id)
+      .then((s) => {
+        if (!live) return;
+        if (s.status === 'completed') {
+          navigate(`/report/${encodeURIComponent(id)}`, { replace: true });
+          return;
+        }
+        setSession(s);
+        setQuestion(s.currentQuestion);
+        setAnswered(s.results.length);
+        if (s.welcome) setWelcome(s.welcome);
+        const last = s.results.at(-1);
+        if (last) setFeedback({ number: s.results.length, question: last.question, evaluation: last.evaluation });
+      })
+      .catch((err) => {
+        if (!live) return;
+        if (err instanceof ApiError && err.status === 401) return onAuthLost();
+        setLoadError(err instanceof ApiError && err.status === 404 ? 'This interview does not exist or belongs to another account.' : err instanceof ApiError ? err.message : 'The interview could not load.');
+      });
+    return () => {
+      live = false;
+    };
+  }, [id, onAuthLost]);
+
+  // A new question takes the focus, so keyboard users land on it and
+  // screen readers read it (the live region announces it as well).
+  useEffect(() => {
+    if (question) questionHeading.current?.focus();
+  }, [question?.id]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    if (!question || submitting || !answer.trim()) return;
+    setSubmitting(true);
+    setError('');
+    setNotice('');
+    try {
+      const r = await api.answer(id, question.id, answer.trim());
+      if (r.kind === 'already-evaluating') {
+        setNotice(r.message);
+        return;
+      }
+      const number = answered + 1;
+      setFeedback({ number, question, evaluation: r.evaluation });
+      setAnswered(number);
+      setAnswer('');
+      setQuestion(r.nextQuestion);
+    } catch (err) {
+      fail(err, 'Your answer could not be sent. It is still in the box; try again.');
+    } finally {
+      setSubmitting(false);
+    }
+  }
+
+  async function finish() {
+    setFinishing(true);
+    setError('');
+    try {
+      const report = await api.finish(id);
+      freshReports.set(id, report);
+      exitFullscreen();
+      navigate(`/report/${encodeURIComponent(id)}`, { replace: true });
+    } catch (err) {
+      fail(err, 'The report could not be created. Try again.');
+      setFinishing(false);
+    }
+  }
+
+  if (loadError) {
+    return (
+      <section>
+        <h1>Interview not available</h1>
+        <p className="error" role="alert">
+          {loadError}
+        </p>
+      </section>
+    );
+  }
+  if (!session) return <p role="status">Loading the interview…</p>;
+
+  const total = session.totalQuestions || answered + (question ? 1 : 0);
+  const number = answered + 1;
+  const mode = modeLabel(session.mode || config.mode);
+  return (
+    <section className="interview">
+      <h1>
+        Interview: {session.role}
+        <span className="sub">
+          {session.candidateName} · {session.experience} · {session.difficulty}
+          {mode && ` · ${mode}`}
+        </span>
+      </h1>
+      <IntegrityBar fullscreen={integrity.fullscreen} count={integrity.record.count} last={integrity.record.warnings.at(-1)?.kind} onFullscreen={integrity.enterFullscreen} />
+      {welcome && answered === 0 && <p className="welcome">{welcome}</p>}
+      {feedback && (
+        <article className="card feedback" aria-labelledby="feedback-title">
+          <h2 id="feedback-title">Feedback on question {feedback.number}</h2>
+          <p className="asked">{feedback.question.text}</p>
+          <EvaluationView evaluation={feedback.evaluation} />
+        </article>
+      )}
+      <div aria-live="polite" className="sr-only">
+        {question ? `Question ${number} of ${total}: ${question.text}` : answered > 0 ? 'All questions answered. You can finish the interview.' : ''}
+      </div>
+      {question ? (
+        <form className="card question" onSubmit={submit} aria-labelledby="question-title">
+          <p className="progress">
+            <progress max={total} value={answered} aria-label={`${answered} of ${total} questions answered`} />
+            Question {number} of {total}
+          </p>
+          <h2 id="question-title" ref={questionHeading} tabIndex={-1}>
+            {question.text}
+          </h2>
+          <ReadAloud text={question.text} config={config} />
+          <label htmlFor="answer">Your answer</label>
+          <textarea id="answer" name="answer" rows={8} value={answer} onChange={(e) => setAnswer(e.target.value)} aria-describedby="answer-hint" />
+          <p id="answer-hint" className="hint">
+            Type your answer{config.voice.transcribe ? ', or record it and edit the transcript' : ''}. Submitting sends it for evaluation.
+          </p>
+          {config.voice.transcribe && <RecordButton onText={(t) => setAnswer((a) => (a.trim() ? `${a.trim()} ${t}` : t))} onError={setError} />}
+          {notice && (
+            <p className="info" role="status">
+              {notice}
+            </p>
+          )}
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="submit" className="primary" disabled={submitting || !answer.trim()} aria-disabled={submitting || !answer.trim()}>
+            {submitting ? 'Evaluating your answer…' : 'Submit answer'}
+          </button>
+        </form>
+      ) : (
+        <div className="card done">
+          <h2 tabIndex={-1} ref={questionHeading}>
+            All {answered} questions answered
+          </h2>
+          <p>Finish the interview to get your report with scores and suggestions.</p>
+          {error && (
+            <p className="error" role="alert">
+              {error}
+            </p>
+          )}
+          <button type="button" className="primary" onClick={finish} disabled={finishing}>
+            {finishing ? 'Writing your report…' : 'Finish and see my report'}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function IntegrityBar({ fullscreen, count, last, onFullscreen }: { fullscreen: boolean; count: number; last?: keyof typeof warningText; onFullscreen: () => void }) {
+  return (
+    <div className="integrity" role="region" aria-label="Integrity checks">
+      <p>
+        <strong>Integrity checks:</strong> leaving full screen, switching tabs or windows and pressing Back are counted as warnings and shown with your report.
+        They run only in this browser; the server cannot enforce them.
+      </p>
+      <p aria-live="assertive" className={count > 0 ? 'warn' : ''}>
+        Warnings: {count}
+        {last && count > 0 && ` — ${warningText[last]}`}
+      </p>
+      {!fullscreen && typeof document !== 'undefined' && document.fullscreenEnabled && (
+        <button type="button" onClick={onFullscreen}>
+          Enter full screen
+        </button>
+      )}
+    </div>
+  );
+}
+
+function ReadAloud({ text, config }: { text: string; config: Config }) {
+  const player = speechPlayer(api, config.voice.speech);
+  const server = useServerVoice(player);
+  const [playing, setPlaying] = useState(false);
+  const [msg, setMsg] = useState('');
+  useEffect(() => () => player.stop(), [player, text]);
+  if (!canSpeak(config.voice.speech)) return null;
+
+  async function toggle() {
+    if (playing) {
+      player.stop();
+      setPlaying(false);
+      return;
+    }
+    setPlaying(true);
+    setMsg('');
+    const r = await player.speak(text);
+    setPlaying(false);
+    if (r.outcome === 'unavailable') setMsg('Reading aloud is not available in this browser.');
+  }
+
+  return (
+    <p className="speech">
+      <button type="button" onClick={toggle} aria-pressed={playing}>
+        {playing ? 'Stop reading' : 'Read question aloud'}
+      </button>
+      {server.kind !== 'on' && config.voice.speech && <span className="hint"> Using your browser's voice{server.kind === 'cooldown' ? ' for a couple of minutes' : ''}.</span>}
+      {msg && <span className="hint"> {msg}</span>}
+    </p>
+  );
+}
+
+function RecordButton({ onText, onError }: { onText: (t: string) => void; onError: (m: string) => void }) {
+  const [state, setState] = useState<'idle' | 'recording' | 'transcribing'>('idle');
+  const rec = useRef<Recording | null>(null);
+  useEffect(() => () => rec.current?.cancel(), []);
+  if (!canRecord()) return <p className="hint">Recording is not supported in this browser; type your answer instead.</p>;
+
+  async function toggle() {
+    if (state === 'idle') {
+      try {
+        rec.current = await startRecording();
+        setState('recording');
+      } catch {
+        onError('The microphone could not be used. Check the browser permission, or type your answer.');
+      }
+      return;
+    }
+    if (state !== 'recording' || !rec.current) return;
+    setState('transcribing');
+    try {
+      const { blob, filename } = await rec.current.stop();
+      rec.current = null;
+      const text = await api.transcribe(blob, filename);
+      if (text.trim()) onText(text.trim());
+      else onError('No speech was recognised in the recording.');
+    } catch (err) {
+      onError(err instanceof ApiError ? err.message : 'The recording could not be transcribed.');
+    } finally {
+      setState('idle');
+    }
+  }
+
+  return (
+    <p className="record">
+      <button type="button" onClick={toggle} disabled={state === 'transcribing'} aria-pressed={state === 'recording'} className={state === 'recording' ? 'recording' : ''}>
+        {state === 'idle' ? 'Record answer' : state === 'recording' ? 'Stop recording and transcribe' : 'Transcribing…'}
+      </button>
+      {state === 'recording' && <span role="status"> Recording… speak now.</span>}
+    </p>
+  );
+}

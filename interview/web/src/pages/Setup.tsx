@@ -1,0 +1,114 @@
+import { useState } from 'react';
+import { api, modeLabel } from '../App';
+import { ApiError, type Config, type User } from '../api';
+import { navigate } from '../router';
+import { requestFullscreen } from '../anticheat';
+
+const experiences = ['Internship', 'Entry level (0–2 years)', 'Mid level (3–5 years)', 'Senior (6–9 years)', 'Lead / Principal (10+ years)'];
+const difficulties = [
+  { value: 'easy', label: 'Easy' },
+  { value: 'medium', label: 'Medium' },
+  { value: 'hard', label: 'Hard' },
+];
+
+export function SetupPage({ user, config, onAuthLost }: { user: User; config: Config; onAuthLost: () => void }) {
+  const [candidateName, setCandidateName] = useState(user.fullName);
+  const [role, setRole] = useState('');
+  const [experience, setExperience] = useState(experiences[1]);
+  const [difficulty, setDifficulty] = useState('medium');
+  const [totalQuestions, setTotalQuestions] = useState(5);
+  const [resume, setResume] = useState('');
+  const [fullscreen, setFullscreen] = useState(true);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+
+  async function start(e: React.FormEvent) {
+    e.preventDefault();
+    // Full screen must be asked for inside the click, before any await.
+    if (fullscreen) requestFullscreen();
+    setBusy(true);
+    setError('');
+    try {
+      const s = await api.start({ candidateName: candidateName.trim(), role: role.trim(), experience, difficulty, totalQuestions });
+      sessionStorage.setItem(`welcome:${s.sessionId}`, s.welcome);
+      navigate(`/interview/${encodeURIComponent(s.sessionId)}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return onAuthLost();
+      setError(err instanceof ApiError ? err.message : 'The interview could not start. Try again.');
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="narrow">
+      <h1>Set up your interview</h1>
+      {config.mode === 'offline' && (
+        <p className="notice">
+          <strong>{modeLabel('offline')}.</strong> No language model is configured on this server, so questions come from a built-in set and answers are scored
+          by checking for the key points a good answer covers. It is good for practice; the scores are rough.
+        </p>
+      )}
+      <form className="card" onSubmit={start}>
+        <label>
+          Candidate name
+          <input name="candidateName" required autoComplete="name" value={candidateName} onChange={(e) => setCandidateName(e.target.value)} />
+        </label>
+        <label>
+          Role you are applying for
+          <input name="role" required placeholder="e.g. Backend engineer" value={role} onChange={(e) => setRole(e.target.value)} />
+        </label>
+        <label>
+          Experience
+          <select name="experience" value={experience} onChange={(e) => setExperience(e.target.value)}>
+            {experiences.map((x) => (
+              <option key={x}>{x}</option>
+            ))}
+          </select>
+        </label>
+        <fieldset>
+          <legend>Difficulty</legend>
+          <div className="choices">
+            {difficulties.map((d) => (
+              <label key={d.value} className="choice">
+                <input type="radio" name="difficulty" value={d.value} checked={difficulty === d.value} onChange={() => setDifficulty(d.value)} />
+                {d.label}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        <label>
+          Number of questions
+          <input
+            name="totalQuestions"
+            type="number"
+            min={1}
+            max={20}
+            required
+            value={totalQuestions}
+            onChange={(e) => setTotalQuestions(Number(e.target.value))}
+          />
+        </label>
+        <label>
+          Resume (optional, not uploaded)
+          <input name="resume" type="file" accept=".pdf,.doc,.docx,.txt" aria-describedby="resume-hint" onChange={(e) => setResume(e.target.files?.[0]?.name ?? '')} />
+        </label>
+        <p id="resume-hint" className="hint">
+          This control is interface only: the file stays on your device and is not sent to the server or used for questions yet.
+          {resume && ` Selected: ${resume}.`}
+        </p>
+        <label className="choice">
+          <input type="checkbox" checked={fullscreen} onChange={(e) => setFullscreen(e.target.checked)} />
+          Use full screen during the interview
+        </label>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" className="primary" disabled={busy}>
+          {busy ? 'Starting…' : 'Start interview'}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+// A small history-API router: the app has five pages, which does not justify
+// a routing library in the initial bundle.
+import { useSyncExternalStore } from 'react';
+
+const listeners = new Set<() => void>();
+
+function notify() {
+  for (const fn of listeners) fn();
+}
+
+if (typeof window !== 'undefined') window.addEventListener('popstate', notify);
+
+function subscribe(fn: () => void) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+export function navigate(to: string, opts: { replace?: boolean } = {}): void {
+  if (to === location.pathname + location.search && !opts.replace) return;
+  if (opts.replace) history.replaceState(null, '', to);
+  else history.pushState(null, '', to);
+  notify();
+}
+
+export function usePath(): string {
+  return useSyncExternalStore(subscribe, () => location.pathname);
+}
+
+export type Route =
+  | { page: 'setup' }
+  | { page: 'interview'; id: string }
+  | { page: 'report'; id: string }
+  | { page: 'history' }
+  | { page: 'signin' }
+  | { page: 'notfound' };
+
+export function match(path: string): Route {
+  if (path === '/' || path === '/setup') return { page: 'setup' };
+  if (path === '/history') return { page: 'history' };
+  if (path === '/signin') return { page: 'signin' };
+  const m = /^\/(interview|report)\/([^/]+)\/?$/.exec(path);
+  if (m) return { page: m[1] as 'interview' | 'report', id: decodeURIComponent(m[2]) };
+  return { page: 'notfound' };
+}
