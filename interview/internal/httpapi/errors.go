@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/shared/server"
+)
+
+// errorBody is the pinned error shape: {"error": {"code", "message"}}.
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    problem.Code `json:"code"`
+	Message string       `json:"message"`
+}
+
+// echoCodes names the statuses echo itself produces (routing, body limit).
+var echoCodes = map[int]problem.Code{
+	http.StatusBadRequest:            problem.Invalid,
+	http.StatusUnauthorized:          problem.Unauthenticated,
+	http.StatusNotFound:              problem.NotFound,
+	http.StatusRequestEntityTooLarge: problem.TooLarge,
+	http.StatusServiceUnavailable:    problem.Unavailable,
+}
+
+// handleError is the one place errors become responses.
+func handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status, detail := describe(err)
+	if status >= 500 {
+		server.Logger(c).Error("request failed", slog.String("code", string(detail.Code)), slog.Any("err", err))
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	_ = c.JSON(status, errorBody{Error: detail})
+}
+
+func describe(err error) (int, errorDetail) {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		switch he.Code {
+		case http.StatusNotFound:
+			return he.Code, errorDetail{problem.NotFound, "no such endpoint"}
+		case http.StatusMethodNotAllowed:
+			return he.Code, errorDetail{"method_not_allowed", "method not allowed"}
+		case http.StatusRequestEntityTooLarge:
+			return he.Code, errorDetail{problem.TooLarge, "request body too large"}
+		}
+		if code, ok := echoCodes[he.Code]; ok {
+			return he.Code, errorDetail{code, http.StatusText(he.Code)}
+		}
+		return http.StatusInternalServerError, errorDetail{problem.Internal, "internal error"}
+	}
+	p := problem.From(err)
+	return problem.Status(p.Code), errorDetail{p.Code, p.Message}
+}

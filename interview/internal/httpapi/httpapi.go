@@ -1,0 +1,173 @@
+// Package httpapi is the interview service's HTTP layer: it turns requests
+// into account and interview calls and their errors into the pinned JSON
+// error shape, and nothing else.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/judgeworks/interview/internal/account"
+	"github.com/judgeworks/interview/internal/interviews"
+	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/server"
+)
+
+// CookieName is the session cookie.
+const CookieName = "session"
+
+// BodyLimit bounds JSON request bodies.
+const BodyLimit = "64K"
+
+// Voice names the voice features the page may offer.
+type Voice struct {
+	Transcribe bool `json:"transcribe"`
+	Speech     bool `json:"speech"`
+}
+
+// Deps is what the router needs.
+type Deps struct {
+	Logger         *slog.Logger
+	Accounts       *account.Service
+	Interviews     *interviews.Service
+	Tokens         *auth.Tokens
+	SecureCookies  bool
+	GoogleClientID string
+	Voice          Voice
+	// Ready reports whether the database is reachable.
+	Ready func(context.Context) error
+	// Registry collects the metrics served on /metrics.
+	Registry *prometheus.Registry
+}
+
+// API holds the handlers.
+type API struct {
+	d Deps
+}
+
+// New returns the echo instance with every route of the service but the web
+// client, which the caller mounts last as the fallback.
+func New(d Deps) (*echo.Echo, *API) {
+	a := &API{d: d}
+	e := server.New(d.Logger)
+	e.HTTPErrorHandler = handleError
+	e.Use(metrics(d.Registry))
+
+	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.GET("/readyz", a.readyz)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(d.Registry, promhttp.HandlerOpts{})))
+
+	api := e.Group("/api", middleware.BodyLimit(BodyLimit))
+	api.GET("/config", a.config)
+	api.POST("/auth/register", a.register)
+	api.POST("/auth/login", a.login)
+	api.POST("/auth/logout", a.logout)
+	api.GET("/auth/me", a.me)
+	api.POST("/auth/google", a.google)
+	api.POST("/interview/start", a.start)
+	api.GET("/interview/history", a.history)
+	api.GET("/interview/:id", a.get)
+	api.POST("/interview/answer", a.answer)
+	api.POST("/interview/finish", a.finish)
+	// Unknown API paths answer JSON, never the web client's HTML.
+	api.Any("/*", func(echo.Context) error { return echo.ErrNotFound })
+	return e, a
+}
+
+// UserID returns the signed-in user's id from the session cookie, or an
+// unauthenticated error.
+func (a *API) UserID(c echo.Context) (string, error) {
+	ck, err := c.Cookie(CookieName)
+	if err != nil || ck.Value == "" {
+		return "", problem.New(problem.Unauthenticated, "sign in first")
+	}
+	id, err := a.d.Tokens.Verify(ck.Value)
+	if err != nil {
+		return "", problem.Wrap(err, problem.Unauthenticated, "your session is invalid or expired; sign in again")
+	}
+	return id, nil
+}
+
+func (a *API) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if err := a.d.Ready(ctx); err != nil {
+		return problem.Wrap(err, problem.Unavailable, "database unreachable")
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+func (a *API) config(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{
+		"googleClientId": a.d.GoogleClientID,
+		"voice":          a.d.Voice,
+		"mode":           a.d.Interviews.Mode(),
+	})
+}
+
+// readJSON decodes the request body into v.
+func readJSON(c echo.Context, v any) error {
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return he
+		}
+		return problem.Wrap(err, problem.Invalid, "could not read the request body")
+	}
+	return decodeJSON(body, v)
+}
+
+// decodeJSON decodes a JSON object into v with a message a person can act
+// on. Unknown fields are ignored: clients may send more than we read (the
+// question text, say), and it must not matter.
+func decodeJSON(body []byte, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return problem.New(problem.Invalid, "field %s has the wrong type (want %s)", te.Field, te.Type)
+		}
+		return problem.New(problem.Invalid, "the request body must be a JSON object")
+	}
+	return nil
+}
+
+func metrics(reg *prometheus.Registry) echo.MiddlewareFunc {
+	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "interview_http_requests_total", Help: "HTTP requests by route and status.",
+	}, []string{"method", "route", "status"})
+	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "interview_http_request_duration_seconds", Help: "HTTP request latency by route.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
+	}, []string{"method", "route"})
+	reg.MustRegister(requests, duration)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			if err := next(c); err != nil {
+				c.Error(err)
+			}
+			// The route pattern, not the path: ids would explode the series.
+			route := c.Path()
+			if route == "" {
+				route = "unmatched"
+			}
+			method := c.Request().Method
+			requests.WithLabelValues(method, route, strconv.Itoa(c.Response().Status)).Inc()
+			duration.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
+			return nil
+		}
+	}
+}

@@ -1,0 +1,164 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/report"
+)
+
+type startResponse struct {
+	SessionID string               `json:"sessionId"`
+	Welcome   string               `json:"welcome"`
+	Question  interviewer.Question `json:"question"`
+	Mode      string               `json:"mode"`
+}
+
+type answerRequest struct {
+	SessionID  string `json:"sessionId"`
+	QuestionID string `json:"questionId"`
+	Answer     string `json:"answer"`
+}
+
+type answerResponse struct {
+	Evaluation     interviewer.Evaluation `json:"evaluation"`
+	NextQuestion   *interviewer.Question  `json:"nextQuestion"`
+	IsLastQuestion bool                   `json:"isLastQuestion"`
+}
+
+type finishRequest struct {
+	SessionID string `json:"sessionId"`
+}
+
+// session is GET /api/interview/:id: everything the page needs to resume.
+type session struct {
+	SessionID       string                `json:"sessionId"`
+	ID              string                `json:"_id"`
+	Status          string                `json:"status"`
+	Mode            string                `json:"mode"`
+	CandidateName   string                `json:"candidateName"`
+	Role            string                `json:"role"`
+	Experience      string                `json:"experience"`
+	Difficulty      string                `json:"difficulty"`
+	TotalQuestions  int                   `json:"totalQuestions"`
+	CurrentQuestion *interviewer.Question `json:"currentQuestion"`
+	QuestionNumber  int                   `json:"questionNumber"`
+	QuestionResults []interviewer.Result  `json:"questionResults"`
+	Report          *report.Report        `json:"report"`
+	CreatedAt       time.Time             `json:"createdAt"`
+	CompletedAt     *time.Time            `json:"completedAt"`
+}
+
+type historyItem struct {
+	ID                 string    `json:"_id"`
+	CandidateName      string    `json:"candidateName"`
+	Role               string    `json:"role"`
+	Experience         string    `json:"experience"`
+	Difficulty         string    `json:"difficulty"`
+	TotalQuestions     int       `json:"totalQuestions"`
+	AnsweredQuestions  int       `json:"answeredQuestions"`
+	OverallScore       int       `json:"overallScore"`
+	TechnicalAccuracy  int       `json:"technicalAccuracy"`
+	CommunicationScore int       `json:"communicationScore"`
+	Date               time.Time `json:"date"`
+}
+
+func (a *API) start(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	var setup interviewer.Setup
+	if err := readJSON(c, &setup); err != nil {
+		return err
+	}
+	st, err := a.d.Interviews.Start(c.Request().Context(), uid, setup)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, startResponse{SessionID: st.ID, Welcome: st.Welcome, Question: st.First, Mode: a.d.Interviews.Mode()})
+}
+
+func (a *API) get(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	iv, err := a.d.Interviews.Get(c.Request().Context(), uid, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	s := session{
+		SessionID: iv.ID, ID: iv.ID, Status: iv.Status, Mode: a.d.Interviews.Mode(),
+		CandidateName: iv.Setup.CandidateName, Role: iv.Setup.Role, Experience: iv.Setup.Experience,
+		Difficulty: iv.Setup.Difficulty, TotalQuestions: iv.Setup.TotalQuestions,
+		CurrentQuestion: iv.Current, QuestionResults: iv.Results, Report: iv.Report,
+		CreatedAt: iv.CreatedAt, CompletedAt: iv.CompletedAt,
+	}
+	if iv.Current != nil {
+		s.QuestionNumber = len(iv.Results) + 1
+	}
+	return c.JSON(http.StatusOK, s)
+}
+
+func (a *API) answer(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	var req answerRequest
+	if err := readJSON(c, &req); err != nil {
+		return err
+	}
+	res, err := a.d.Interviews.Answer(c.Request().Context(), uid, req.SessionID, req.QuestionID, req.Answer)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, answerResponse{Evaluation: res.Evaluation, NextQuestion: res.Next, IsLastQuestion: res.Next == nil})
+}
+
+func (a *API) finish(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	var req finishRequest
+	if err := readJSON(c, &req); err != nil {
+		return err
+	}
+	rep, err := a.d.Interviews.Finish(c.Request().Context(), uid, req.SessionID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, rep)
+}
+
+func (a *API) history(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	list, err := a.d.Interviews.History(c.Request().Context(), uid)
+	if err != nil {
+		return err
+	}
+	out := make([]historyItem, 0, len(list))
+	for _, iv := range list {
+		h := historyItem{
+			ID: iv.ID, CandidateName: iv.Setup.CandidateName, Role: iv.Setup.Role, Experience: iv.Setup.Experience,
+			Difficulty: iv.Setup.Difficulty, TotalQuestions: iv.Setup.TotalQuestions, AnsweredQuestions: len(iv.Results),
+		}
+		if iv.Report != nil {
+			h.OverallScore, h.TechnicalAccuracy, h.CommunicationScore = iv.Report.OverallScore, iv.Report.TechnicalAccuracy, iv.Report.CommunicationScore
+		}
+		if iv.CompletedAt != nil {
+			h.Date = *iv.CompletedAt
+		}
+		out = append(out, h)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+

@@ -1,0 +1,91 @@
+// Package problem holds the interview service's one error type. Domain and
+// store code return *Error with a code; the HTTP layer maps the code to a
+// status in one table and writes {"error": {"code", "message"}}.
+package problem
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// Code classifies an error for the client. Values are part of the API.
+type Code string
+
+// Codes, in the style of gRPC status codes.
+const (
+	Invalid         Code = "invalid_argument"
+	Unauthenticated Code = "unauthenticated"
+	NotFound        Code = "not_found"
+	Conflict        Code = "conflict"
+	TooLarge        Code = "payload_too_large"
+	RateLimited     Code = "rate_limited"
+	Upstream        Code = "upstream_failed"
+	NotImplemented  Code = "not_implemented"
+	Unavailable     Code = "unavailable"
+	Internal        Code = "internal"
+)
+
+var statuses = map[Code]int{
+	Invalid:         http.StatusBadRequest,
+	Unauthenticated: http.StatusUnauthorized,
+	NotFound:        http.StatusNotFound,
+	Conflict:        http.StatusConflict,
+	TooLarge:        http.StatusRequestEntityTooLarge,
+	RateLimited:     http.StatusTooManyRequests,
+	Upstream:        http.StatusBadGateway,
+	NotImplemented:  http.StatusNotImplemented,
+	Unavailable:     http.StatusServiceUnavailable,
+	Internal:        http.StatusInternalServerError,
+}
+
+// Status is the HTTP status for code; unknown codes are 500.
+func Status(c Code) int {
+	if s, ok := statuses[c]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// Error is an error meant for the client: Message is shown to users, Err
+// (if any) is the cause, logged but never sent.
+type Error struct {
+	Code    Code
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return string(e.Code) + ": " + e.Message
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New returns an error with code and message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an error with code and message caused by err.
+func Wrap(err error, code Code, message string) *Error {
+	return &Error{Code: code, Message: message, Err: err}
+}
+
+// From returns the *Error in err's chain, or an internal error with a
+// generic message, so a stray error never leaks its text to a client.
+func From(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: Internal, Message: "internal error", Err: err}
+}
+
+// Is reports whether err carries code.
+func Is(err error, code Code) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
