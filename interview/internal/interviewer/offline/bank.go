@@ -1,0 +1,232 @@
+package offline
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+// The bank is one JSON file per role family so that each family can be
+// reviewed (and extended) on its own.
+//
+//go:embed bank/*.json
+var bankFiles embed.FS
+
+// Difficulties in the order the bank files list them.
+var difficulties = []string{"easy", "medium", "hard"}
+
+// point is one thing a good answer covers, with the phrases that count as
+// mentioning it.
+type point struct {
+	Label    string
+	phrases  [][]string // stemmed tokens of each keyword phrase
+	Keywords []string
+}
+
+type question struct {
+	ID         string
+	Text       string
+	Family     string
+	Difficulty string
+	Points     []point
+}
+
+type family struct {
+	ID       string
+	Name     string
+	keywords [][]string // stemmed role keyword phrases
+	// questions by difficulty, in file order.
+	questions map[string][]*question
+}
+
+type bank struct {
+	families []*family // sorted by ID so matching ties resolve the same way every run
+	byID     map[string]*question
+	byText   map[string]*question
+	fallback *family
+}
+
+// fileQuestion is the on-disk shape: a point is written "Label = kw | kw | kw"
+// to keep 240 questions readable in one screenful per difficulty.
+type fileQuestion struct {
+	Q string   `json:"q"`
+	P []string `json:"p"`
+}
+
+type fileFamily struct {
+	ID       string         `json:"id"`
+	Name     string         `json:"name"`
+	Keywords []string       `json:"keywords"`
+	Easy     []fileQuestion `json:"easy"`
+	Medium   []fileQuestion `json:"medium"`
+	Hard     []fileQuestion `json:"hard"`
+}
+
+// fallbackFamily is used when the free-text role names no known family:
+// backend questions are the most general software-engineering ones we have.
+const fallbackFamily = "backend"
+
+func loadBank(fsys fs.FS) (*bank, error) {
+	names, err := fs.Glob(fsys, "bank/*.json")
+	if err != nil {
+		return nil, err
+	}
+	b := &bank{byID: map[string]*question{}, byText: map[string]*question{}}
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		var ff fileFamily
+		dec := json.NewDecoder(strings.NewReader(string(data)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&ff); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		f, err := b.addFamily(ff)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		b.families = append(b.families, f)
+	}
+	sort.Slice(b.families, func(i, j int) bool { return b.families[i].ID < b.families[j].ID })
+	for _, f := range b.families {
+		if f.ID == fallbackFamily {
+			b.fallback = f
+		}
+	}
+	if b.fallback == nil {
+		return nil, fmt.Errorf("bank has no %q family", fallbackFamily)
+	}
+	return b, nil
+}
+
+func (b *bank) addFamily(ff fileFamily) (*family, error) {
+	if ff.ID == "" || ff.Name == "" || len(ff.Keywords) == 0 {
+		return nil, fmt.Errorf("family needs id, name and keywords")
+	}
+	f := &family{ID: ff.ID, Name: ff.Name, questions: map[string][]*question{}}
+	for _, kw := range ff.Keywords {
+		if p := phrase(kw); len(p) > 0 {
+			f.keywords = append(f.keywords, p)
+		}
+	}
+	lists := map[string][]fileQuestion{"easy": ff.Easy, "medium": ff.Medium, "hard": ff.Hard}
+	for _, d := range difficulties {
+		for i, fq := range lists[d] {
+			// IDs come from the position, so new questions go at the end of a
+			// list: interviews in progress keep pointing at the same question.
+			q := &question{
+				ID:         fmt.Sprintf("%s-%s-%02d", ff.ID, d, i+1),
+				Text:       strings.TrimSpace(fq.Q),
+				Family:     ff.ID,
+				Difficulty: d,
+			}
+			if q.Text == "" {
+				return nil, fmt.Errorf("%s: empty question text", q.ID)
+			}
+			for _, raw := range fq.P {
+				pt, err := parsePoint(raw)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", q.ID, err)
+				}
+				q.Points = append(q.Points, pt)
+			}
+			if n := len(q.Points); n < 3 || n > 6 {
+				return nil, fmt.Errorf("%s: %d key points, want 3 to 6", q.ID, n)
+			}
+			if _, dup := b.byID[q.ID]; dup {
+				return nil, fmt.Errorf("duplicate question id %s", q.ID)
+			}
+			b.byID[q.ID] = q
+			b.byText[normText(q.Text)] = q
+			f.questions[d] = append(f.questions[d], q)
+		}
+	}
+	return f, nil
+}
+
+func parsePoint(raw string) (point, error) {
+	label, kws, ok := strings.Cut(raw, " = ")
+	label = strings.TrimSpace(label)
+	if !ok || label == "" {
+		return point{}, fmt.Errorf("key point %q: want \"Label = keyword | keyword\"", raw)
+	}
+	pt := point{Label: label}
+	for kw := range strings.SplitSeq(kws, "|") {
+		kw = strings.TrimSpace(kw)
+		p := phrase(kw)
+		if len(p) == 0 {
+			continue
+		}
+		pt.Keywords = append(pt.Keywords, kw)
+		pt.phrases = append(pt.phrases, p)
+	}
+	if len(pt.phrases) == 0 {
+		return point{}, fmt.Errorf("key point %q has no keywords", label)
+	}
+	return pt, nil
+}
+
+func normText(s string) string {
+	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+}
+
+// resolveFamilies picks the families whose role keywords best match the
+// free-text role. Every family tied at the best score is returned, so
+// "full-stack developer" (a keyword of both backend and frontend) draws from
+// both. No match at all falls back to backend and reports matched false.
+func (b *bank) resolveFamilies(role string) (fams []*family, matched bool) {
+	toks := tokens(role)
+	best := 0
+	var out []*family
+	for _, f := range b.families {
+		score := 0
+		for _, kw := range f.keywords {
+			if containsPhrase(toks, kw) {
+				// Longer phrases are more specific: "data engineer" beats "engineer".
+				score += len(kw)
+			}
+		}
+		switch {
+		case score == 0:
+		case score > best:
+			best, out = score, []*family{f}
+		case score == best:
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return []*family{b.fallback}, false
+	}
+	return out, true
+}
+
+// normDifficulty maps the free-text difficulty to a bank difficulty;
+// anything unrecognised is medium.
+func normDifficulty(s string) string {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "easy", "beginner", "junior", "entry", "entry-level", "basic":
+		return "easy"
+	case "hard", "advanced", "senior", "expert", "difficult":
+		return "hard"
+	default:
+		return "medium"
+	}
+}
+
+// neighbours lists the difficulties to draw from once the chosen one runs
+// out (interviews may have up to 20 questions, a difficulty holds 10).
+func neighbours(d string) []string {
+	switch d {
+	case "easy":
+		return []string{"easy", "medium", "hard"}
+	case "hard":
+		return []string{"hard", "medium", "easy"}
+	default:
+		return []string{"medium", "hard", "easy"}
+	}
+}

@@ -1,0 +1,32 @@
+package offline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/judgeworks/interview/internal/interviewer"
+)
+
+// BenchmarkEvaluate measures scoring one typical (about 70-word) answer.
+func BenchmarkEvaluate(b *testing.B) {
+	iv := New()
+	q := interviewer.Question{ID: "backend-medium-02"}
+	for b.Loop() {
+		if _, err := iv.Evaluate(context.Background(), interviewer.Setup{}, q, goodIdempotency); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEvaluateLong measures a rambling answer of about 5,000 words.
+func BenchmarkEvaluateLong(b *testing.B) {
+	iv := New()
+	q := interviewer.Question{ID: "backend-medium-02"}
+	long := strings.Repeat(goodIdempotency+" ", 70)
+	for b.Loop() {
+		if _, err := iv.Evaluate(context.Background(), interviewer.Setup{}, q, long); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,342 @@
+// Package offline is the interviewer that needs no language model: questions
+// come from a bank written for this project and answers are scored by a
+// rubric whose every point can be explained to the candidate.
+package offline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/judgeworks/interview/internal/interviewer"
+)
+
+// Mode is what Interviewer.Mode reports.
+const Mode = "offline"
+
+// ErrBankExhausted means every question in the bank has been asked.
+var ErrBankExhausted = errors.New("offline: no unasked question left in the bank")
+
+// Interviewer is the offline practice interviewer. It holds only the
+// read-only bank, so it is safe for concurrent use.
+type Interviewer struct {
+	bank *bank
+}
+
+var _ interviewer.Interviewer = (*Interviewer)(nil)
+
+// New loads the embedded question bank. The bank is part of the binary, so
+// a failure here is a build defect and panics.
+func New() *Interviewer {
+	b, err := loadBank(bankFiles)
+	if err != nil {
+		panic(fmt.Sprintf("offline: embedded question bank: %v", err))
+	}
+	return &Interviewer{bank: b}
+}
+
+// Mode reports "offline".
+func (*Interviewer) Mode() string { return Mode }
+
+// Open welcomes the candidate and picks a random first question. The first
+// question is the only random choice: it seeds the order of the rest, so two
+// interviews with the same setup differ while each one stays reproducible.
+func (iv *Interviewer) Open(ctx context.Context, s interviewer.Setup) (interviewer.Opening, error) {
+	if err := ctx.Err(); err != nil {
+		return interviewer.Opening{}, err
+	}
+	fams, matched := iv.bank.resolveFamilies(s.Role)
+	d := normDifficulty(s.Difficulty)
+	pool := poolOf(fams, d)
+	q := pool[rand.IntN(len(pool))]
+	return interviewer.Opening{
+		Welcome:  welcome(s, fams, matched, d),
+		Question: interviewer.Question{ID: q.ID, Text: q.Text},
+	}, nil
+}
+
+func welcome(s interviewer.Setup, fams []*family, matched bool, d string) string {
+	var b strings.Builder
+	if name := strings.TrimSpace(s.CandidateName); name != "" {
+		fmt.Fprintf(&b, "Welcome, %s. ", name)
+	} else {
+		b.WriteString("Welcome. ")
+	}
+	b.WriteString("This is the offline practice mode: no language model is used. Questions come from a built-in bank " +
+		"and each answer is scored by a transparent rubric: the key points it covers, its structure, its specificity and its length. ")
+	names := make([]string, len(fams))
+	for i, f := range fams {
+		names[i] = f.Name
+	}
+	if !matched {
+		fmt.Fprintf(&b, "The role %q does not match a question family in the bank, so the questions are general %s ones. ",
+			truncate(strings.TrimSpace(s.Role), 80), fams[0].Name)
+	}
+	n := s.TotalQuestions
+	noun := "questions"
+	if n == 1 {
+		noun = "question"
+	}
+	fmt.Fprintf(&b, "You will get %d %s %s on %s. ", n, d, noun, strings.Join(names, " and "))
+	b.WriteString("Answer as you would in a real interview: explain your reasoning, give a concrete example and mention trade-offs.")
+	return b.String()
+}
+
+// Evaluate scores answer against the key points of q. q is looked up by id,
+// then by text; a question the bank does not hold (one asked by the language
+// model before a mode switch) is scored against its own longer words.
+func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
+	if err := ctx.Err(); err != nil {
+		return interviewer.Evaluation{}, err
+	}
+	points, known := iv.pointsFor(q)
+	a := assess(points, answer)
+	text, strengths, improvements := a.feedback(len(points))
+	if !known {
+		text += " (This question is not in the practice bank, so coverage is measured against the question's own key terms.)"
+	}
+	return interviewer.Evaluation{
+		Score:             a.Score,
+		TechnicalAccuracy: a.Technical,
+		Communication:     a.Communication,
+		Feedback:          text,
+		Strengths:         nonNil(strengths),
+		Improvements:      nonNil(improvements),
+	}, nil
+}
+
+func (iv *Interviewer) pointsFor(q interviewer.Question) ([]point, bool) {
+	if bq, ok := iv.bank.byID[q.ID]; ok {
+		return bq.Points, true
+	}
+	if bq, ok := iv.bank.byText[normText(q.Text)]; ok {
+		return bq.Points, true
+	}
+	return termPoints(q.Text), false
+}
+
+// termPoints makes one point per distinct longer content word of a question
+// the bank does not know.
+func termPoints(text string) []point {
+	var pts []point
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !('a' <= r && r <= 'z') && !('0' <= r && r <= '9')
+	}) {
+		st := stem(w)
+		if len(w) < 6 || stopwords[w] || seen[st] {
+			continue
+		}
+		seen[st] = true
+		pts = append(pts, point{Label: w, Keywords: []string{w}, phrases: [][]string{{st}}})
+		if len(pts) == 6 {
+			break
+		}
+	}
+	return pts
+}
+
+var stopwords = map[string]bool{
+	"about": true, "between": true, "describe": true, "explain": true, "should": true, "would": true,
+	"which": true, "there": true, "their": true, "these": true, "those": true, "where": true, "while": true,
+	"without": true, "within": true, "because": true, "before": true, "after": true, "could": true,
+	"other": true, "using": true, "through": true, "during": true, "design": true, "approach": true,
+}
+
+// Next returns the first question, in this interview's order, that has not
+// been asked. The order is a shuffle seeded by the setup and the first
+// question, so it depends only on what the service stores.
+func (iv *Interviewer) Next(ctx context.Context, s interviewer.Setup, done []interviewer.Result) (interviewer.Question, error) {
+	if err := ctx.Err(); err != nil {
+		return interviewer.Question{}, err
+	}
+	asked := map[string]bool{}
+	for _, r := range done {
+		asked[r.Question.ID] = true
+		asked[normText(r.Question.Text)] = true
+	}
+	first := ""
+	if len(done) > 0 {
+		first = done[0].Question.ID
+	}
+	for _, q := range iv.order(s, first) {
+		if !asked[q.ID] && !asked[normText(q.Text)] {
+			return interviewer.Question{ID: q.ID, Text: q.Text}, nil
+		}
+	}
+	return interviewer.Question{}, ErrBankExhausted
+}
+
+// order lists every question of the resolved families, the chosen difficulty
+// first, then its neighbours, then the rest of the bank, each group shuffled
+// with a seed derived from the setup and the first question.
+func (iv *Interviewer) order(s interviewer.Setup, first string) []*question {
+	h := fnv.New64a()
+	for _, part := range []string{normText(s.Role), normText(s.Difficulty), normText(s.Experience), normText(s.CandidateName), first} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	seed := h.Sum64()
+	fams, _ := iv.bank.resolveFamilies(s.Role)
+	var out []*question
+	for i, d := range neighbours(normDifficulty(s.Difficulty)) {
+		pool := poolOf(fams, d)
+		r := rand.New(rand.NewPCG(seed, uint64(i)))
+		r.Shuffle(len(pool), func(a, b int) { pool[a], pool[b] = pool[b], pool[a] })
+		out = append(out, pool...)
+	}
+	for _, f := range iv.bank.families {
+		if !slices.Contains(fams, f) {
+			for _, d := range difficulties {
+				out = append(out, f.questions[d]...)
+			}
+		}
+	}
+	return out
+}
+
+// poolOf returns a fresh slice of the questions of fams at difficulty d.
+func poolOf(fams []*family, d string) []*question {
+	var pool []*question
+	for _, f := range fams {
+		pool = append(pool, f.questions[d]...)
+	}
+	return pool
+}
+
+// Summarize writes the report's prose from the missed and covered points of
+// every answer, re-assessed with the same rubric that scored it.
+func (iv *Interviewer) Summarize(ctx context.Context, s interviewer.Setup, results []interviewer.Result) (interviewer.Summary, error) {
+	if err := ctx.Err(); err != nil {
+		return interviewer.Summary{}, err
+	}
+	if len(results) == 0 {
+		return interviewer.Summary{
+			Strengths:       []string{},
+			Weaknesses:      []string{"No questions were answered."},
+			SuggestedTopics: []string{},
+			Feedback:        "No answers were submitted, so there is nothing to assess yet. This report comes from the offline practice mode's rubric, not a language model.",
+		}, nil
+	}
+	type scored struct {
+		q string
+		a assessment
+	}
+	var all []scored
+	missCount := map[string]int{}
+	var missOrder []string
+	covered, totalPoints, examples, tradeoffs, specific, words := 0, 0, 0, 0, 0, 0
+	for _, r := range results {
+		points, _ := iv.pointsFor(r.Question)
+		a := assess(points, r.Answer)
+		all = append(all, scored{q: r.Question.Text, a: a})
+		covered += len(a.Covered)
+		totalPoints += len(points)
+		words += a.Words
+		examples += btoi(a.HasExample)
+		tradeoffs += btoi(a.HasTradeoff)
+		specific += btoi(a.HasNumber || a.Tools > 0)
+		for _, m := range a.Missed {
+			if missCount[m] == 0 {
+				missOrder = append(missOrder, m)
+			}
+			missCount[m]++
+		}
+	}
+	n := len(results)
+	var sum interviewer.Summary
+
+	best := slices.MaxFunc(all, func(x, y scored) int { return x.a.Score - y.a.Score })
+	worst := slices.MinFunc(all, func(x, y scored) int { return x.a.Score - y.a.Score })
+	for _, r := range all {
+		if r.a.Score >= 75 {
+			sum.Strengths = append(sum.Strengths, "Strong answer: "+truncate(r.q, 120))
+		}
+	}
+	sum.Strengths = capList(sum.Strengths, 3)
+	if examples*2 >= n {
+		sum.Strengths = append(sum.Strengths, fmt.Sprintf("Backed answers with concrete examples (%d of %d)", examples, n))
+	}
+	if tradeoffs*2 >= n {
+		sum.Strengths = append(sum.Strengths, fmt.Sprintf("Discussed trade-offs (%d of %d answers)", tradeoffs, n))
+	}
+	if specific*2 >= n {
+		sum.Strengths = append(sum.Strengths, fmt.Sprintf("Specific: named tools or gave numbers (%d of %d answers)", specific, n))
+	}
+	if totalPoints > 0 && covered*10 >= totalPoints*7 {
+		sum.Strengths = append(sum.Strengths, fmt.Sprintf("Broad coverage: %d of %d key points", covered, totalPoints))
+	}
+
+	for _, r := range all {
+		if r.a.Score < 50 {
+			w := "Weak answer: " + truncate(r.q, 120)
+			if len(r.a.Missed) > 0 {
+				w += " (missed: " + strings.Join(capList(r.a.Missed, 3), "; ") + ")"
+			}
+			sum.Weaknesses = append(sum.Weaknesses, w)
+		}
+	}
+	sum.Weaknesses = capList(sum.Weaknesses, 3)
+	if avg := words / n; avg < 40 {
+		sum.Weaknesses = append(sum.Weaknesses, fmt.Sprintf("Answers were short (about %d words on average)", avg))
+	}
+	if examples*2 < n {
+		sum.Weaknesses = append(sum.Weaknesses, fmt.Sprintf("Few concrete examples (%d of %d answers)", examples, n))
+	}
+	if tradeoffs*2 < n {
+		sum.Weaknesses = append(sum.Weaknesses, fmt.Sprintf("Trade-offs rarely discussed (%d of %d answers)", tradeoffs, n))
+	}
+
+	// Most-missed points first; ties keep the order they were first missed.
+	slices.SortStableFunc(missOrder, func(a, b string) int { return missCount[b] - missCount[a] })
+	sum.SuggestedTopics = capList(missOrder, 8)
+
+	var fb strings.Builder
+	fmt.Fprintf(&fb, "Across %d answer", n)
+	if n != 1 {
+		fb.WriteString("s")
+	}
+	fmt.Fprintf(&fb, " you covered %d of %d key points. ", covered, totalPoints)
+	if n > 1 && best.a.Score != worst.a.Score {
+		fmt.Fprintf(&fb, "Your strongest answer was to %q and your weakest to %q. ", truncate(best.q, 100), truncate(worst.q, 100))
+	}
+	if len(sum.SuggestedTopics) > 0 {
+		fmt.Fprintf(&fb, "Review next: %s. ", strings.Join(capList(sum.SuggestedTopics, 3), "; "))
+	} else {
+		fb.WriteString("Every key point was covered; practise the next difficulty level. ")
+	}
+	fb.WriteString("This report comes from the offline practice mode's rubric, not a language model.")
+	sum.Feedback = fb.String()
+	sum.Strengths = nonNil(capList(sum.Strengths, 8))
+	sum.Weaknesses = nonNil(capList(sum.Weaknesses, 8))
+	sum.SuggestedTopics = nonNil(sum.SuggestedTopics)
+	return sum, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// nonNil makes empty lists encode as [] rather than null.
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

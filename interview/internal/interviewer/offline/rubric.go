@@ -1,0 +1,225 @@
+package offline
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Rubric weights. docs/interviewer.md explains each one; change both together.
+const (
+	weightCoverage    = 0.85 // technical accuracy: share of key points covered
+	weightSpecificTA  = 0.15 // technical accuracy: specificity, only once a point is covered
+	fullLengthWords   = 30   // below this, technical accuracy is scaled down (too short to show knowledge)
+	weightStructure   = 0.5  // communication
+	weightLength      = 0.3  // communication
+	weightSpecificCom = 0.2  // communication
+	offTopicCommCap   = 40   // communication cap when no key point is covered
+	weightTechnical   = 0.7  // overall score
+	weightComm        = 0.3  // overall score
+)
+
+var (
+	exampleMarkers = phrases("for example", "for instance", "e.g", "such as", "in my last", "in my previous",
+		"at my last", "at my previous", "in one project", "in a previous", "i once", "we once", "suppose", "imagine", "let's say", "say we")
+	stepMarkers = phrases("first", "firstly", "second", "secondly", "third", "then", "next", "finally", "lastly",
+		"step", "afterwards", "after that", "because", "so that", "therefore", "which means", "as a result", "since")
+	tradeoffMarkers = phrases("trade off", "tradeoff", "trade-off", "however", "but", "downside", "drawback",
+		"on the other hand", "versus", "vs", "pros", "cons", "depends", "whereas", "instead", "at the cost", "risk", "cost")
+	// A short, deliberately incomplete list: naming a real tool, product or
+	// protocol is a sign of hands-on experience, whichever family.
+	toolNames = phrases("postgres", "postgresql", "mysql", "sqlite", "redis", "memcached", "kafka", "rabbitmq", "sqs",
+		"kubernetes", "k8s", "docker", "terraform", "ansible", "helm", "prometheus", "grafana", "datadog", "sentry",
+		"jenkins", "github actions", "gitlab", "git", "linux", "nginx", "envoy", "aws", "gcp", "azure", "s3", "ec2",
+		"react", "vue", "angular", "svelte", "next.js", "webpack", "vite", "typescript", "javascript", "python", "java",
+		"golang", "rust", "kotlin", "swift", "swiftui", "flutter", "spark", "flink", "airflow", "dbt", "snowflake",
+		"bigquery", "redshift", "pandas", "numpy", "pytorch", "tensorflow", "scikit-learn", "sklearn", "xgboost",
+		"mlflow", "jupyter", "mongodb", "cassandra", "dynamodb", "elasticsearch", "graphql", "grpc", "oauth", "jwt",
+		"http", "tcp", "tls", "dns", "sql", "jira", "figma", "amplitude", "mixpanel", "looker", "tableau",
+		"selenium", "playwright", "cypress", "jest", "pytest", "junit", "appium", "espresso", "xcuitest", "k6", "jmeter",
+		"opentelemetry", "istio", "vault", "lighthouse", "xcode", "android studio", "firebase")
+	listItem = regexp.MustCompile(`(?m)^\s*(\d+[.)]|[-*•])\s+\S`)
+)
+
+func phrases(ss ...string) [][]string {
+	out := make([][]string, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, phrase(s))
+	}
+	return out
+}
+
+// countPhrases counts how many distinct phrases of the list occur in toks.
+func countPhrases(toks []string, list [][]string) int {
+	n := 0
+	for _, p := range list {
+		if containsPhrase(toks, p) {
+			n++
+		}
+	}
+	return n
+}
+
+// assessment is every measurement behind one evaluation, kept so the
+// feedback can say exactly why a score is what it is.
+type assessment struct {
+	Covered, Missed []string
+	Words           int
+	Sentences       int
+	HasExample      bool
+	StepMarkers     int
+	HasNumber       bool
+	Tools           int
+	HasTradeoff     bool
+
+	Coverage, Structure, Specificity, LengthFit float64
+
+	Technical, Communication, Score int
+}
+
+// assess scores answer against the key points.
+func assess(points []point, answer string) assessment {
+	toks := tokens(answer)
+	var a assessment
+	for _, p := range points {
+		hit := slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(toks, kw) })
+		if hit {
+			a.Covered = append(a.Covered, p.Label)
+		} else {
+			a.Missed = append(a.Missed, p.Label)
+		}
+	}
+	a.Words = len(strings.Fields(answer))
+	a.Sentences = sentences(answer)
+	a.HasExample = countPhrases(toks, exampleMarkers) > 0
+	a.StepMarkers = countPhrases(toks, stepMarkers) + len(listItem.FindAllStringIndex(answer, -1))
+	a.HasNumber = slices.ContainsFunc(toks, func(t string) bool { return strings.ContainsAny(t, "0123456789") })
+	a.Tools = countPhrases(toks, toolNames)
+	a.HasTradeoff = countPhrases(toks, tradeoffMarkers) > 0
+
+	if len(points) > 0 {
+		a.Coverage = float64(len(a.Covered)) / float64(len(points))
+	}
+	a.Specificity = 0.35*b2f(a.HasNumber) + 0.35*math.Min(1, float64(a.Tools)/2) + 0.3*b2f(a.HasTradeoff)
+	a.Structure = 0.4*sentenceScore(a.Sentences) + 0.3*b2f(a.HasExample) + 0.3*math.Min(1, float64(a.StepMarkers)/2)
+	a.LengthFit = lengthFit(a.Words)
+
+	// Square root: a correct one-liner keeps some credit, three keywords do not pass for an answer.
+	brevity := math.Sqrt(math.Min(1, float64(a.Words)/fullLengthWords))
+	specific := 0.0
+	if len(a.Covered) > 0 {
+		// Specifics about the wrong subject are not technical accuracy.
+		specific = a.Specificity
+	}
+	a.Technical = pct(brevity * (weightCoverage*a.Coverage + weightSpecificTA*specific))
+	a.Communication = pct(weightStructure*a.Structure + weightLength*a.LengthFit + weightSpecificCom*a.Specificity)
+	if len(a.Covered) == 0 && a.Communication > offTopicCommCap {
+		a.Communication = offTopicCommCap
+	}
+	a.Score = int(math.Round(weightTechnical*float64(a.Technical) + weightComm*float64(a.Communication)))
+	return a
+}
+
+func sentenceScore(n int) float64 {
+	switch {
+	case n <= 0:
+		return 0
+	case n == 1:
+		return 0.4
+	case n == 2:
+		return 0.7
+	default:
+		return 1
+	}
+}
+
+// lengthFit rewards answers of roughly 40–250 words: shorter ones cannot
+// explain much, much longer ones lose the listener.
+func lengthFit(words int) float64 {
+	switch {
+	case words < 40:
+		return float64(words) / 40
+	case words <= 250:
+		return 1
+	case words <= 450:
+		return 1 - 0.5*float64(words-250)/200
+	default:
+		return 0.5
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func pct(x float64) int {
+	return int(math.Round(100 * math.Max(0, math.Min(1, x))))
+}
+
+// feedback turns an assessment into the prose and lists the candidate sees.
+func (a assessment) feedback(total int) (text string, strengths, improvements []string) {
+	var b strings.Builder
+	switch {
+	case a.Words == 0:
+		b.WriteString("No answer was given. ")
+	case len(a.Covered) == 0:
+		fmt.Fprintf(&b, "The answer covers none of the %d key points. ", total)
+	default:
+		fmt.Fprintf(&b, "Covered %d of %d key points: %s. ", len(a.Covered), total, strings.Join(a.Covered, "; "))
+	}
+	if len(a.Missed) > 0 && a.Words > 0 {
+		fmt.Fprintf(&b, "Missed: %s. ", strings.Join(a.Missed, "; "))
+	}
+	for _, c := range a.Covered {
+		strengths = append(strengths, "Covered: "+c)
+	}
+	for _, m := range a.Missed {
+		improvements = append(improvements, "Cover: "+m)
+	}
+	if a.Words == 0 {
+		return strings.TrimSpace(b.String()), strengths, improvements
+	}
+	switch {
+	case a.Words < 15:
+		b.WriteString("The answer is very short; explain your reasoning in a few full sentences. ")
+		improvements = append(improvements, "Answer in a few full sentences, not a phrase")
+	case a.Words < 40:
+		b.WriteString("The answer is brief; 60 to 200 words leaves room for reasoning and an example. ")
+	case a.Words > 250:
+		fmt.Fprintf(&b, "At %d words the answer is long; lead with the main point and cut repetition. ", a.Words)
+		improvements = append(improvements, "Tighten the answer: main point first, then details")
+	}
+	if a.HasExample {
+		strengths = append(strengths, "Gave a concrete example")
+	} else {
+		b.WriteString("No concrete example was given. ")
+		improvements = append(improvements, "Illustrate with a concrete example from experience")
+	}
+	if a.StepMarkers >= 2 {
+		strengths = append(strengths, "Explained the reasoning in clear steps")
+	}
+	if a.HasNumber || a.Tools > 0 {
+		strengths = append(strengths, "Specific: named tools or gave numbers")
+	} else {
+		improvements = append(improvements, "Name the tools you would use and give numbers where they matter")
+	}
+	if a.HasTradeoff {
+		strengths = append(strengths, "Discussed trade-offs")
+	} else {
+		b.WriteString("Trade-offs were not discussed. ")
+		improvements = append(improvements, "Discuss trade-offs and when you would choose differently")
+	}
+	return strings.TrimSpace(b.String()), capList(strengths, 8), capList(improvements, 8)
+}
+
+func capList(l []string, n int) []string {
+	if len(l) > n {
+		return l[:n]
+	}
+	return l
+}
