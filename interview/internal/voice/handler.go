@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -27,6 +27,13 @@ type Handler struct {
 // NewHandler returns the HTTP side of svc.
 func NewHandler(svc *Service, userID func(echo.Context) (string, error)) *Handler {
 	return &Handler{svc: svc, userID: userID}
+}
+
+// Register mounts the two routes on e. They stay outside the API group's
+// 64 KB body limit: uploads are bounded here, at 25 MB, while reading.
+func (h *Handler) Register(e *echo.Echo) {
+	e.POST("/api/voice/transcribe", h.Transcribe)
+	e.POST("/api/voice/speech", h.Speech)
 }
 
 // Transcribe handles POST /api/voice/transcribe: a multipart body with
@@ -45,7 +52,7 @@ func (h *Handler) Transcribe(c echo.Context) error {
 	}
 	container, ok := Sniff(audio)
 	if !ok {
-		return invalid(http.StatusUnsupportedMediaType, "unsupported_media_type",
+		return problem.New(problem.Unsupported,
 			"the file is not audio this server accepts (webm, ogg, wav, mp4/m4a, mp3, flac)")
 	}
 	text, err := h.svc.Transcribe(c.Request().Context(), user, audio, container)
@@ -60,15 +67,14 @@ func (h *Handler) Transcribe(c echo.Context) error {
 // file part at MaxUpload+1 bytes, so nothing beyond the limit is ever held
 // and a 26 MB upload is cut off at 25 MB.
 func readUpload(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooLarge := invalid(http.StatusRequestEntityTooLarge, "payload_too_large",
-		fmt.Sprintf("the audio file is larger than %d MB", MaxUpload>>20))
+	tooLarge := problem.New(problem.TooLarge, "the audio file is larger than %d MB", MaxUpload>>20)
 	if r.ContentLength > MaxUpload+multipartSlack {
 		return nil, tooLarge
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxUpload+multipartSlack)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, invalid(http.StatusBadRequest, "invalid_argument", "send the audio as multipart/form-data with one file part")
+		return nil, problem.New(problem.Invalid, "send the audio as multipart/form-data with one file part")
 	}
 	var audio []byte
 	seen := false
@@ -81,14 +87,14 @@ func readUpload(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 			if isMaxBytes(err) {
 				return nil, tooLarge
 			}
-			return nil, invalid(http.StatusBadRequest, "invalid_argument", "the multipart body is malformed")
+			return nil, problem.New(problem.Invalid, "the multipart body is malformed")
 		}
 		if part.FileName() == "" {
-			return nil, invalid(http.StatusBadRequest, "invalid_argument",
-				fmt.Sprintf("unexpected form field %q: send only the audio file", truncate(part.FormName(), 40)))
+			return nil, problem.New(problem.Invalid,
+				"unexpected form field %q: send only the audio file", truncate(part.FormName(), 40))
 		}
 		if seen {
-			return nil, invalid(http.StatusBadRequest, "invalid_argument", "send exactly one audio file, not several")
+			return nil, problem.New(problem.Invalid, "send exactly one audio file, not several")
 		}
 		seen = true
 		audio, err = readPart(part)
@@ -96,14 +102,14 @@ func readUpload(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 			if isMaxBytes(err) || errors.Is(err, errPartTooLarge) {
 				return nil, tooLarge
 			}
-			return nil, invalid(http.StatusBadRequest, "invalid_argument", "the multipart body is malformed")
+			return nil, problem.New(problem.Invalid, "the multipart body is malformed")
 		}
 	}
 	if !seen {
-		return nil, invalid(http.StatusBadRequest, "invalid_argument", "no audio file in the request")
+		return nil, problem.New(problem.Invalid, "no audio file in the request")
 	}
 	if len(audio) == 0 {
-		return nil, invalid(http.StatusBadRequest, "invalid_argument", "the audio file is empty")
+		return nil, problem.New(problem.Invalid, "the audio file is empty")
 	}
 	return audio, nil
 }
@@ -158,25 +164,25 @@ func readSpeechRequest(body io.Reader) (string, error) {
 	}
 	dec := json.NewDecoder(io.LimitReader(body, maxSpeechBody+1))
 	if err := dec.Decode(&req); err != nil {
-		return "", invalid(http.StatusBadRequest, "invalid_argument", `send JSON {"text": "..."}`)
+		return "", problem.New(problem.Invalid, `send JSON {"text": "..."}`)
 	}
 	if dec.More() {
-		return "", invalid(http.StatusBadRequest, "invalid_argument", `send one JSON object {"text": "..."}`)
+		return "", problem.New(problem.Invalid, `send one JSON object {"text": "..."}`)
 	}
 	if req.Text == nil {
-		return "", invalid(http.StatusBadRequest, "invalid_argument", "text is required")
+		return "", problem.New(problem.Invalid, "text is required")
 	}
 	text := strings.TrimSpace(*req.Text)
 	if !utf8.ValidString(text) {
-		return "", invalid(http.StatusBadRequest, "invalid_argument", "text is not valid UTF-8")
+		return "", problem.New(problem.Invalid, "text is not valid UTF-8")
 	}
 	n := utf8.RuneCountInString(text)
 	if n == 0 {
-		return "", invalid(http.StatusBadRequest, "invalid_argument", "text is empty")
+		return "", problem.New(problem.Invalid, "text is empty")
 	}
 	if n > MaxSpeechChars {
-		return "", invalid(http.StatusBadRequest, "invalid_argument",
-			fmt.Sprintf("text has %d characters; at most %d are spoken per request", n, MaxSpeechChars))
+		return "", problem.New(problem.Invalid,
+			"text has %d characters; at most %d are spoken per request", n, MaxSpeechChars)
 	}
 	return text, nil
 }
@@ -191,18 +197,12 @@ func (h *Handler) fail(c echo.Context, err error) error {
 	}
 	switch e.Kind {
 	case KindDisabled:
-		return invalid(http.StatusNotImplemented, "not_implemented", e.Message)
+		return problem.Wrap(err, problem.NotImplemented, e.Message)
 	case KindRateLimited, KindAllowanceSpent:
 		c.Response().Header().Set("Retry-After", RetryAfterSeconds(e.RetryAfter))
-		return invalid(http.StatusTooManyRequests, "rate_limited", e.Message)
+		return problem.Wrap(err, problem.RateLimited, e.Message)
 	case KindTermsRequired:
-		return invalid(http.StatusServiceUnavailable, "model_terms_required", e.Message)
+		return problem.Wrap(err, problem.Unavailable, e.Message)
 	}
-	return invalid(http.StatusBadGateway, "upstream_error", e.Message)
-}
-
-// invalid builds the HTTP error the service's error handler renders.
-func invalid(status int, code, message string) error {
-	_ = code
-	return echo.NewHTTPError(status, message)
+	return problem.Wrap(err, problem.Upstream, e.Message)
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/wav"
 )
 
@@ -138,19 +139,40 @@ type testEnv struct {
 
 func newEnv(t *testing.T, cfg Config) *testEnv {
 	t.Helper()
+	mem := &memAllowance{}
+	env := newEnvWith(t, cfg, mem, testUser)
+	env.allowance = mem
+	return env
+}
+
+func newEnvWith(t *testing.T, cfg Config, allowance Allowance, user string) *testEnv {
+	t.Helper()
 	if cfg.DailySpeechChars == 0 {
 		cfg.DailySpeechChars = DefaultDailySpeechChars
 	}
 	if cfg.DailyTranscribeBytes == 0 {
 		cfg.DailyTranscribeBytes = 100 << 20
 	}
-	env := &testEnv{allowance: &memAllowance{}}
-	env.svc = New(cfg, env.allowance, nil)
-	h := NewHandler(env.svc, func(echo.Context) (string, error) { return testUser, nil })
+	env := &testEnv{svc: New(cfg, allowance, nil)}
+	h := NewHandler(env.svc, func(echo.Context) (string, error) { return user, nil })
 	env.e = echo.New()
-	env.e.POST("/api/voice/transcribe", h.Transcribe)
-	env.e.POST("/api/voice/speech", h.Speech)
+	// The service's error handler writes this shape from problem errors;
+	// here it shows what the voice handlers hand it.
+	env.e.HTTPErrorHandler = func(err error, c echo.Context) {
+		p := problem.From(err)
+		_ = c.JSON(problem.Status(p.Code), map[string]any{"error": map[string]any{"code": p.Code, "message": p.Message}})
+	}
+	h.Register(env.e)
 	return env
+}
+
+func mustEspeak(t *testing.T, text string) []byte {
+	t.Helper()
+	b, err := exec.Command("espeak-ng", "--stdout", text).Output()
+	if err != nil {
+		t.Fatalf("espeak-ng (make deps installs it): %v", err)
+	}
+	return b
 }
 
 func remoteConfig(f *fakeProvider) Config {
@@ -214,6 +236,27 @@ func (env *testEnv) speak(text any) *httptest.ResponseRecorder {
 	return env.do(req)
 }
 
+// errorCode reads {"error": {"code"}} and fails the test if the body has
+// another shape.
+func errorCode(t *testing.T, rec *httptest.ResponseRecorder) problem.Code {
+	t.Helper()
+	var body struct {
+		Error struct {
+			Code    problem.Code `json:"code"`
+			Message string       `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Error.Code == "" || body.Error.Message == "" {
+		t.Fatalf("error body %s is not {\"error\": {\"code\", \"message\"}}", rec.Body)
+	}
+	return body.Error.Code
+}
+
+var statusCodes = map[int]problem.Code{
+	400: problem.Invalid, 413: problem.TooLarge, 415: problem.Unsupported, 429: problem.RateLimited,
+	501: problem.NotImplemented, 502: problem.Upstream, 503: problem.Unavailable,
+}
+
 func okTranscription(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = io.WriteString(w, `{"text":"  I would start with the requirements.  "}`)
@@ -255,6 +298,9 @@ func TestTranscribeRefusesBadForms(t *testing.T) {
 			rec := env.upload(t, tt.parts...)
 			if rec.Code != tt.status || !strings.Contains(rec.Body.String(), tt.msg) {
 				t.Fatalf("status %d body %s; want %d containing %q", rec.Code, rec.Body, tt.status, tt.msg)
+			}
+			if code := errorCode(t, rec); code != statusCodes[tt.status] {
+				t.Fatalf("code %q for status %d", code, tt.status)
 			}
 		})
 	}
@@ -367,7 +413,7 @@ func TestTranscribeRefusesOversizeWhileReading(t *testing.T) {
 		req.ContentLength = -1
 		req.Header.Set("Content-Type", "multipart/form-data; boundary=b0undary")
 		rec := env.do(req)
-		if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "25 MB") {
+		if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "25 MB") || errorCode(t, rec) != problem.TooLarge {
 			t.Fatalf("status %d body %s", rec.Code, rec.Body)
 		}
 		// Read up to the limit, plus at most the reader's buffer: never the
@@ -469,6 +515,9 @@ func TestProviderFailures(t *testing.T) {
 				if rec.Code != tt.status || !strings.Contains(rec.Body.String(), tt.msg) {
 					t.Fatalf("status %d body %s; want %d containing %q", rec.Code, rec.Body, tt.status, tt.msg)
 				}
+				if code := errorCode(t, rec); code != statusCodes[tt.status] {
+					t.Fatalf("code %q for status %d", code, tt.status)
+				}
 				if got := rec.Header().Get("Retry-After"); got != tt.retryAfter {
 					t.Fatalf("Retry-After %q, want %q", got, tt.retryAfter)
 				}
@@ -489,10 +538,7 @@ func TestProviderFailures(t *testing.T) {
 }
 
 func TestSpeechRemote(t *testing.T) {
-	streamed, err := exec.Command("espeak-ng", "--stdout", "Why Go?").Output()
-	if err != nil {
-		t.Fatalf("espeak-ng (make deps installs it): %v", err)
-	}
+	streamed := mustEspeak(t, "Why Go?")
 	var reply []byte
 	f := newFakeProvider(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "audio/wav")
