@@ -19,6 +19,7 @@ const (
 	NotFound        Code = "not_found"
 	Conflict        Code = "conflict"
 	TooLarge        Code = "payload_too_large"
+	Unsupported     Code = "unsupported_media_type"
 	RateLimited     Code = "rate_limited"
 	Upstream        Code = "upstream_failed"
 	NotImplemented  Code = "not_implemented"
@@ -32,6 +33,7 @@ var statuses = map[Code]int{
 	NotFound:        http.StatusNotFound,
 	Conflict:        http.StatusConflict,
 	TooLarge:        http.StatusRequestEntityTooLarge,
+	Unsupported:     http.StatusUnsupportedMediaType,
 	RateLimited:     http.StatusTooManyRequests,
 	Upstream:        http.StatusBadGateway,
 	NotImplemented:  http.StatusNotImplemented,
