@@ -25,6 +25,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/interview/web"
 	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/server"
@@ -67,9 +68,17 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	iv := pickInterviewer(cfg, logger)
 	logger.Info("interviewer", "mode", iv.Mode())
 
+	vcfg, err := voice.LoadConfig(os.Getenv)
+	if err != nil {
+		return err
+	}
+	vsvc := voice.New(vcfg, voice.NewUsage(pool), nil)
+	logger.Info("voice", "mode", vsvc.Describe())
+	transcribe, speech := vsvc.Features()
+
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	e, _ := httpapi.New(httpapi.Deps{
+	e, api := httpapi.New(httpapi.Deps{
 		Logger:         logger,
 		Accounts:       account.NewService(store, verifier),
 		Interviews:     interviews.NewService(store, iv, nil),
@@ -78,7 +87,9 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		GoogleClientID: cfg.GoogleClientID,
 		Ready:          pool.Ping,
 		Registry:       reg,
+		Voice:          httpapi.Voice{Transcribe: transcribe, Speech: speech},
 	})
+	voice.NewHandler(vsvc, api.UserID).Register(e)
 	web.Register(e)
 	return server.Run(ctx, e, cfg.Addr, logger)
 }
