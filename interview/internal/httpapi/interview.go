@@ -161,4 +161,3 @@ func (a *API) history(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, out)
 }
-

@@ -1,0 +1,264 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/judgeworks/interview/internal/account"
+	"github.com/judgeworks/interview/internal/httpapi"
+	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviews"
+	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+var testSecret = []byte("test-secret-test-secret-test-secret!")
+
+// clock is the injected time source for claim expiry.
+type clock struct{ ns atomic.Int64 }
+
+func newClock() *clock {
+	c := &clock{}
+	c.ns.Store(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// fakeInterviewer is an instant interviewer that counts calls. Hooks, when
+// set, run inside the call so tests can hold an evaluation or a summary
+// open at a chosen moment.
+type fakeInterviewer struct {
+	opens, evals, nexts, summaries atomic.Int32
+
+	mu         sync.Mutex
+	onEvaluate func(n int32, q interviewer.Question, answer string) error
+	onSummary  func(n int32) error
+	evaluated  []interviewer.Question
+}
+
+func (f *fakeInterviewer) Mode() string { return "fake" }
+
+func (f *fakeInterviewer) Open(ctx context.Context, s interviewer.Setup) (interviewer.Opening, error) {
+	f.opens.Add(1)
+	return interviewer.Opening{Welcome: "Welcome, " + s.CandidateName, Question: question(1)}, nil
+}
+
+func question(n int) interviewer.Question {
+	return interviewer.Question{ID: fmt.Sprintf("q%d", n), Text: fmt.Sprintf("Stored question %d?", n)}
+}
+
+func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
+	n := f.evals.Add(1)
+	f.mu.Lock()
+	f.evaluated = append(f.evaluated, q)
+	hook := f.onEvaluate
+	f.mu.Unlock()
+	if hook != nil {
+		if err := hook(n, q, answer); err != nil {
+			return interviewer.Evaluation{}, err
+		}
+	}
+	// Scores derived from the answer length so averages are checkable.
+	score := min(len(answer), 100)
+	return interviewer.Evaluation{Score: score, TechnicalAccuracy: score / 2, Communication: 90, Feedback: "ok",
+		Strengths: []string{"clear"}, Improvements: []string{"depth"}}, nil
+}
+
+func (f *fakeInterviewer) Next(ctx context.Context, s interviewer.Setup, done []interviewer.Result) (interviewer.Question, error) {
+	f.nexts.Add(1)
+	return question(len(done) + 1), nil
+}
+
+func (f *fakeInterviewer) Summarize(ctx context.Context, s interviewer.Setup, results []interviewer.Result) (interviewer.Summary, error) {
+	n := f.summaries.Add(1)
+	f.mu.Lock()
+	hook := f.onSummary
+	f.mu.Unlock()
+	if hook != nil {
+		if err := hook(n); err != nil {
+			return interviewer.Summary{}, err
+		}
+	}
+	return interviewer.Summary{Strengths: []string{"s"}, Weaknesses: []string{"w"}, SuggestedTopics: []string{"t"},
+		Feedback: fmt.Sprintf("summary of %d answers", len(results))}, nil
+}
+
+type env struct {
+	t     *testing.T
+	srv   *httptest.Server
+	pool  *pgxpool.Pool
+	store *postgres.Store
+	clock *clock
+	iv    *fakeInterviewer
+}
+
+type envOption func(*httpapi.Deps)
+
+func newEnv(t *testing.T, opts ...envOption) *env {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := postgres.Open(ctx, pgtest.NewDatabase(t), 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if err := postgres.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.NewStore(pool)
+	clk := newClock()
+	iv := &fakeInterviewer{}
+	tokens, err := auth.NewTokens(testSecret, "interview", time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := httpapi.Deps{
+		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Accounts:   account.NewService(store, nil),
+		Interviews: interviews.NewService(store, iv, clk.Now),
+		Tokens:     tokens,
+		Ready:      pool.Ping,
+		Registry:   prometheus.NewRegistry(),
+	}
+	for _, o := range opts {
+		o(&d)
+	}
+	e, _ := httpapi.New(d)
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return &env{t: t, srv: srv, pool: pool, store: store, clock: clk, iv: iv}
+}
+
+// client is one browser: its own cookie jar.
+type client struct {
+	e    *env
+	http *http.Client
+}
+
+func (e *env) client() *client {
+	jar, _ := cookiejar.New(nil)
+	return &client{e: e, http: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (r response) json(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("body %q: %v", r.body, err)
+	}
+}
+
+// errCode returns the code of a pinned error body, failing on another shape.
+func (r response) errCode(t *testing.T) string {
+	t.Helper()
+	var b struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	r.json(t, &b)
+	if b.Error.Code == "" || b.Error.Message == "" {
+		t.Fatalf("error body %s lacks code or message", r.body)
+	}
+	return b.Error.Code
+}
+
+func (c *client) do(method, path string, body any) response {
+	c.e.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewReader([]byte(b))
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			c.e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, c.e.srv.URL+path, rd)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		c.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return response{status: resp.StatusCode, header: resp.Header, body: raw}
+}
+
+// must fails the test unless r has status want.
+func must(t *testing.T, r response, want int) response {
+	t.Helper()
+	if r.status != want {
+		t.Fatalf("status %d, want %d; body %s", r.status, want, r.body)
+	}
+	return r
+}
+
+var userSeq atomic.Int32
+
+// signUp registers a fresh user on a new client.
+func (e *env) signUp() *client {
+	e.t.Helper()
+	c := e.client()
+	n := userSeq.Add(1)
+	must(e.t, c.do("POST", "/api/auth/register", map[string]string{
+		"fullName": fmt.Sprintf("User %d", n), "email": fmt.Sprintf("user%d@example.com", n), "password": "long enough password",
+	}), http.StatusCreated)
+	return c
+}
+
+type started struct {
+	SessionID string               `json:"sessionId"`
+	Welcome   string               `json:"welcome"`
+	Question  interviewer.Question `json:"question"`
+	Mode      string               `json:"mode"`
+}
+
+func (c *client) start(total int) started {
+	c.e.t.Helper()
+	var s started
+	must(c.e.t, c.do("POST", "/api/interview/start", map[string]any{
+		"candidateName": "Ada", "role": "Backend engineer", "experience": "5 years", "difficulty": "medium", "totalQuestions": total,
+	}), http.StatusCreated).json(c.e.t, &s)
+	return s
+}
+
+func (c *client) answer(sessionID, questionID, text string) response {
+	return c.do("POST", "/api/interview/answer", map[string]string{"sessionId": sessionID, "questionId": questionID, "answer": text})
+}
+
+var errModel = errors.New("model unavailable")
