@@ -1,0 +1,775 @@
+package systemone
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/judgeworks/shared/calibrate"
+	"github.com/judgeworks/shared/llm"
+)
+
+// Adapter answers System One requests with an OpenAI-compatible chat model,
+// on the caller's side of the wire: the judge serves it, and any Go program
+// can use it in place of the HTTP Client. See docs/adapter.md.
+type Adapter struct {
+	cfg    adapterConfig
+	client openai.Client
+	limit  *limiter
+	// readouts remembers, per model, that the provider gave no logprobs,
+	// so auto mode stops asking for them.
+	readouts sync.Map // model name → readout
+}
+
+var _ Backend = (*Adapter)(nil)
+
+// AnswerMode says what an answer's probabilities are.
+type AnswerMode string
+
+const (
+	// AnswerProbabilities keeps the model's (calibrated) distribution.
+	AnswerProbabilities AnswerMode = "probabilities"
+	// AnswerDiscrete puts all mass on the most probable outcome (one-hot),
+	// for callers that want a plain decision.
+	AnswerDiscrete AnswerMode = "discrete"
+)
+
+// ReadoutMode says how probabilities are read from the model.
+type ReadoutMode string
+
+const (
+	// ReadoutAuto uses logprobs and falls back to probabilities, for good,
+	// for a model whose provider returns no logprobs.
+	ReadoutAuto ReadoutMode = "auto"
+	// ReadoutLogprobs reads the top logprobs of a one-token label answer.
+	ReadoutLogprobs ReadoutMode = "logprobs"
+	// ReadoutProbabilities asks for a JSON object of one number per label.
+	ReadoutProbabilities ReadoutMode = "probabilities"
+)
+
+// Defaults of the adapter's settings.
+const (
+	DefaultMalformedRetries = 2
+	// DefaultUpstreamConcurrency lets a 100-question request run in one
+	// round trip with room for a second request beside it.
+	DefaultUpstreamConcurrency = 256
+	DefaultUpstreamQueue       = 4096
+	DefaultRequestTimeout      = 60 * time.Second
+	DefaultFaultRetries        = 4
+	UpstreamBackoffBase        = 200 * time.Millisecond
+	UpstreamBackoffMax         = 5 * time.Second
+	// DefaultOverloadRetryAfter is the Retry-After of a 529 when the
+	// provider named no wait of its own.
+	DefaultOverloadRetryAfter = 2 * time.Second
+)
+
+// Error types of the adapter's errors (the status is 502 or 529).
+const (
+	TypeOverloaded            = "overloaded"
+	TypeUpstreamMisconfigured = "upstream_misconfigured"
+	TypeUpstreamInvalidOutput = "upstream_invalid_output"
+)
+
+type adapterConfig struct {
+	llm              llm.Settings
+	structured       bool
+	answerMode       AnswerMode
+	normalize        bool
+	malformedRetries int
+	readout          ReadoutMode
+	concurrency      int
+	queue            int
+	rotations        int
+	calibration      calibrate.File
+	requestTimeout   time.Duration
+	faultRetries     int
+	backoffBase      time.Duration
+	backoffMax       time.Duration
+	clientOptions    []option.RequestOption
+	logger           *slog.Logger
+}
+
+// AdapterOption configures NewAdapter.
+type AdapterOption func(*adapterConfig)
+
+// WithProvider sets the OpenAI-compatible endpoint (base URL including
+// /v1), key and model: LLM_BASE_URL, LLM_API_KEY and LLM_MODEL.
+func WithProvider(baseURL, apiKey, model string) AdapterOption {
+	return func(c *adapterConfig) {
+		c.llm.BaseURL, c.llm.APIKey, c.llm.Model = baseURL, apiKey, model
+	}
+}
+
+// WithLLMSettings sets the provider from settings read by llm.FromEnv.
+func WithLLMSettings(s llm.Settings) AdapterOption {
+	return func(c *adapterConfig) { c.llm = s }
+}
+
+// WithStructuredOutputs turns the strict JSON schema of the probabilities
+// readout on (the default) or off, for providers without structured
+// outputs; off, the reply is still parsed as strictly.
+func WithStructuredOutputs(on bool) AdapterOption {
+	return func(c *adapterConfig) { c.structured = on }
+}
+
+// WithAnswerMode chooses probabilities (the default) or discrete one-hot answers.
+func WithAnswerMode(m AnswerMode) AdapterOption {
+	return func(c *adapterConfig) { c.answerMode = m }
+}
+
+// WithNormalize says whether a probabilities reply that does not sum to 1
+// is scaled (the default) or treated as malformed and retried.
+func WithNormalize(on bool) AdapterOption {
+	return func(c *adapterConfig) { c.normalize = on }
+}
+
+// WithMalformedRetries sets how many corrective retries a reply that
+// breaks the format gets before the request fails (default 2).
+func WithMalformedRetries(n int) AdapterOption {
+	return func(c *adapterConfig) { c.malformedRetries = max(n, 0) }
+}
+
+// WithReadout chooses auto (the default), logprobs or probabilities.
+func WithReadout(m ReadoutMode) AdapterOption {
+	return func(c *adapterConfig) { c.readout = m }
+}
+
+// WithUpstreamConcurrency sets the most chat calls in flight across all
+// requests and how many more may wait before new work is refused with 529.
+func WithUpstreamConcurrency(limit, queue int) AdapterOption {
+	return func(c *adapterConfig) { c.concurrency, c.queue = max(limit, 1), max(queue, 0) }
+}
+
+// WithRotations evaluates choice and score questions under k rotations of
+// the option order and averages them, against position bias; it costs k
+// times the calls. k ≤ 1 turns it off (the default).
+func WithRotations(k int) AdapterOption {
+	return func(c *adapterConfig) { c.rotations = max(k, 1) }
+}
+
+// WithCalibration applies the temperatures of f to the configured model's answers.
+func WithCalibration(f calibrate.File) AdapterOption {
+	return func(c *adapterConfig) { c.calibration = f }
+}
+
+// WithUpstreamTimeouts sets the deadline of one chat call and the
+// deadline of a request whose context has none.
+func WithUpstreamTimeouts(call, request time.Duration) AdapterOption {
+	return func(c *adapterConfig) { c.llm.CallTimeout, c.requestTimeout = call, request }
+}
+
+// WithUpstreamRetries sets how often a call is retried after a provider
+// 429, 5xx or timeout, and the base and cap of the jittered exponential
+// backoff between tries. Retries stop earlier when the request's deadline
+// would pass during the wait.
+func WithUpstreamRetries(n int, base, maxWait time.Duration) AdapterOption {
+	return func(c *adapterConfig) { c.faultRetries, c.backoffBase, c.backoffMax = max(n, 0), base, maxWait }
+}
+
+// WithUpstreamOptions adds openai-go request options (middleware, an HTTP
+// client, headers some gateways need).
+func WithUpstreamOptions(opts ...option.RequestOption) AdapterOption {
+	return func(c *adapterConfig) { c.clientOptions = append(c.clientOptions, opts...) }
+}
+
+// WithAdapterLogger sets where retries and fallbacks are logged.
+func WithAdapterLogger(l *slog.Logger) AdapterOption {
+	return func(c *adapterConfig) { c.logger = l }
+}
+
+// NewAdapter returns an adapter for the configured provider. It fails when
+// a setting is missing or malformed, naming the setting.
+func NewAdapter(opts ...AdapterOption) (*Adapter, error) {
+	cfg := adapterConfig{
+		structured:       true,
+		answerMode:       AnswerProbabilities,
+		normalize:        true,
+		malformedRetries: DefaultMalformedRetries,
+		readout:          ReadoutAuto,
+		concurrency:      DefaultUpstreamConcurrency,
+		queue:            DefaultUpstreamQueue,
+		rotations:        1,
+		calibration:      calibrate.File{Version: calibrate.FileVersion},
+		requestTimeout:   DefaultRequestTimeout,
+		faultRetries:     DefaultFaultRetries,
+		backoffBase:      UpstreamBackoffBase,
+		backoffMax:       UpstreamBackoffMax,
+		logger:           slog.Default(),
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	switch cfg.readout {
+	case ReadoutAuto, ReadoutLogprobs, ReadoutProbabilities:
+	default:
+		return nil, fmt.Errorf("unknown readout %q (auto, logprobs or probabilities)", cfg.readout)
+	}
+	switch cfg.answerMode {
+	case AnswerProbabilities, AnswerDiscrete:
+	default:
+		return nil, fmt.Errorf("unknown answer mode %q (probabilities or discrete)", cfg.answerMode)
+	}
+	if cfg.requestTimeout <= 0 {
+		cfg.requestTimeout = DefaultRequestTimeout
+	}
+	client, err := llm.NewClient(cfg.llm, cfg.clientOptions...)
+	if err != nil {
+		return nil, err
+	}
+	return &Adapter{cfg: cfg, client: client, limit: newLimiter(cfg.concurrency, cfg.queue)}, nil
+}
+
+// Model is the configured upstream model (LLM_MODEL).
+func (a *Adapter) Model() string { return a.cfg.llm.Model }
+
+// Readout is the readout the adapter uses now for its model: in auto mode
+// logprobs until the provider has shown it has none.
+func (a *Adapter) Readout() string { return string(a.readoutNow()) }
+
+func (a *Adapter) readoutNow() readout {
+	switch a.cfg.readout {
+	case ReadoutLogprobs:
+		return readoutLogprobs
+	case ReadoutProbabilities:
+		return readoutProbabilities
+	}
+	if r, ok := a.readouts.Load(a.cfg.llm.Model); ok {
+		return r.(readout)
+	}
+	return readoutLogprobs
+}
+
+// tally sums what the provider reported over a request's calls.
+type tally struct {
+	input, output atomic.Int64
+	mu            sync.Mutex
+	snapshot      string
+}
+
+func (t *tally) add(c *openai.ChatCompletion) {
+	t.input.Add(c.Usage.PromptTokens)
+	t.output.Add(c.Usage.CompletionTokens)
+	if c.Model != "" {
+		t.mu.Lock()
+		if t.snapshot == "" {
+			t.snapshot = c.Model
+		}
+		t.mu.Unlock()
+	}
+}
+
+// Ask answers every question of req with one chat call per question (more
+// for rotations and large choices), all in parallel under the adapter's
+// upstream limit. Response.Model is the model snapshot the provider
+// reported; Usage sums the provider's token counts, and Cost is left to
+// the caller's price table.
+func (a *Adapter) Ask(ctx context.Context, req Request) (*Response, error) {
+	if err := req.Validate(nil); err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) {
+			return nil, &Error{Status: http.StatusUnprocessableEntity, Type: TypeValidation, Message: err.Error(), Detail: ve.Items}
+		}
+		return nil, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: err.Error()}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.cfg.requestTimeout)
+		defer cancel()
+	}
+	state, err := renderState(req.State)
+	if err != nil {
+		return nil, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: err.Error()}
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		t        tally
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+	)
+	answers := make(map[string]Answer, len(req.Questions))
+	for name, q := range req.Questions {
+		wg.Go(func() {
+			ans, err := a.answer(ctx, &t, state, q)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				// The first failure is the cause; the others are
+				// mostly the cancellation it triggers.
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				return
+			}
+			answers[name] = ans
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	model := t.snapshot
+	if model == "" {
+		model = a.cfg.llm.Model
+	}
+	return &Response{
+		Model:   model,
+		Answers: answers,
+		Usage:   Usage{InputTokens: int(t.input.Load()), OutputTokens: int(t.output.Load())},
+	}, nil
+}
+
+// answer runs one question: its distribution over outcomes (falling back
+// from logprobs to probabilities when the provider has none), then the
+// calibration temperature, then the answer mode.
+func (a *Adapter) answer(ctx context.Context, t *tally, state string, q Question) (Answer, error) {
+	r := a.readoutNow()
+	w, err := a.distribution(ctx, t, state, q, r)
+	if errors.Is(err, errNoLogprobs) {
+		if a.cfg.readout != ReadoutAuto {
+			return Answer{}, &Error{Status: http.StatusBadGateway, Type: TypeUpstreamMisconfigured,
+				Message: fmt.Sprintf("the provider returns no logprobs for %s=%s; use the probabilities or auto readout", llm.EnvModel, a.cfg.llm.Model)}
+		}
+		if _, loaded := a.readouts.Swap(a.cfg.llm.Model, readoutProbabilities); !loaded {
+			a.cfg.logger.Info("provider returns no logprobs; using the probabilities readout", "model", a.cfg.llm.Model)
+		}
+		r = readoutProbabilities
+		w, err = a.distribution(ctx, t, state, q, r)
+	}
+	if err != nil {
+		return Answer{}, err
+	}
+	if temp := a.cfg.calibration.Temperature(a.cfg.llm.Model, string(r), string(q.Type)); temp != 1 {
+		w = calibrate.Scale(w, temp)
+	}
+	if a.cfg.answerMode == AnswerDiscrete {
+		w = oneHot(w)
+	}
+	return BuildAnswer(q, w)
+}
+
+func oneHot(w []float64) []float64 {
+	out := make([]float64, len(w))
+	out[argmax(w)] = 1
+	return out
+}
+
+// distribution returns one probability per outcome of q (yes and no; each
+// option; each level), averaged over the rotations of the option order.
+func (a *Adapter) distribution(ctx context.Context, t *tally, state string, q Question, r readout) ([]float64, error) {
+	var n int
+	switch q.Type {
+	case TypeNoul:
+		return a.ask(ctx, t, state, q, []int{0, 1}, r)
+	case TypeChoice:
+		n = len(q.Options)
+	case TypeScore:
+		n = len(q.Levels)
+	default:
+		return nil, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: fmt.Sprintf("unknown question type %q", q.Type)}
+	}
+	k := min(a.cfg.rotations, n)
+	runs := make([][]float64, k)
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	for i := range k {
+		wg.Go(func() {
+			order := rotation(n, i*n/k)
+			if r == readoutLogprobs && q.Type == TypeChoice && n > TopLogprobs {
+				runs[i], errs[i] = a.tournament(ctx, t, state, q, order)
+			} else {
+				runs[i], errs[i] = a.ask(ctx, t, state, q, order, r)
+			}
+		})
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	avg := make([]float64, n)
+	for _, p := range runs {
+		for j, x := range p {
+			avg[j] += x / float64(k)
+		}
+	}
+	return avg, nil
+}
+
+// rotation is 0…n-1 starting at shift.
+func rotation(n, shift int) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = (i + shift) % n
+	}
+	return order
+}
+
+// firstError prefers a real failure over the cancellations it caused.
+func firstError(errs []error) error {
+	var fallback error
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, errNoLogprobs) {
+			return err
+		}
+		if !errors.Is(err, context.Canceled) {
+			return err
+		}
+		fallback = err
+	}
+	return fallback
+}
+
+// tournament reads a choice of more than TopLogprobs options with the
+// logprobs readout. The options are split into g = ⌈n/20⌉ groups of
+// near-equal size. One call per group asks for the best option within the
+// group, p(o | G); one more call shows the groups themselves as the
+// options, p(G). Then p(o) = p(G(o)) · p(o | G(o)), which sums to 1 over
+// all options. All g+1 calls are independent, so they run in parallel and
+// the choice costs one round trip and g+1 calls (255 options: 14 calls).
+// g ≤ 13 for the 255-option maximum, so one level of groups always fits
+// in the window.
+func (a *Adapter) tournament(ctx context.Context, t *tally, state string, q Question, order []int) ([]float64, error) {
+	groups := splitGroups(order, TopLogprobs)
+	within := make([][]float64, len(groups))
+	errs := make([]error, len(groups)+1)
+	var between []float64
+	var wg sync.WaitGroup
+	for i, g := range groups {
+		wg.Go(func() {
+			within[i], errs[i] = a.ask(ctx, t, state, q, g, readoutLogprobs)
+		})
+	}
+	wg.Go(func() {
+		between, errs[len(groups)] = a.askGroups(ctx, t, state, q, groups)
+	})
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	p := make([]float64, len(q.Options))
+	for i := range groups {
+		for _, o := range groups[i] {
+			p[o] = between[i] * within[i][o]
+		}
+	}
+	return p, nil
+}
+
+// splitGroups cuts order into ⌈n/size⌉ consecutive groups whose sizes
+// differ by at most one.
+func splitGroups(order []int, size int) [][]int {
+	g := (len(order) + size - 1) / size
+	groups := make([][]int, 0, g)
+	start := 0
+	for i := range g {
+		n := len(order) / g
+		if i < len(order)%g {
+			n++
+		}
+		groups = append(groups, order[start:start+n])
+		start += n
+	}
+	return groups
+}
+
+// ask makes one chat call showing the outcomes of q in order and returns
+// one probability per outcome of q (indexed like q's outcomes; outcomes
+// not shown get 0).
+func (a *Adapter) ask(ctx context.Context, t *tally, state string, q Question, order []int, r readout) ([]float64, error) {
+	var labels []string
+	heading := "Options:"
+	switch q.Type {
+	case TypeNoul:
+		labels = noulLabels
+	case TypeChoice:
+		labels = choiceLabels(len(order))
+	case TypeScore:
+		labels = levelLabels(len(order))
+		heading = "Levels, lowest first:"
+		if order[0] != 0 {
+			heading = "Levels (this list is in no particular order):"
+		}
+	}
+	entries := make([]shown, len(order))
+	for i, o := range order {
+		entries[i].label = labels[i]
+		switch q.Type {
+		case TypeChoice:
+			entries[i].text = optionText(q.Options[o])
+		case TypeScore:
+			entries[i].text = q.Levels[o]
+		}
+	}
+	p, err := a.read(ctx, t, state+questionPrompt(q, entries, heading, r), labels, r)
+	if err != nil {
+		return nil, err
+	}
+	n := 2
+	switch q.Type {
+	case TypeChoice:
+		n = len(q.Options)
+	case TypeScore:
+		n = len(q.Levels)
+	}
+	out := make([]float64, n)
+	for i, o := range order {
+		out[o] = p[i]
+	}
+	return out, nil
+}
+
+// askGroups is the between-groups call of the tournament: each group is
+// one labeled entry listing its options.
+func (a *Adapter) askGroups(ctx context.Context, t *tally, state string, q Question, groups [][]int) ([]float64, error) {
+	labels := choiceLabels(len(groups))
+	entries := make([]shown, len(groups))
+	for i, g := range groups {
+		var b strings.Builder
+		b.WriteString("one of these options:")
+		for _, o := range g {
+			b.WriteString("\n   - ")
+			b.WriteString(optionText(q.Options[o]))
+		}
+		entries[i] = shown{label: labels[i], text: b.String()}
+	}
+	heading := "The options come in groups. Choose the group that contains the best option:"
+	return a.read(ctx, t, state+questionPrompt(q, entries, heading, readoutLogprobs), labels, readoutLogprobs)
+}
+
+// read makes the chat call for one prompt and reads one probability per
+// label. A reply that breaks the format is retried up to the configured
+// number of times; for the probabilities readout the retry carries the
+// bad reply and a corrective message saying what was wrong.
+func (a *Adapter) read(ctx context.Context, t *tally, user string, labels []string, r readout) ([]float64, error) {
+	msgs := []openai.ChatCompletionMessageParamUnion{
+		openai.SystemMessage(systemPrompt),
+		openai.UserMessage(user),
+	}
+	for attempt := 0; ; attempt++ {
+		params := openai.ChatCompletionNewParams{Model: a.cfg.llm.Model, Messages: msgs}
+		if r == readoutLogprobs {
+			params.MaxTokens = openai.Int(1)
+			params.Logprobs = openai.Bool(true)
+			params.TopLogprobs = openai.Int(TopLogprobs)
+		} else if a.cfg.structured {
+			params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
+				OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+					JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
+						Name:   "probabilities",
+						Strict: openai.Bool(true),
+						Schema: probabilitiesSchema(labels),
+					},
+				},
+			}
+		}
+		c, err := a.chat(ctx, params, r)
+		if err != nil {
+			return nil, err
+		}
+		t.add(c)
+		var content string
+		var p []float64
+		switch {
+		case len(c.Choices) == 0:
+			err = malformed("the reply had no choices")
+		case r == readoutLogprobs:
+			content = c.Choices[0].Message.Content
+			lp := c.Choices[0].Logprobs.Content
+			if len(lp) == 0 {
+				return nil, errNoLogprobs
+			}
+			tops := lp[0].TopLogprobs
+			if len(tops) == 0 {
+				tops = []openai.ChatCompletionTokenLogprobTopLogprob{{Token: lp[0].Token, Logprob: lp[0].Logprob}}
+			}
+			p, err = readLogprobs(tops, labels)
+		case c.Choices[0].Message.Refusal != "":
+			content = c.Choices[0].Message.Refusal
+			err = malformed("the reply was a refusal instead of the JSON object")
+		default:
+			content = c.Choices[0].Message.Content
+			p, err = parseProbabilities(content, labels, a.cfg.normalize)
+		}
+		if err == nil {
+			return p, nil
+		}
+		var bad *malformedError
+		if !errors.As(err, &bad) {
+			return nil, err
+		}
+		if attempt >= a.cfg.malformedRetries {
+			return nil, &Error{Status: http.StatusBadGateway, Type: TypeUpstreamInvalidOutput,
+				Message: fmt.Sprintf("%s=%s did not answer in the required format after %d attempts: %s",
+					llm.EnvModel, a.cfg.llm.Model, attempt+1, bad.reason)}
+		}
+		a.cfg.logger.Warn("malformed model reply; retrying", "model", a.cfg.llm.Model, "readout", r, "reason", bad.reason)
+		if r == readoutProbabilities {
+			msgs = append(msgs,
+				openai.AssistantMessage(trimReply(content)),
+				openai.UserMessage(correction(bad.reason, labels)))
+		}
+	}
+}
+
+// correction is the corrective message sent after a malformed reply.
+func correction(reason string, labels []string) string {
+	return "Your reply could not be used: " + reason + ". Reply again with only a JSON object with exactly the keys " +
+		strings.Join(labels, ", ") + ", each a number from 0 to 1, summing to 1, for example " + exampleObject(labels) + "."
+}
+
+// chat makes one chat call under the upstream limit, retrying provider
+// 429s, 5xx replies and timeouts with jittered exponential backoff (or the
+// provider's retry-after) while the request's deadline allows. A call the
+// budget cannot cover fails with 529 and a Retry-After; a provider that
+// rejects the settings fails with 502 naming the setting.
+func (a *Adapter) chat(ctx context.Context, params openai.ChatCompletionNewParams, r readout) (*openai.ChatCompletion, error) {
+	var last string
+	for attempt := 0; ; attempt++ {
+		if err := a.limit.acquire(ctx); err != nil {
+			if errors.Is(err, errQueueFull) {
+				_, inflight, queued := a.limit.state()
+				return nil, &Error{Status: 529, Type: TypeOverloaded, RetryAfter: DefaultOverloadRetryAfter,
+					Message: fmt.Sprintf("upstream saturated: %d calls in flight and %d queued", inflight, queued)}
+			}
+			return nil, a.budgetGone(ctx, last, 0)
+		}
+		var raw *http.Response
+		c, err := a.client.Chat.Completions.New(ctx, params, option.WithResponseInto(&raw))
+		f := a.classify(ctx, err, r)
+		a.limit.release(f.outcome)
+		if f.final {
+			return c, f.err
+		}
+		last = f.reason
+		if attempt >= a.cfg.faultRetries {
+			a.cfg.logger.Warn("upstream retries exhausted", "model", a.cfg.llm.Model, "attempts", attempt+1, "last", last)
+			return nil, a.budgetGone(ctx, last, f.retryAfter)
+		}
+		wait := a.backoff(attempt)
+		if f.retryAfter > 0 {
+			// Honour the provider's wait, with a little jitter so the
+			// calls it throttled do not all return at the same instant.
+			wait = f.retryAfter + time.Duration(rand.Int64N(int64(f.retryAfter/10)+1))
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+			return nil, a.budgetGone(ctx, last, max(wait, f.retryAfter))
+		}
+		a.cfg.logger.Debug("upstream call failed; retrying", "model", a.cfg.llm.Model, "attempt", attempt+1, "wait", wait, "reason", last)
+		select {
+		case <-ctx.Done():
+			return nil, a.budgetGone(ctx, last, 0)
+		case <-time.After(wait):
+		}
+	}
+}
+
+// budgetGone is the 529 of a request whose retries or deadline ran out,
+// or the cancellation of one whose caller went away.
+func (a *Adapter) budgetGone(ctx context.Context, last string, retryAfter time.Duration) error {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return &Error{Type: TypeCanceled, Message: "request canceled", Err: ctx.Err()}
+	}
+	if retryAfter <= 0 {
+		retryAfter = DefaultOverloadRetryAfter
+	}
+	msg := "the upstream model did not answer within the request's deadline"
+	if last != "" {
+		msg += " (last failure: " + last + ")"
+	}
+	return &Error{Status: 529, Type: TypeOverloaded, Message: msg, RetryAfter: retryAfter}
+}
+
+func (a *Adapter) backoff(attempt int) time.Duration {
+	ceiling := min(a.cfg.backoffMax, a.cfg.backoffBase<<min(attempt, 20))
+	if ceiling <= 0 {
+		return 0
+	}
+	// Full jitter: spreads the retries of many failed calls evenly.
+	return time.Duration(rand.Int64N(int64(ceiling))) + ceiling/10
+}
+
+// fault is what one call's error means for the caller.
+type fault struct {
+	final      bool // return err now (nil err: success)
+	err        error
+	outcome    callOutcome
+	retryAfter time.Duration
+	reason     string // why a retry is needed, for logs and the final 529
+}
+
+func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
+	if err == nil {
+		return fault{final: true, outcome: outcomeOK}
+	}
+	misconfigured := func(setting, format string, args ...any) fault {
+		return fault{final: true, outcome: outcomeFailed, err: &Error{Status: http.StatusBadGateway,
+			Type: TypeUpstreamMisconfigured, Message: fmt.Sprintf(format, args...) + "; check " + setting}}
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		status := apiErr.StatusCode
+		msg := a.redact(apiErr.Message)
+		switch {
+		case status == http.StatusTooManyRequests:
+			f := fault{outcome: outcomeThrottled, reason: "provider 429"}
+			if apiErr.Response != nil {
+				f.retryAfter, _ = RetryAfter(apiErr.Response.Header, time.Now())
+			}
+			return f
+		case status == http.StatusRequestTimeout || status >= 500:
+			f := fault{outcome: outcomeFailed, reason: fmt.Sprintf("provider %d", status)}
+			if apiErr.Response != nil {
+				f.retryAfter, _ = RetryAfter(apiErr.Response.Header, time.Now())
+			}
+			return f
+		case status == http.StatusUnauthorized || status == http.StatusForbidden:
+			// The provider's text may quote part of the key; it is not shown.
+			return misconfigured(llm.EnvAPIKey, "the provider refused the key (%d)", status)
+		case status == http.StatusNotFound:
+			if apiErr.Code == "model_not_found" || strings.Contains(strings.ToLower(msg), "model") {
+				return misconfigured(llm.EnvModel, "the provider does not know %s=%s (404: %s)", llm.EnvModel, a.cfg.llm.Model, msg)
+			}
+			return misconfigured(llm.EnvBaseURL, "the provider has no chat completions endpoint under %s (404); the base URL must include /v1", llm.EnvBaseURL)
+		case r == readoutLogprobs && strings.Contains(strings.ToLower(msg), "logprob"):
+			return fault{final: true, outcome: outcomeFailed, err: errNoLogprobs}
+		default:
+			return misconfigured(llm.EnvModel, "the provider rejected the call (%d: %s)", status, msg)
+		}
+	}
+	if ctx.Err() != nil {
+		return fault{final: true, outcome: outcomeFailed, err: a.budgetGone(ctx, "timeout", 0)}
+	}
+	if llm.IsUnreachable(err) {
+		return misconfigured(llm.EnvBaseURL, "the provider at %s=%s cannot be reached", llm.EnvBaseURL, a.cfg.llm.BaseURL)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fault{outcome: outcomeFailed, reason: "call timeout"}
+	}
+	return fault{outcome: outcomeFailed, reason: a.redact(err.Error())}
+}
+
+// redact removes the key from provider text that is about to be logged or
+// returned.
+func (a *Adapter) redact(s string) string {
+	if k := a.cfg.llm.APIKey; len(k) >= 4 {
+		s = strings.ReplaceAll(s, k, "[key]")
+	}
+	return trimReply(s)
+}
