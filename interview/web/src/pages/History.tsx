@@ -58,6 +58,7 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
                   <span className="h-date">{Number.isNaN(d.getTime()) ? h.date : d.toLocaleString()}</span>
                   <span className="h-score" aria-label={`Overall score ${h.overallScore} out of 100`}>
                     {h.overallScore}
+                    <small>/100</small>
                   </span>
                   <span className="h-open">Open report</span>
                 </a>
