@@ -1,7 +1,6 @@
 package voice
 
 import (
-	"errors"
 	"fmt"
 	"time"
 )
@@ -51,13 +50,4 @@ func (e *Error) Error() string {
 
 func errorf(kind Kind, format string, args ...any) *Error {
 	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
-}
-
-// kindOf returns the kind of err, KindUpstream for anything unexpected.
-func kindOf(err error) Kind {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return KindUpstream
 }

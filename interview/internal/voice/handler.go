@@ -39,12 +39,12 @@ func (h *Handler) Register(e *echo.Echo) {
 // Transcribe handles POST /api/voice/transcribe: a multipart body with
 // exactly one file part of at most 25 MB and nothing else; 200 {text}.
 func (h *Handler) Transcribe(c echo.Context) error {
-	if on, _ := h.svc.Features(); !on {
-		return h.fail(c, errorf(KindDisabled, "transcription is not configured on this server"))
-	}
 	user, err := h.userID(c)
 	if err != nil {
 		return err
+	}
+	if on, _ := h.svc.Features(); !on {
+		return h.fail(c, errorf(KindDisabled, "transcription is not configured on this server"))
 	}
 	audio, err := readUpload(c.Response(), c.Request())
 	if err != nil {
@@ -136,12 +136,12 @@ func isMaxBytes(err error) bool {
 // Speech handles POST /api/voice/speech: {text} of 1 to 200 characters;
 // 200 audio/wav.
 func (h *Handler) Speech(c echo.Context) error {
-	if _, on := h.svc.Features(); !on {
-		return h.fail(c, errorf(KindDisabled, "speech is not configured on this server"))
-	}
 	user, err := h.userID(c)
 	if err != nil {
 		return err
+	}
+	if _, on := h.svc.Features(); !on {
+		return h.fail(c, errorf(KindDisabled, "speech is not configured on this server"))
 	}
 	text, err := readSpeechRequest(c.Request().Body)
 	if err != nil {

@@ -749,3 +749,49 @@ func FuzzUpload(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSpeechOffline measures one offline speech request end to end: a
+// 200-character question through espeak-ng, the WAV fix and the response.
+func BenchmarkSpeechOffline(b *testing.B) {
+	path, err := exec.LookPath("espeak-ng")
+	if err != nil {
+		b.Fatalf("espeak-ng (make deps installs it): %v", err)
+	}
+	svc := New(Config{EspeakPath: path}, &memAllowance{}, nil)
+	text := strings.Repeat("Explain how you would design a rate limiter. ", 5)[:MaxSpeechChars]
+	for b.Loop() {
+		if _, err := svc.Speak(context.Background(), testUser, text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestNeedsSession(t *testing.T) {
+	f := newFakeProvider(t, okTranscription)
+	env := newEnv(t, remoteConfig(f))
+	h := NewHandler(env.svc, func(echo.Context) (string, error) {
+		return "", problem.New(problem.Unauthenticated, "sign in first")
+	})
+	env.e = echo.New()
+	env.e.HTTPErrorHandler = func(err error, c echo.Context) {
+		p := problem.From(err)
+		_ = c.JSON(problem.Status(p.Code), map[string]any{"error": map[string]any{"code": p.Code, "message": p.Message}})
+	}
+	h.Register(env.e)
+	body, ct := multipartBody(t, part{field: "file", fileName: "a.ogg", data: audioOf([]byte("OggS"), 100)})
+	counted := &countingReader{r: bytes.NewReader(body)}
+	req := httptest.NewRequest(http.MethodPost, "/api/voice/transcribe", counted)
+	req.Header.Set("Content-Type", ct)
+	if rec := env.do(req); rec.Code != 401 || errorCode(t, rec) != problem.Unauthenticated {
+		t.Fatalf("transcribe: status %d body %s", rec.Code, rec.Body)
+	}
+	if counted.read != 0 {
+		t.Fatalf("read %d bytes of an unauthenticated upload", counted.read)
+	}
+	if rec := env.speak("hello"); rec.Code != 401 {
+		t.Fatalf("speech: status %d body %s", rec.Code, rec.Body)
+	}
+	if len(f.received()) != 0 {
+		t.Fatal("unauthenticated requests reached the provider")
+	}
+}

@@ -85,7 +85,7 @@ func Fix(b []byte) ([]byte, error) {
 					out = append(out, 0)
 				}
 			}
-			off = len(cur())
+			// The data ran to the end: nothing follows it.
 			break
 		}
 		if size > remaining {
