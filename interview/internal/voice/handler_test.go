@@ -750,22 +750,6 @@ func FuzzUpload(f *testing.F) {
 	})
 }
 
-// BenchmarkSpeechOffline measures one offline speech request end to end: a
-// 200-character question through espeak-ng, the WAV fix and the response.
-func BenchmarkSpeechOffline(b *testing.B) {
-	path, err := exec.LookPath("espeak-ng")
-	if err != nil {
-		b.Fatalf("espeak-ng (make deps installs it): %v", err)
-	}
-	svc := New(Config{EspeakPath: path}, &memAllowance{}, nil)
-	text := strings.Repeat("Explain how you would design a rate limiter. ", 5)[:MaxSpeechChars]
-	for b.Loop() {
-		if _, err := svc.Speak(context.Background(), testUser, text); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func TestNeedsSession(t *testing.T) {
 	f := newFakeProvider(t, okTranscription)
 	env := newEnv(t, remoteConfig(f))
