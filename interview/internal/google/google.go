@@ -172,14 +172,16 @@ func ParseKeys(body []byte) (map[string]*rsa.PublicKey, error) {
 		}
 		n, err1 := base64.RawURLEncoding.DecodeString(k.N)
 		e, err2 := base64.RawURLEncoding.DecodeString(k.E)
-		if err1 != nil || err2 != nil || len(n) < 256 || len(e) == 0 || len(e) > 4 {
+		if err1 != nil || err2 != nil || len(e) == 0 || len(e) > 4 {
 			continue
 		}
+		modulus := new(big.Int).SetBytes(n)
 		exp := int(new(big.Int).SetBytes(e).Int64())
-		if exp < 3 {
+		// Google's keys are 2048-bit; anything weaker is not theirs.
+		if modulus.BitLen() < 2048 || exp < 3 {
 			continue
 		}
-		keys[k.Kid] = &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: exp}
+		keys[k.Kid] = &rsa.PublicKey{N: modulus, E: exp}
 	}
 	if len(keys) == 0 {
 		return nil, errors.New("keys: no usable RSA key")

@@ -112,7 +112,7 @@ type env struct {
 	iv    *fakeInterviewer
 }
 
-type envOption func(*httpapi.Deps)
+type envOption func(*httpapi.Deps, *postgres.Store)
 
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
@@ -141,7 +141,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		Registry:   prometheus.NewRegistry(),
 	}
 	for _, o := range opts {
-		o(&d)
+		o(&d, store)
 	}
 	e, _ := httpapi.New(d)
 	srv := httptest.NewServer(e)

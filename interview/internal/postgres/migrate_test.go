@@ -1,0 +1,75 @@
+package postgres
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/judgeworks/shared/pgtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+func TestMigrateIsIdempotentAndSerialized(t *testing.T) {
+	ctx := context.Background()
+	pool, err := Open(ctx, pgtest.NewDatabase(t), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	// Instances starting together: the advisory lock applies each file once.
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Go(func() { errs <- Migrate(ctx, pool) })
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	var applied, files int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM schema_migrations").Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := migrations.ReadDir("migrations")
+	files = len(entries)
+	if applied != files || files == 0 {
+		t.Fatalf("%d migrations recorded, %d files", applied, files)
+	}
+}
+
+func TestSchemaRejectsBadRows(t *testing.T) {
+	ctx := context.Background()
+	pool, err := Open(ctx, pgtest.NewDatabase(t), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	var uid string
+	if err := pool.QueryRow(ctx, `INSERT INTO users (full_name, email, password_hash) VALUES ('A', 'a@b.co', 'h') RETURNING id`).Scan(&uid); err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]string{
+		"no credential":      `INSERT INTO users (full_name, email) VALUES ('B', 'b@b.co')`,
+		"uppercase email":    `INSERT INTO users (full_name, email, password_hash) VALUES ('C', 'C@b.co', 'h')`,
+		"bad difficulty":     `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions) VALUES ('` + uid + `', 'a', 'r', 'e', 'insane', 3)`,
+		"too many questions": `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions) VALUES ('` + uid + `', 'a', 'r', 'e', 'easy', 21)`,
+		"claim without time": `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, claim_token) VALUES ('` + uid + `', 'a', 'r', 'e', 'easy', 3, gen_random_uuid())`,
+		"completed unscored": `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, status, completed_at) VALUES ('` + uid + `', 'a', 'r', 'e', 'easy', 3, 'completed', now())`,
+	}
+	for name, sql := range bad {
+		if _, err := pool.Exec(ctx, sql); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
