@@ -82,8 +82,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	}
 	ids := make([]int, 0, cfg.Keys.Len())
 	for _, k := range cfg.Keys.All() {
-		if err := reg.Known(k.Models); err != nil {
-			return fmt.Errorf("JUDGE_API_KEYS entry %d: %w", k.ID, err)
+		if unknown := reg.Unknown(k.Models); len(unknown) > 0 {
+			logger.Warn("a key names models this judge does not serve; requests for them get 400",
+				"key", k.String(), "models", unknown)
 		}
 		ids = append(ids, k.ID)
 	}

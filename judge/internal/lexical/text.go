@@ -126,7 +126,7 @@ func stem(w string) string {
 	if len(w) > 4 && strings.HasSuffix(w, "e") {
 		w = w[:len(w)-1]
 	}
-	if n := len(w); n > 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+	if n := len(w); n > 4 && w[n-1] == w[n-2] && w[n-1] >= 'a' && w[n-1] <= 'z' && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
 		w = w[:n-1]
 	}
 	return w

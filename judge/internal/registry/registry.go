@@ -126,14 +126,17 @@ func (r *Registry) Allowed(allow []string, m *Model) bool {
 	return false
 }
 
-// Known checks that every name resolves, for validating configuration.
-func (r *Registry) Known(names []string) error {
+// Unknown returns the names that resolve to no model. A key may name a
+// model this process does not serve (a key meant for llm-latest on a judge
+// running offline); main warns about them instead of refusing to start.
+func (r *Registry) Unknown(names []string) []string {
+	var out []string
 	for _, n := range names {
 		if _, ok := r.byName[n]; !ok {
-			return fmt.Errorf("unknown model %q", n)
+			out = append(out, n)
 		}
 	}
-	return nil
+	return out
 }
 
 // Ask answers req with m and completes the response: the exact model name,

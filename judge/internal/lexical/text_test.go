@@ -1,0 +1,90 @@
+package lexical
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestStem(t *testing.T) {
+	groups := [][]string{
+		{"charge", "charges", "charged", "charging"},
+		{"refund", "refunds", "refunded", "refunding"},
+		{"urgent", "urgency"},
+		{"crash", "crashes", "crashed"},
+		{"invoice", "invoices"},
+		{"stop", "stopped", "stopping"},
+	}
+	for _, g := range groups {
+		want := stem(g[0])
+		for _, w := range g[1:] {
+			if got := stem(w); got != want {
+				t.Errorf("stem(%q) = %q, stem(%q) = %q: want the same stem", w, got, g[0], want)
+			}
+		}
+	}
+	for _, w := range []string{"class", "bus", "is", "ok"} {
+		if got := stem(w); len(got) < min(3, len(w)) {
+			t.Errorf("stem(%q) = %q: too short", w, got)
+		}
+	}
+}
+
+func TestTerms(t *testing.T) {
+	tests := []struct {
+		text string
+		want bag
+	}{
+		{"The customer is angry", bag{"customer": 1, "angry": 1}},
+		{"not urgent", bag{"not_urgent": 1}},
+		{"don't refund, charge twice", bag{"not_refund": 1, "charg": 1, "twic": 1}},
+		{"no login or refund or invoice or charge", bag{"not_login": 1, "not_refund": 1, "not_invoic": 1, "charg": 1}},
+		{"not great but urgent", bag{"not_great": 1, "urgent": 1}},
+		{"Urgent URGENT urgent", bag{"urgent": 3}},
+		{"log-in_problem", bag{"log": 1, "problem": 1}},
+		{"", bag{}},
+	}
+	for _, tt := range tests {
+		if got := terms(tt.text); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("terms(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestFlatten(t *testing.T) {
+	tests := []struct{ raw, want string }{
+		{`"plain text"`, "plain text.\n"},
+		{`null`, ""},
+		{``, ""},
+		{`["a", 2, true]`, "a.\n2.\ntrue.\n"},
+		{`{"b": "x", "a": {"c": "y"}}`, "a:\nc:\ny.\nb:\nx.\n"},
+		{`not json`, "not json"},
+	}
+	for _, tt := range tests {
+		if got := flatten(json.RawMessage(tt.raw)); got != tt.want {
+			t.Errorf("flatten(%s) = %q, want %q", tt.raw, got, tt.want)
+		}
+	}
+}
+
+// FuzzTerms feeds arbitrary caller text to the tokenizer: it must not
+// panic, every term must be non-empty and lower-case, and negating twice
+// must give the bag back.
+func FuzzTerms(f *testing.F) {
+	for _, s := range []string{"not urgent", "I don't want a refund!", "ÄÖÜ ß naïve café", "n't not not not", "\xff\xfe", "a-b_c.d,e;f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := terms(s)
+		for term, n := range b {
+			if term == "" || term == negPrefix || n <= 0 || strings.ToLower(term) != term {
+				t.Fatalf("terms(%q) has bad term %q × %v", s, term, n)
+			}
+		}
+		if back := b.negate().negate(); !reflect.DeepEqual(back, b) {
+			t.Fatalf("negating twice changed %v into %v", b, back)
+		}
+		_ = flatten(json.RawMessage(s))
+	})
+}

@@ -1,0 +1,212 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/shared/systemone"
+)
+
+// runeCounter counts one token per rune: simple enough to predict exactly.
+type runeCounter struct{}
+
+func (runeCounter) Count(s string) int { return utf8.RuneCountInString(s) }
+
+// backend answers every noul question with 0.5 and reports what it is told.
+type backend struct {
+	model string
+	usage systemone.Usage
+	skip  string // question to leave unanswered
+	err   error
+	got   systemone.Request
+}
+
+func (b *backend) Ask(_ context.Context, req systemone.Request) (*systemone.Response, error) {
+	b.got = req
+	if b.err != nil {
+		return nil, b.err
+	}
+	half := 0.5
+	ans := map[string]systemone.Answer{}
+	for name := range req.Questions {
+		if name != b.skip {
+			ans[name] = systemone.Answer{Type: systemone.TypeNoul, Noul: &half}
+		}
+	}
+	return &systemone.Response{Model: b.model, Answers: ans, Usage: b.usage}, nil
+}
+
+func request(model string) systemone.Request {
+	return systemone.Request{
+		Model: model,
+		State: json.RawMessage(`"abcd"`),
+		Questions: map[string]systemone.Question{
+			"q": {Type: systemone.TypeNoul, Instructions: json.RawMessage(`"xy"`)},
+		},
+	}
+}
+
+func TestAddRefusesBadEntries(t *testing.T) {
+	b := &backend{}
+	tests := []struct {
+		name string
+		m    Model
+		want string
+	}{
+		{"no name", Model{Backend: b}, "needs a name"},
+		{"no backend", Model{Name: "m-1"}, "needs a name and a backend"},
+		{"latest exact", Model{Name: "m-latest", Backend: b}, "must not end in -latest"},
+		{"pinned alias", Model{Name: "m-2", Aliases: []string{"m"}, Backend: b}, "must end in -latest"},
+		{"negative price", Model{Name: "m-3", PricePerMillion: -1, Backend: b}, "negative price"},
+		{"duplicate name", Model{Name: "m-1.0", Backend: b}, "registered twice"},
+		{"duplicate alias", Model{Name: "m-4", Aliases: []string{"m-latest"}, Backend: b}, "registered twice"},
+	}
+	for _, tt := range tests {
+		r := New(runeCounter{})
+		if err := r.Add(Model{Name: "m-1.0", Aliases: []string{"m-latest"}, Backend: b}); err != nil {
+			t.Fatal(err)
+		}
+		err := r.Add(tt.m)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestResolveAndAllowed(t *testing.T) {
+	r := New(runeCounter{})
+	a, b := &backend{}, &backend{}
+	mustAdd(t, r, Model{Name: "local/lexical-1.0", Aliases: []string{"local/lexical-latest"}, Backend: a})
+	mustAdd(t, r, Model{Name: "llm-1.0", Aliases: []string{"llm-latest"}, Backend: b})
+	lex, ok := r.Resolve("local/lexical-latest")
+	if !ok || lex.Name != "local/lexical-1.0" {
+		t.Fatalf("alias resolved to %+v %v", lex, ok)
+	}
+	if m, _ := r.Resolve("local/lexical-1.0"); m != lex {
+		t.Error("exact name and alias resolve to different entries")
+	}
+	if _, ok := r.Resolve("local/lexical-2.0"); ok {
+		t.Error("unknown model resolved")
+	}
+	llm, _ := r.Resolve("llm-latest")
+	tests := []struct {
+		allow []string
+		m     *Model
+		want  bool
+	}{
+		{nil, lex, true},
+		{[]string{"local/lexical-latest"}, lex, true},
+		{[]string{"local/lexical-1.0"}, lex, true},
+		{[]string{"local/lexical-latest"}, llm, false},
+		{[]string{"local/lexical-latest", "llm-latest"}, llm, true},
+		{[]string{"not-served-latest"}, lex, false},
+	}
+	for _, tt := range tests {
+		if got := r.Allowed(tt.allow, tt.m); got != tt.want {
+			t.Errorf("Allowed(%q, %s) = %v, want %v", tt.allow, tt.m.Name, got, tt.want)
+		}
+	}
+	if got := r.Unknown([]string{"llm-latest", "gpt-latest", "local/lexical-1.0"}); len(got) != 1 || got[0] != "gpt-latest" {
+		t.Errorf("Unknown = %q, want [gpt-latest]", got)
+	}
+	if ms := r.Models(); len(ms) != 2 || ms[0].Name != "llm-1.0" {
+		t.Errorf("Models() not sorted by name: %v", ms)
+	}
+}
+
+func TestAskNamesTheExactVersionAndCountsUsage(t *testing.T) {
+	r := New(runeCounter{})
+	b := &backend{model: "ignored"}
+	mustAdd(t, r, Model{Name: "local/lexical-1.0", Aliases: []string{"local/lexical-latest"}, Backend: b})
+	m, _ := r.Resolve("local/lexical-latest")
+	req := request("local/lexical-latest")
+	resp, err := r.Ask(context.Background(), m, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Model != "local/lexical-1.0" {
+		t.Errorf("model = %q, want the exact version", resp.Model)
+	}
+	if b.got.Model != "local/lexical-1.0" {
+		t.Errorf("backend was asked for %q, want the exact version", b.got.Model)
+	}
+	want := req.CountTokens(runeCounter{})
+	if resp.Usage.InputTokens != want || want == 0 {
+		t.Errorf("input tokens = %d, want %d (counted)", resp.Usage.InputTokens, want)
+	}
+	if c := float64(want) * DefaultPricePerMillion / 1e6; math.Abs(resp.Usage.Cost-c) > 1e-15 {
+		t.Errorf("cost = %v, want %v", resp.Usage.Cost, c)
+	}
+}
+
+func TestAskComposesSnapshotNameAndKeepsReportedUsage(t *testing.T) {
+	r := New(runeCounter{})
+	b := &backend{model: "gpt-4o-mini-2024-07-18", usage: systemone.Usage{InputTokens: 1000, OutputTokens: 3}}
+	mustAdd(t, r, Model{Name: "llm-1.0", Aliases: []string{"llm-latest"}, Backend: b, NameFromBackend: true})
+	if err := r.SetPrice("llm-latest", 2); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := r.Resolve("llm-latest")
+	resp, err := r.Ask(context.Background(), m, request("llm-latest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Model != "llm-1.0/gpt-4o-mini-2024-07-18" {
+		t.Errorf("model = %q", resp.Model)
+	}
+	if resp.Usage.InputTokens != 1000 || resp.Usage.OutputTokens != 3 || math.Abs(resp.Usage.Cost-0.002) > 1e-12 {
+		t.Errorf("usage = %+v, want the backend's tokens at 2 USD per million", resp.Usage)
+	}
+	b.model = ""
+	if _, err := r.Ask(context.Background(), m, request("llm-latest")); fault.CodeOf(err) != fault.Upstream {
+		t.Errorf("no snapshot reported: err = %v, want an upstream error", err)
+	}
+}
+
+func TestAskChecksTheBackend(t *testing.T) {
+	r := New(runeCounter{})
+	b := &backend{skip: "q"}
+	mustAdd(t, r, Model{Name: "m-1", Backend: b})
+	m, _ := r.Resolve("m-1")
+	if _, err := r.Ask(context.Background(), m, request("m-1")); fault.CodeOf(err) != fault.Upstream {
+		t.Errorf("unanswered question: err = %v, want upstream", err)
+	}
+	boom := errors.New("boom")
+	b.skip, b.err = "", boom
+	if _, err := r.Ask(context.Background(), m, request("m-1")); !errors.Is(err, boom) {
+		t.Errorf("backend error = %v, want it passed through", err)
+	}
+}
+
+func TestSetPrice(t *testing.T) {
+	r := New(runeCounter{})
+	mustAdd(t, r, Model{Name: "m-1", Backend: &backend{}})
+	if m, _ := r.Resolve("m-1"); m.PricePerMillion != DefaultPricePerMillion {
+		t.Errorf("default price = %v", m.PricePerMillion)
+	}
+	if err := r.SetPrice("m-1", 0); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := r.Resolve("m-1"); m.PricePerMillion != 0 {
+		t.Errorf("free model price = %v", m.PricePerMillion)
+	}
+	if err := r.SetPrice("nope", 1); err == nil {
+		t.Error("price for an unknown model accepted")
+	}
+	if err := r.SetPrice("m-1", -1); err == nil {
+		t.Error("negative price accepted")
+	}
+}
+
+func mustAdd(t *testing.T, r *Registry, m Model) {
+	t.Helper()
+	if err := r.Add(m); err != nil {
+		t.Fatal(err)
+	}
+}
