@@ -22,12 +22,14 @@ import (
 	"github.com/judgeworks/interview/internal/google"
 	"github.com/judgeworks/interview/internal/httpapi"
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviewer/llm"
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
 	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/interview/web"
 	"github.com/judgeworks/shared/auth"
+	sharedllm "github.com/judgeworks/shared/llm"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -98,7 +100,11 @@ func run(ctx context.Context, logger *slog.Logger) error {
 // configured, else the offline practice mode.
 func pickInterviewer(cfg config.Config, logger *slog.Logger) interviewer.Interviewer {
 	if cfg.LanguageModel() {
-		logger.Warn("LLM settings found but the language-model interviewer is not wired yet; using the offline mode")
+		client, err := sharedllm.NewClient(sharedllm.Settings{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel})
+		if err == nil {
+			return llm.New(client, cfg.LLMModel)
+		}
+		logger.Warn("LLM settings incomplete; using the offline mode", "err", err)
 	}
 	return offline.New()
 }

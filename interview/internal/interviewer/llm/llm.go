@@ -23,9 +23,9 @@ import (
 // Mode is what Interviewer.Mode reports.
 const Mode = "language-model"
 
-// DefaultCallTimeout bounds one model call, the corrective retry included
-// separately.
-const DefaultCallTimeout = 45 * time.Second
+// DefaultCallTimeout bounds each model call; the corrective retry gets its
+// own. It matches shared/llm's per-request timeout.
+const DefaultCallTimeout = 30 * time.Second
 
 // ErrMalformed means the model's reply failed validation twice: once, and
 // again after being told what was wrong.
