@@ -57,9 +57,10 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	e.GET("/healthz", h.healthz)
 	e.GET("/readyz", h.readyz)
 	e.GET("/metrics", echo.WrapHandler(d.Metrics.Handler()))
-	v1 := e.Group("/v1", h.authenticate)
-	v1.GET("/models", h.models)
-	v1.POST("/systemone", h.systemOne, h.rateLimit)
+	// Middleware per route rather than on a group: an echo group with
+	// middleware catches every path under it, which turns 405s into 404s.
+	e.GET("/v1/models", h.models, h.authenticate)
+	e.POST("/v1/systemone", h.systemOne, h.authenticate, h.rateLimit)
 	return e
 }
 

@@ -1,0 +1,466 @@
+package main_test
+
+// Black-box tests: TestMain builds the judge binary, and each test starts it
+// on a free loopback port with its own environment and talks HTTP to it.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "judge-bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "judge")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building judge:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// judge is one running judge process.
+type judge struct {
+	url  string
+	addr string
+	logs *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// start runs the binary with env and waits for /healthz. Its logs are
+// printed only when the test fails.
+func start(t *testing.T, env ...string) *judge {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	j := &judge{url: "http://" + addr, addr: addr, logs: &syncBuffer{}}
+	cmd := exec.Command(binary)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "JUDGE_ADDR=" + addr}, env...)
+	cmd.Stdout, cmd.Stderr = j.logs, j.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("judge logs:\n%s", j.logs.String())
+		}
+	})
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(j.url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return j
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("judge did not become healthy; logs:\n%s", j.logs.String())
+	return nil
+}
+
+type result struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (j *judge) do(t *testing.T, method, path, key string, body []byte) result {
+	t.Helper()
+	req, err := http.NewRequest(method, j.url+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.Header.Get("x-request-id") == "" {
+		t.Errorf("%s %s → %d without x-request-id", method, path, resp.StatusCode)
+	}
+	return result{resp.StatusCode, resp.Header, b}
+}
+
+func (j *judge) ask(t *testing.T, key, body string) result {
+	t.Helper()
+	return j.do(t, http.MethodPost, "/v1/systemone", key, []byte(body))
+}
+
+// wantError checks the status and DESIGN §5's error body.
+func wantError(t *testing.T, r result, status int, errorType string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
+	}
+	var body struct {
+		Detail struct {
+			ErrorType string `json:"error_type"`
+			Message   string `json:"message"`
+		} `json:"detail"`
+	}
+	if err := json.Unmarshal(r.body, &body); err != nil {
+		t.Fatalf("error body %s: %v", r.body, err)
+	}
+	if body.Detail.ErrorType != errorType || body.Detail.Message == "" {
+		t.Errorf("error body %s, want error_type %q and a message", r.body, errorType)
+	}
+}
+
+const good = `{"model": "local/lexical-latest",
+ "state": "I was charged twice for my subscription and I am furious. Please refund me!",
+ "questions": {
+  "refund": {"type": "noul", "instructions": "Is the customer asking for a refund?"},
+  "team": {"type": "choice", "instructions": "Which team should handle it?",
+           "criteria": {"billing": "Payments, invoices, refunds and charges",
+                        "technical": "Bugs, errors, crashes and login problems"}},
+  "anger": {"type": "score", "instructions": "How angry is the customer?",
+            "criteria": ["calm", "annoyed", "furious"]}}}`
+
+func keysEnv(keys string) []string {
+	return []string{"JUDGE_API_KEYS=" + keys, "JUDGE_RATE_LIMIT_RPM=100000"}
+}
+
+func TestGoodRequest(t *testing.T) {
+	j := start(t, keysEnv("good-key")...)
+	r := j.ask(t, "good-key", good)
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	var resp struct {
+		Model   string `json:"model"`
+		Answers map[string]struct {
+			Type          string             `json:"type"`
+			Noul          *float64           `json:"noul"`
+			Choice        string             `json:"choice"`
+			Score         *float64           `json:"score"`
+			Legend        map[string]string  `json:"legend"`
+			Probabilities map[string]float64 `json:"probabilities"`
+			Confidence    *float64           `json:"confidence"`
+		} `json:"answers"`
+		Usage struct {
+			InputTokens  int     `json:"input_tokens"`
+			OutputTokens int     `json:"output_tokens"`
+			Cost         float64 `json:"cost"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(r.body, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Model != "local/lexical-1.0" {
+		t.Errorf("model = %q, want the exact version local/lexical-1.0", resp.Model)
+	}
+	if len(resp.Answers) != 3 {
+		t.Fatalf("answers: %s", r.body)
+	}
+	refund := resp.Answers["refund"]
+	if refund.Type != "noul" || refund.Noul == nil || *refund.Noul <= 0.5 || *refund.Noul > 1 || refund.Confidence != nil {
+		t.Errorf("refund answer: %+v", refund)
+	}
+	team := resp.Answers["team"]
+	if team.Type != "choice" || team.Choice != "billing" || team.Confidence == nil {
+		t.Errorf("team answer: %+v", team)
+	}
+	anger := resp.Answers["anger"]
+	if anger.Type != "score" || anger.Score == nil || *anger.Score < 0 || *anger.Score > 2 || anger.Confidence == nil {
+		t.Errorf("anger answer: %+v", anger)
+	}
+	if anger.Legend["0"] != "calm" || anger.Legend["2"] != "furious" {
+		t.Errorf("anger legend: %v", anger.Legend)
+	}
+	for name, a := range map[string]map[string]float64{"team": team.Probabilities, "anger": anger.Probabilities} {
+		sum, expect := 0.0, 0.0
+		for k, p := range a {
+			sum += p
+			i, _ := strconv.Atoi(k)
+			expect += float64(i) * p
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("%s probabilities sum to %v", name, sum)
+		}
+		if name == "anger" && math.Abs(expect-*anger.Score) > 1e-9 {
+			t.Errorf("score %v, want Σ i·pᵢ = %v", *anger.Score, expect)
+		}
+	}
+	u := resp.Usage
+	if u.InputTokens < 40 || u.InputTokens > 400 {
+		t.Errorf("input tokens = %d, want a count of this ~70-token request", u.InputTokens)
+	}
+	if math.Abs(u.Cost-float64(u.InputTokens)*0.042/1e6) > 1e-15 {
+		t.Errorf("cost = %v, want %d tokens × 0.042 USD per million", u.Cost, u.InputTokens)
+	}
+	if r.header.Get("Content-Type") != "application/json" {
+		t.Errorf("content type %q", r.header.Get("Content-Type"))
+	}
+}
+
+func TestModelPriceIsConfigurable(t *testing.T) {
+	j := start(t, append(keysEnv("k"), "JUDGE_MODEL_PRICES=local/lexical-latest=1.5")...)
+	r := j.ask(t, "k", good)
+	var resp struct {
+		Usage struct {
+			InputTokens int     `json:"input_tokens"`
+			Cost        float64 `json:"cost"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(r.body, &resp); err != nil || r.status != http.StatusOK {
+		t.Fatalf("%d %s %v", r.status, r.body, err)
+	}
+	if math.Abs(resp.Usage.Cost-float64(resp.Usage.InputTokens)*1.5/1e6) > 1e-15 {
+		t.Errorf("cost %v for %d tokens, want 1.5 USD per million", resp.Usage.Cost, resp.Usage.InputTokens)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	j := start(t, keysEnv("good-key,llm-only:llm-latest")...)
+	t.Run("missing key", func(t *testing.T) {
+		r := j.ask(t, "", good)
+		wantError(t, r, http.StatusUnauthorized, "authentication_error")
+		if r.header.Get("WWW-Authenticate") == "" {
+			t.Error("401 without WWW-Authenticate")
+		}
+	})
+	t.Run("unknown key", func(t *testing.T) {
+		wantError(t, j.ask(t, "wrong-key", good), http.StatusUnauthorized, "authentication_error")
+	})
+	t.Run("models need a key", func(t *testing.T) {
+		wantError(t, j.do(t, http.MethodGet, "/v1/models", "", nil), http.StatusUnauthorized, "authentication_error")
+	})
+	t.Run("key limited to another model", func(t *testing.T) {
+		r := j.ask(t, "llm-only", good)
+		wantError(t, r, http.StatusForbidden, "permission_denied")
+		if !strings.Contains(string(r.body), "local/lexical-latest") {
+			t.Errorf("403 does not name the model: %s", r.body)
+		}
+	})
+	t.Run("body too large", func(t *testing.T) {
+		big := `{"model": "local/lexical-latest", "state": "` + strings.Repeat("a", 1<<20) + `", "questions": {}}`
+		wantError(t, j.ask(t, "good-key", big), http.StatusRequestEntityTooLarge, "request_too_large")
+	})
+	t.Run("malformed JSON", func(t *testing.T) {
+		wantError(t, j.ask(t, "good-key", `{"model": "local/lexical-latest", "state": `), http.StatusBadRequest, "invalid_request")
+	})
+	t.Run("unknown model", func(t *testing.T) {
+		body := strings.Replace(good, "local/lexical-latest", "local/lexical-9.9", 1)
+		r := j.ask(t, "good-key", body)
+		wantError(t, r, http.StatusBadRequest, "invalid_request")
+		if !strings.Contains(string(r.body), "local/lexical-9.9") {
+			t.Errorf("400 does not name the model: %s", r.body)
+		}
+	})
+	t.Run("validation lists field paths", func(t *testing.T) {
+		body := `{"model": "local/lexical-latest", "state": 42, "questions": {"t": {"type": "choice", "instructions": "x", "criteria": {"only": "one"}}}}`
+		r := j.ask(t, "good-key", body)
+		if r.status != http.StatusUnprocessableEntity {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		var v struct {
+			Detail []struct {
+				Loc []string `json:"loc"`
+				Msg string   `json:"msg"`
+			} `json:"detail"`
+		}
+		if err := json.Unmarshal(r.body, &v); err != nil || len(v.Detail) == 0 {
+			t.Fatalf("body %s: %v", r.body, err)
+		}
+		if !strings.Contains(string(r.body), `"state"`) {
+			t.Errorf("the number as state is not reported: %s", r.body)
+		}
+	})
+	t.Run("unknown route", func(t *testing.T) {
+		wantError(t, j.do(t, http.MethodGet, "/v1/nothing", "good-key", nil), http.StatusNotFound, "not_found")
+	})
+	t.Run("wrong method", func(t *testing.T) {
+		wantError(t, j.do(t, http.MethodGet, "/v1/systemone", "good-key", nil), http.StatusMethodNotAllowed, "method_not_allowed")
+	})
+	t.Run("keys are never logged", func(t *testing.T) {
+		if logs := j.logs.String(); strings.Contains(logs, "good-key") || strings.Contains(logs, "wrong-key") {
+			t.Errorf("a bearer key appears in the logs:\n%s", logs)
+		}
+	})
+}
+
+func TestRateLimit(t *testing.T) {
+	// Two requests per minute: the bucket holds two, then refills every 30 s.
+	j := start(t, "JUDGE_API_KEYS=first,second", "JUDGE_RATE_LIMIT_RPM=2")
+	for i := range 2 {
+		if r := j.ask(t, "first", good); r.status != http.StatusOK {
+			t.Fatalf("request %d: status %d %s", i+1, r.status, r.body)
+		}
+	}
+	r := j.ask(t, "first", good)
+	wantError(t, r, http.StatusTooManyRequests, "rate_limit_exceeded")
+	secs, err := strconv.Atoi(r.header.Get("Retry-After"))
+	if err != nil || secs < 29 || secs > 30 {
+		t.Errorf("Retry-After = %q, want about 30 seconds", r.header.Get("Retry-After"))
+	}
+	ms, err := strconv.Atoi(r.header.Get("retry-after-ms"))
+	if err != nil || ms < 28000 || ms > 30000 {
+		t.Errorf("retry-after-ms = %q, want about 30000", r.header.Get("retry-after-ms"))
+	}
+	if err == nil && (ms+999)/1000 != secs {
+		t.Errorf("Retry-After %d is not retry-after-ms %d rounded up", secs, ms)
+	}
+	if r := j.ask(t, "second", good); r.status != http.StatusOK {
+		t.Errorf("another key: status %d %s, want 200: buckets are per key", r.status, r.body)
+	}
+	// Refused requests do not consume: the wait does not grow.
+	r2 := j.ask(t, "first", good)
+	if ms2, _ := strconv.Atoi(r2.header.Get("retry-after-ms")); r2.status != http.StatusTooManyRequests || ms2 > ms {
+		t.Errorf("second refusal: %d, retry-after-ms %d after %d", r2.status, ms2, ms)
+	}
+}
+
+func TestModelsAndProbes(t *testing.T) {
+	j := start(t, keysEnv("all,llm-only:llm-latest")...)
+	r := j.do(t, http.MethodGet, "/v1/models", "all", nil)
+	var list struct {
+		Models []struct {
+			Name        string   `json:"name"`
+			Description string   `json:"description"`
+			ReleaseDate string   `json:"release_date"`
+			Aliases     []string `json:"aliases"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal(r.body, &list); err != nil || r.status != http.StatusOK {
+		t.Fatalf("%d %s %v", r.status, r.body, err)
+	}
+	if len(list.Models) != 1 || list.Models[0].Name != "local/lexical-1.0" || list.Models[0].ReleaseDate == "" ||
+		!strings.Contains(list.Models[0].Description, "not a language model") || list.Models[0].Aliases[0] != "local/lexical-latest" {
+		t.Errorf("models: %s", r.body)
+	}
+	r = j.do(t, http.MethodGet, "/v1/models", "llm-only", nil)
+	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"models":[]`) {
+		t.Errorf("a key limited to an absent model sees: %d %s", r.status, r.body)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		if r := j.do(t, http.MethodGet, path, "", nil); r.status != http.StatusOK {
+			t.Errorf("%s: %d", path, r.status)
+		}
+	}
+	if r := j.ask(t, "all", good); r.status != http.StatusOK {
+		t.Fatalf("ask: %d", r.status)
+	}
+	j.ask(t, "nobody", good)
+	metrics := string(j.do(t, http.MethodGet, "/metrics", "", nil).body)
+	for _, want := range []string{
+		`judge_http_requests_total{route="/v1/systemone",status="200"} 1`,
+		`judge_http_requests_total{route="/v1/systemone",status="401"} 1`,
+		`judge_questions_total{type="choice"} 1`,
+		`judge_questions_total{type="noul"} 1`,
+		`judge_questions_total{type="score"} 1`,
+		`judge_input_tokens_total{model="local/lexical-1.0"}`,
+		`judge_cost_usd_total{model="local/lexical-1.0"}`,
+		`judge_http_request_duration_seconds_bucket{route="/v1/systemone"`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}
+
+func TestRequestIDIsEchoed(t *testing.T) {
+	j := start(t, keysEnv("k")...)
+	req, _ := http.NewRequest(http.MethodPost, j.url+"/v1/systemone", strings.NewReader("{"))
+	req.Header.Set("x-request-id", "trace-123")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("x-request-id"); got != "trace-123" {
+		t.Errorf("x-request-id = %q, want the caller's trace-123", got)
+	}
+}
+
+func TestHealthcheckCommand(t *testing.T) {
+	j := start(t, keysEnv("k")...)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	run := func(addr string) error {
+		cmd := exec.CommandContext(ctx, binary, "healthcheck")
+		cmd.Env = []string{"JUDGE_ADDR=" + addr}
+		return cmd.Run()
+	}
+	if err := run(j.addr); err != nil {
+		t.Errorf("healthcheck of a running judge: %v", err)
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := ln.Addr().String()
+	ln.Close()
+	if err := run(closed); err == nil {
+		t.Error("healthcheck of a closed port exited 0")
+	}
+}
+
+func TestRefusesToStartWithoutKeys(t *testing.T) {
+	for _, env := range [][]string{{}, {"JUDGE_API_KEYS=a b"}, {"JUDGE_API_KEYS=k", "JUDGE_RATE_LIMIT_RPM=0"}} {
+		cmd := exec.Command(binary)
+		cmd.Env = append([]string{"JUDGE_ADDR=127.0.0.1:0"}, env...)
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("started with %q", env)
+		}
+		if strings.Contains(string(out), "a b") {
+			t.Errorf("error output quotes a key: %s", out)
+		}
+	}
+}
