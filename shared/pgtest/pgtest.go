@@ -86,27 +86,54 @@ func URL(t testing.TB) string {
 func NewDatabase(t testing.TB) string {
 	t.Helper()
 	admin := URL(t)
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name := "test_" + hex.EncodeToString(b[:])
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := exec1(ctx, admin, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("pgtest: create database: %v", err)
+	dbURL, drop, err := CreateDatabase(ctx, admin)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := exec1(ctx, admin, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Logf("pgtest: drop database %s: %v", name, err)
+		if err := drop(ctx); err != nil {
+			t.Logf("pgtest: %v", err)
 		}
 	})
-	u, err := url.Parse(admin)
+	return dbURL
+}
+
+// CreateDatabase creates an empty database on the server at adminURL and
+// returns its URL and a function that drops it.
+func CreateDatabase(ctx context.Context, adminURL string) (string, func(context.Context) error, error) {
+	u, err := url.Parse(adminURL)
 	if err != nil {
-		t.Fatalf("pgtest: %s is not a URL: %v", EnvURL, err)
+		return "", nil, fmt.Errorf("%s is not a URL: %w", adminURL, err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	name := "test_" + hex.EncodeToString(b[:])
+	if err := exec1(ctx, adminURL, "CREATE DATABASE "+name); err != nil {
+		return "", nil, fmt.Errorf("create database: %w", err)
+	}
+	drop := func(ctx context.Context) error {
+		if err := exec1(ctx, adminURL, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			return fmt.Errorf("drop database %s: %w", name, err)
+		}
+		return nil
 	}
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), drop, nil
+}
+
+// Start runs a throwaway local server for a program such as a load
+// generator, and returns its URL and a function that stops it and removes
+// its files. Tests use NewDatabase instead.
+func Start() (string, func() error, error) {
+	l, err := start()
+	if err != nil {
+		return "", nil, err
+	}
+	return l.url, l.stop, nil
 }
 
 func exec1(ctx context.Context, connURL, sql string) error {

@@ -41,7 +41,9 @@ CREATE TABLE interviews (
     CONSTRAINT interviews_claim_pair CHECK ((claim_token IS NULL) = (answer_claimed_at IS NULL)),
     CONSTRAINT interviews_completed_at CHECK ((status = 'completed') = (completed_at IS NOT NULL)),
     CONSTRAINT interviews_report CHECK (status = 'in_progress' OR (overall_score IS NOT NULL AND technical_accuracy IS NOT NULL AND communication_score IS NOT NULL))
-);
+) WITH (fillfactor = 70);
+-- Each answer updates its row twice (claim, then result); free space on the
+-- page lets Postgres keep those as heap-only updates, without index writes.
 
 -- History: a user's completed interviews, newest first. Its user_id prefix
 -- also serves the cascade from users.
