@@ -175,6 +175,20 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     await shot(page, '05-feedback');
   });
 
+  await t.test('voice controls follow the server config', async () => {
+    const config = await (await page.request.get('/api/config')).json();
+    const record = page.getByRole('button', { name: 'Record answer' });
+    assert.equal(await record.count(), config.voice.transcribe ? 1 : 0, 'record button shown only when transcription is on');
+    if (config.voice.speech) {
+      // The server voice answers with WAV for each sentence chunk.
+      const [res] = await Promise.all([page.waitForResponse('**/api/voice/speech'), page.getByRole('button', { name: 'Read question aloud' }).click()]);
+      assert.equal(res.status(), 200);
+      assert.match(res.headers()['content-type'], /audio\/wav/);
+      assert.ok(JSON.parse(res.request().postData()).text.length <= 190);
+      await page.getByRole('button', { name: /Stop reading|Read question aloud/ }).first().click();
+    }
+  });
+
   await t.test('a reload mid-interview resumes it', async () => {
     const before = await page.locator('#question-title').innerText();
     await page.reload();
@@ -209,8 +223,15 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
   });
 
   await t.test('back navigation is counted, not followed', async () => {
+    const before = await page.locator('.integrity').innerText();
+    assert.match(before, /Warnings: 0/);
     await page.goBack();
-    await page.getByText('Warnings: 1').waitFor();
+    await waitFor(async () => /Warnings: 1 — You tried to go back/.test(await page.locator('.integrity').innerText()), {
+      timeoutMs: 10000,
+      what: 'the back-navigation warning',
+    }).catch(async (err) => {
+      throw new Error(`${err.message}; integrity bar says: ${await page.locator('.integrity').innerText()}`);
+    });
     assert.equal(new URL(page.url()).pathname, `/interview/${encodeURIComponent(interviewId)}`);
     await page.getByText('Question 3 of 3', { exact: true }).waitFor();
   });

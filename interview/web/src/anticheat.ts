@@ -54,21 +54,25 @@ export function useIntegrity(sessionId: string, active: boolean) {
   const [record, setRecord] = useState<IntegrityRecord>(() => readIntegrity(sessionId) ?? { count: 0, warnings: [] });
   const [fullscreen, setFullscreen] = useState(() => typeof document !== 'undefined' && !!document.fullscreenElement);
   const last = useRef(0);
+  const current = useRef(record);
+  // Reloading or leaving the page hides it too; that is not switching away.
+  const unloading = useRef(false);
 
   useEffect(() => {
-    setRecord(readIntegrity(sessionId) ?? { count: 0, warnings: [] });
+    const r = readIntegrity(sessionId) ?? { count: 0, warnings: [] };
+    current.current = r;
+    setRecord(r);
   }, [sessionId]);
 
   const warn = useCallback(
     (kind: WarningKind) => {
       const now = Date.now();
-      if (now - last.current < coalesceMs) return;
+      if (unloading.current || now - last.current < coalesceMs) return;
       last.current = now;
-      setRecord((r) => {
-        const next = { count: r.count + 1, warnings: [...r.warnings, { kind, at: new Date(now).toISOString() }] };
-        writeIntegrity(sessionId, next);
-        return next;
-      });
+      const next = { count: current.current.count + 1, warnings: [...current.current.warnings, { kind, at: new Date(now).toISOString() }] };
+      current.current = next;
+      writeIntegrity(sessionId, next);
+      setRecord(next);
     },
     [sessionId],
   );
@@ -84,6 +88,12 @@ export function useIntegrity(sessionId: string, active: boolean) {
       if (document.visibilityState === 'hidden') warn('tab-hidden');
     };
     const onBlur = () => warn('window-blur');
+    const onLeave = () => {
+      unloading.current = true;
+    };
+    const onShow = () => {
+      unloading.current = false;
+    };
     // A duplicate history entry absorbs Back: the URL stays on the
     // interview and the attempt is counted.
     const here = location.pathname;
@@ -98,7 +108,13 @@ export function useIntegrity(sessionId: string, active: boolean) {
     document.addEventListener('visibilitychange', onVisibility);
     window.addEventListener('blur', onBlur);
     window.addEventListener('popstate', onPop);
+    window.addEventListener('beforeunload', onLeave);
+    window.addEventListener('pagehide', onLeave);
+    window.addEventListener('pageshow', onShow);
     return () => {
+      window.removeEventListener('beforeunload', onLeave);
+      window.removeEventListener('pagehide', onLeave);
+      window.removeEventListener('pageshow', onShow);
       document.removeEventListener('fullscreenchange', onFullscreen);
       document.removeEventListener('visibilitychange', onVisibility);
       window.removeEventListener('blur', onBlur);
