@@ -5,6 +5,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -214,6 +215,7 @@ func (h *handler) handleError(err error, c echo.Context) {
 		ve *systemone.ValidationError
 		fe *fault.Error
 		he *echo.HTTPError
+		se *systemone.Error
 	)
 	switch {
 	case errors.As(err, &ve) && isSyntaxError(ve):
@@ -225,6 +227,10 @@ func (h *handler) handleError(err error, c echo.Context) {
 	case errors.As(err, &fe):
 	case errors.As(err, &he):
 		fe = fromEcho(he)
+	case errors.As(err, &se):
+		fe = fromBackend(se)
+	case errors.Is(err, context.DeadlineExceeded):
+		fe = fault.Retry(fault.Overloaded, time.Second, "the model did not answer in time")
 	default:
 		fe = fault.New(fault.Internal, "internal error")
 	}
@@ -240,7 +246,7 @@ func (h *handler) handleError(err error, c echo.Context) {
 	if fe.Code == fault.Internal {
 		msg = "internal error"
 	}
-	h.write(c, fe.Code.Status(), errorBody{errorDetail{fe.Code.Kind(), msg}})
+	h.write(c, fe.Code.Status(), errorBody{errorDetail{fe.Kind(), msg}})
 }
 
 func (h *handler) write(c echo.Context, status int, body any) {
@@ -277,6 +283,33 @@ func fromEcho(he *echo.HTTPError) *fault.Error {
 		return fault.New(fault.InvalidArgument, "%s", http.StatusText(he.Code))
 	}
 	return fault.New(fault.Internal, "internal error")
+}
+
+// fromBackend maps a model backend's error. The caller's request was valid,
+// so whatever went wrong upstream is ours: saturation or no answer is 529
+// (retry later), anything else 502 (the upstream is misconfigured or broke
+// its contract). The backend's type and message are kept; they were written
+// for clients.
+func fromBackend(se *systemone.Error) *fault.Error {
+	code := fault.Upstream
+	switch se.Status {
+	case 0, 429, 529, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		code = fault.Overloaded
+	}
+	msg := se.Message
+	if msg == "" {
+		msg = "the model backend failed"
+	}
+	fe := &fault.Error{Code: code, Message: msg, RetryAfter: se.RetryAfter, Type: se.Type}
+	if code == fault.Overloaded && fe.RetryAfter <= 0 {
+		fe.RetryAfter = time.Second
+	}
+	if se.Status == 0 || se.Status == 429 || (se.Status >= 400 && se.Status < 500) {
+		// A client-side kind (timeout, rate_limit_exceeded, authentication_error
+		// from upstream) would mislead our caller; use ours.
+		fe.Type = ""
+	}
+	return fe
 }
 
 // ceilMillis rounds d up to whole milliseconds, so a client that waits the

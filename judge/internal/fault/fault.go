@@ -59,9 +59,20 @@ type Error struct {
 	Message string
 	// RetryAfter, when positive, tells the client when to try again.
 	RetryAfter time.Duration
+	// Type, when set, replaces the code's error_type with a finer one (a
+	// model backend's "upstream_misconfigured", say).
+	Type string
 }
 
-func (e *Error) Error() string { return e.Code.Kind() + ": " + e.Message }
+// Kind is the error_type written for e.
+func (e *Error) Kind() string {
+	if e.Type != "" {
+		return e.Type
+	}
+	return e.Code.Kind()
+}
+
+func (e *Error) Error() string { return e.Kind() + ": " + e.Message }
 
 // New returns an error with code c and a message for the client.
 func New(c Code, format string, args ...any) *Error {

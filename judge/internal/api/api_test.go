@@ -1,0 +1,120 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/metrics"
+	"github.com/judgeworks/judge/internal/ratelimit"
+	"github.com/judgeworks/judge/internal/registry"
+	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/systemone"
+)
+
+// failing is a backend that fails with err.
+type failing struct{ err error }
+
+func (f failing) Ask(context.Context, systemone.Request) (*systemone.Response, error) {
+	return nil, f.err
+}
+
+type byteCounter struct{}
+
+func (byteCounter) Count(s string) int { return len(s) }
+
+func serve(t *testing.T, backend systemone.Backend) *httptest.Server {
+	t.Helper()
+	keys, err := auth.ParseBearerKeys("k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.New(byteCounter{})
+	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
+		t.Fatal(err)
+	}
+	e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{
+		Keys: keys, Limiter: ratelimit.New(1000, []int{1}), Registry: reg, Metrics: metrics.New(), Tokens: byteCounter{},
+	})
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+const body = `{"model": "m-latest", "state": "s", "questions": {"q": {"type": "noul", "instructions": "i"}}}`
+
+func TestBackendErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		err        error
+		status     int
+		kind       string
+		message    string // substring; "" = any
+		retryAfter string // "" = header absent
+	}{
+		{"stray error hides its text", errors.New("dial tcp 10.0.0.7:5432: password=hunter2"),
+			500, "internal", "internal error", ""},
+		{"wrapped stray error", fmt.Errorf("calling: %w", errors.New("secret")), 500, "internal", "internal error", ""},
+		{"deliberate fault", fault.Retry(fault.Overloaded, 1500*time.Millisecond, "busy"), 529, "overloaded", "busy", "2"},
+		{"upstream saturated", &systemone.Error{Status: 529, Type: "overloaded", Message: "upstream saturated", RetryAfter: 3 * time.Second},
+			529, "overloaded", "upstream saturated", "3"},
+		{"upstream rate limit", &systemone.Error{Status: 429, Type: "rate_limit_exceeded", Message: "slow down"},
+			529, "overloaded", "slow down", "1"},
+		{"upstream unreachable", &systemone.Error{Type: "connection_error", Message: "no route"}, 529, "overloaded", "no route", "1"},
+		{"upstream misconfigured", &systemone.Error{Status: 502, Type: "upstream_misconfigured", Message: "model not found upstream"},
+			502, "upstream_misconfigured", "model not found upstream", ""},
+		{"upstream rejected our key", &systemone.Error{Status: 401, Type: "authentication_error", Message: "bad upstream key"},
+			502, "upstream_error", "bad upstream key", ""},
+		{"deadline", context.DeadlineExceeded, 529, "overloaded", "in time", "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := serve(t, failing{tt.err})
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/systemone", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer k")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			var got errorBody
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatalf("body %s: %v", raw, err)
+			}
+			if resp.StatusCode != tt.status || got.Detail.ErrorType != tt.kind || !strings.Contains(got.Detail.Message, tt.message) {
+				t.Errorf("got %d %s, want %d %s containing %q", resp.StatusCode, raw, tt.status, tt.kind, tt.message)
+			}
+			if h := resp.Header.Get("Retry-After"); h != tt.retryAfter {
+				t.Errorf("Retry-After = %q, want %q", h, tt.retryAfter)
+			}
+			if strings.Contains(string(raw), "hunter2") || strings.Contains(string(raw), "secret") {
+				t.Errorf("internal text leaked: %s", raw)
+			}
+			if resp.Header.Get("x-request-id") == "" {
+				t.Error("no x-request-id")
+			}
+		})
+	}
+}
+
+func TestCeilMillis(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want int64
+	}{{0, 0}, {time.Nanosecond, 1}, {time.Millisecond, 1}, {1500 * time.Microsecond, 2}, {30 * time.Second, 30000}}
+	for _, tt := range tests {
+		if got := ceilMillis(tt.d); got != tt.want {
+			t.Errorf("ceilMillis(%v) = %d, want %d", tt.d, got, tt.want)
+		}
+	}
+}
