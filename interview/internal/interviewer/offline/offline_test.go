@@ -429,3 +429,20 @@ func FuzzEvaluate(f *testing.F) {
 		}
 	})
 }
+
+// Answers written as a candidate would say them, not from the keyword lists:
+// the matching must find every point in natural prose.
+func TestNaturalAnswersCoverEveryPoint(t *testing.T) {
+	cases := map[string]string{
+		"frontend-medium-01": "JavaScript runs on a single thread with a call stack. When you call setTimeout or fetch, the browser's Web APIs handle it and later push the callback onto the task queue. The event loop takes the next task only when the stack is empty. Promise callbacks go to the microtask queue, which is drained before the next task, so a resolved promise runs before a setTimeout of 0. If a task runs long, for example a heavy loop, it blocks rendering and the page freezes.",
+		"devops-sre-medium-04": "First I would declare the incident and pick an incident commander so roles are clear. The priority is to mitigate: roll back the last deploy or fail over, before hunting the root cause. I post updates on the status page every 30 minutes for stakeholders. Afterwards we write a blameless postmortem with action items and owners.",
+		"product-management-medium-01": "I'd start by checking whether the data is right - maybe a tracking change broke an event. Then I'd segment the drop by platform, country and acquisition channel, and look at which funnel step lost users. I'd check what we released last week and any running experiments. Finally I'd consider external causes like a holiday or a competitor campaign.",
+		"machine-learning-easy-04": "Precision is the share of predicted positives that are actually positive, recall is the share of actual positives the model finds. Raising the threshold usually increases precision but lowers recall. F1 is the harmonic mean of the two.",
+	}
+	for id, answer := range cases {
+		e := evaluate(t, id, answer)
+		if e.TechnicalAccuracy < 80 || strings.Contains(e.Feedback, "Missed:") {
+			t.Errorf("%s: tech %d: %s", id, e.TechnicalAccuracy, e.Feedback)
+		}
+	}
+}
