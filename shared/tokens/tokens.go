@@ -1,13 +1,14 @@
 // Package tokens counts the tokens of a text with a real byte-pair-encoding
-// tokenizer whose data is compiled into the binary, so counting never needs
-// the network or a file at run time.
+// tokenizer (o200k_base) whose data is compiled into the binary, so counting
+// never needs the network or a file at run time.
 package tokens
 
 import (
 	"fmt"
+	"math"
 	"sync"
+	"unicode/utf8"
 
-	"github.com/pkoukk/tiktoken-go"
 	loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
@@ -18,20 +19,20 @@ const Encoding = "o200k_base"
 
 // Counter counts tokens. It is safe for concurrent use.
 type Counter struct {
-	enc *tiktoken.Tiktoken
+	ranks map[string]int
 }
 
 // New builds a Counter from the embedded tokenizer data. It parses a few
-// megabytes of ranks, so build one and share it (or use Default).
+// megabytes of ranks (about a quarter of a second), so build one and share
+// it, or use Default.
 func New() (*Counter, error) {
-	// The loader reads the ranks from files embedded in the binary instead
-	// of fetching them from the web on first use.
-	tiktoken.SetBpeLoader(loader.NewOfflineLoader())
-	enc, err := tiktoken.GetEncoding(Encoding)
+	// The offline loader reads the ranks from files embedded in its package;
+	// the name is the file name the reference tokenizer publishes.
+	ranks, err := loader.NewOfflineLoader().LoadTiktokenBpe(Encoding + ".tiktoken")
 	if err != nil {
 		return nil, fmt.Errorf("tokens: load %s: %w", Encoding, err)
 	}
-	return &Counter{enc: enc}, nil
+	return &Counter{ranks: ranks}, nil
 }
 
 var (
@@ -52,11 +53,195 @@ func Default() *Counter {
 	return defaultCounter
 }
 
-// Count returns the number of tokens of s. Special tokens such as
-// <|endoftext|> are counted as the ordinary text they are in a request.
+// Count returns the number of tokens of s, as the o200k_base encoder
+// produces them for ordinary text: special tokens such as <|endoftext|>
+// count as the characters they are written with.
 func (c *Counter) Count(s string) int {
-	if s == "" {
-		return 0
+	if !utf8.ValidString(s) {
+		// The reference tokenizer sees text as runes, each invalid byte
+		// becoming U+FFFD; do the same so counts agree.
+		s = string([]rune(s))
 	}
-	return len(c.enc.EncodeOrdinary(s))
+	n := 0
+	for i := 0; i < len(s); {
+		e := pieceEnd(s, i)
+		n += c.pieceTokens(s[i:e])
+		i = e
+	}
+	return n
+}
+
+// smallPiece is the longest piece merged with the simple quadratic loop;
+// longer ones (rare in prose, but an attacker can send a 100 KB "word") use
+// a heap so that counting stays O(n log n).
+const smallPiece = 64
+
+func (c *Counter) pieceTokens(p string) int {
+	if len(p) == 1 {
+		return 1 // every byte is a token
+	}
+	if _, ok := c.ranks[p]; ok {
+		return 1
+	}
+	if len(p) <= smallPiece {
+		return c.mergeSmall(p)
+	}
+	return c.mergeLarge(p)
+}
+
+// mergeSmall is the reference byte-pair merge: repeatedly merge the
+// adjacent pair with the lowest rank, the leftmost on a tie, and count
+// the parts left.
+func (c *Counter) mergeSmall(p string) int {
+	var startBuf, rankBuf [smallPiece + 1]int
+	starts, ranks := startBuf[:len(p)+1], rankBuf[:len(p)+1]
+	for i := range starts {
+		starts[i] = i
+	}
+	rank := func(i int) int {
+		if i+2 < len(starts) {
+			if r, ok := c.ranks[p[starts[i]:starts[i+2]]]; ok {
+				return r
+			}
+		}
+		return math.MaxInt
+	}
+	for i := range ranks {
+		ranks[i] = rank(i)
+	}
+	for len(starts) > 2 {
+		best, at := math.MaxInt, -1
+		for i := 0; i < len(starts)-2; i++ {
+			if ranks[i] < best {
+				best, at = ranks[i], i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		starts = append(starts[:at+1], starts[at+2:]...)
+		ranks = append(ranks[:at+1], ranks[at+2:]...)
+		ranks[at] = rank(at)
+		if at > 0 {
+			ranks[at-1] = rank(at - 1)
+		}
+	}
+	return len(starts) - 1
+}
+
+// mergeLarge does the same merges as mergeSmall with a heap of candidate
+// pairs ordered by (rank, position), so the same pair wins every step.
+// Parts are named by the byte offset where they start.
+func (c *Counter) mergeLarge(p string) int {
+	n := len(p)
+	next, prev := make([]int, n), make([]int, n)
+	alive := make([]bool, n)
+	cur := make([]int, n) // the rank of merging part i with its next part
+	for i := range n {
+		next[i], prev[i], alive[i] = i+1, i-1, true
+	}
+	next[n-1] = -1
+	rank := func(i int) int {
+		j := next[i]
+		if j < 0 {
+			return math.MaxInt
+		}
+		end := n
+		if k := next[j]; k >= 0 {
+			end = k
+		}
+		if r, ok := c.ranks[p[i:end]]; ok {
+			return r
+		}
+		return math.MaxInt
+	}
+	h := make(pairHeap, 0, n)
+	for i := range n {
+		cur[i] = rank(i)
+		if cur[i] != math.MaxInt {
+			h = append(h, pair{cur[i], i})
+		}
+	}
+	h.init()
+	parts := n
+	for len(h) > 0 {
+		top := h.pop()
+		i := top.pos
+		if !alive[i] || cur[i] != top.rank {
+			continue // stale: the part was merged away or its neighbour changed
+		}
+		j := next[i]
+		alive[j] = false
+		next[i] = next[j]
+		if next[j] >= 0 {
+			prev[next[j]] = i
+		}
+		parts--
+		if cur[i] = rank(i); cur[i] != math.MaxInt {
+			h.push(pair{cur[i], i})
+		}
+		if k := prev[i]; k >= 0 {
+			if cur[k] = rank(k); cur[k] != math.MaxInt {
+				h.push(pair{cur[k], k})
+			}
+		}
+	}
+	return parts
+}
+
+type pair struct{ rank, pos int }
+
+// pairHeap is a binary min-heap of pairs, written out rather than built on
+// container/heap so that pushing does not allocate an interface per pair.
+type pairHeap []pair
+
+func (h pairHeap) less(a, b int) bool {
+	return h[a].rank < h[b].rank || h[a].rank == h[b].rank && h[a].pos < h[b].pos
+}
+
+func (h *pairHeap) init() {
+	for i := len(*h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *pairHeap) push(x pair) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q[i], q[parent] = q[parent], q[i]
+		i = parent
+	}
+}
+
+func (h *pairHeap) pop() pair {
+	q := *h
+	top := q[0]
+	last := len(q) - 1
+	q[0] = q[last]
+	*h = q[:last]
+	h.down(0)
+	return top
+}
+
+func (h pairHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }

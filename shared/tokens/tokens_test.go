@@ -44,13 +44,23 @@ func TestCountConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
+var state2KB = strings.Repeat("My order #4411 arrived damaged and support hasn't replied in 3 days.\n", 30)[:2048]
+
 func BenchmarkCount2KB(b *testing.B) {
 	c := Default()
-	state := strings.Repeat("My order #4411 arrived damaged and support has not replied in 3 days. ", 30)[:2048]
-	b.SetBytes(int64(len(state)))
-	b.ResetTimer()
+	b.SetBytes(int64(len(state2KB)))
 	for b.Loop() {
-		c.Count(state)
+		c.Count(state2KB)
+	}
+}
+
+// A single 100 KB "word" must not take quadratic time.
+func BenchmarkCountLongWord(b *testing.B) {
+	c := Default()
+	word := strings.Repeat("abcdefghij", 10_000)
+	b.SetBytes(int64(len(word)))
+	for b.Loop() {
+		c.Count(word)
 	}
 }
 
