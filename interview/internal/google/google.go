@@ -43,7 +43,12 @@ type Verifier struct {
 	mu      sync.Mutex
 	keys    map[string]*rsa.PublicKey
 	expires time.Time
+	fetched time.Time
 }
+
+// minRefetch spaces fetches caused by unknown key ids: a token with a made-up
+// kid must not make every request fetch Google's keys.
+const minRefetch = time.Minute
 
 // NewVerifier returns a Verifier for clientID fetching keys from keysURL
 // (KeysURL in production). A nil now means time.Now.
@@ -106,8 +111,13 @@ var errKeysUnavailable = errors.New("google keys unavailable")
 func (v *Verifier) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if k, ok := v.keys[kid]; ok && v.now().Before(v.expires) {
+	now := v.now()
+	fresh := now.Before(v.expires)
+	if k, ok := v.keys[kid]; ok && fresh {
 		return k, nil
+	}
+	if fresh && now.Sub(v.fetched) < minRefetch {
+		return nil, fmt.Errorf("unknown key id %q", kid)
 	}
 	keys, ttl, err := v.fetch(ctx)
 	if err != nil {
@@ -116,7 +126,7 @@ func (v *Verifier) key(ctx context.Context, kid string) (*rsa.PublicKey, error) 
 		}
 		return nil, fmt.Errorf("%w: %v", errKeysUnavailable, err)
 	}
-	v.keys, v.expires = keys, v.now().Add(ttl)
+	v.keys, v.expires, v.fetched = keys, now.Add(ttl), now
 	k, ok := keys[kid]
 	if !ok {
 		return nil, fmt.Errorf("unknown key id %q", kid)

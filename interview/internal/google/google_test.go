@@ -144,6 +144,27 @@ func TestKeysRefetchedAfterMaxAge(t *testing.T) {
 	if n := ks.fetches.Load(); n != 2 {
 		t.Fatalf("%d fetches, want 2", n)
 	}
+	// Unknown key ids do not refetch more than once a minute.
+	ks.keys["k9"] = ks.keys["k1"]
+	tok9 := jwt.NewWithClaims(jwt.SigningMethodRS256, validClaims(clock()))
+	tok9.Header["kid"] = "nope"
+	s9, _ := tok9.SignedString(ks.keys["k1"])
+	for range 5 {
+		if _, err := v.Verify(context.Background(), s9); err == nil {
+			t.Fatal("unknown kid accepted")
+		}
+	}
+	if n := ks.fetches.Load(); n != 2 {
+		t.Fatalf("%d fetches after unknown kids, want still 2", n)
+	}
+	// A key rotated in meanwhile is picked up at the next fetch.
+	now.Add(61)
+	tokNew := jwt.NewWithClaims(jwt.SigningMethodRS256, validClaims(clock()))
+	tokNew.Header["kid"] = "k9"
+	sNew, _ := tokNew.SignedString(ks.keys["k9"])
+	if _, err := v.Verify(context.Background(), sNew); err != nil {
+		t.Fatalf("rotated key refused: %v", err)
+	}
 }
 
 func TestMaxAge(t *testing.T) {
