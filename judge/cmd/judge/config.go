@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/judgeworks/judge/internal/calibrate"
 	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/llm"
 )
@@ -23,6 +24,8 @@ type config struct {
 	Prices map[string]float64
 	// LLM is the language-model endpoint; unset means offline only.
 	LLM llm.Settings
+	// Adapter shapes the language-model answers (JUDGE_LLM_*, JUDGE_CALIBRATION_FILE).
+	Adapter calibrate.Settings
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -32,6 +35,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Prices:       map[string]float64{},
 		LLM:          llm.FromEnv(getenv),
 	}
+	adapter, err := calibrate.SettingsFromEnv(getenv)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Adapter = adapter
 	if cfg.Addr == "" {
 		cfg.Addr = ":8081"
 	}

@@ -2,6 +2,7 @@
 //
 //	judge [serve]      serve on JUDGE_ADDR (default :8081)
 //	judge healthcheck  exit 0 if the local server answers /healthz, else 1
+//	judge calibrate    fit the language model's temperatures (see docs/adapter.md)
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/api"
+	"github.com/judgeworks/judge/internal/calibrate"
 	"github.com/judgeworks/judge/internal/lexical"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
@@ -42,9 +44,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 		err = serve(ctx, cfg, logger)
 	case "healthcheck":
 		err = healthcheck(ctx, cfg)
-	// "calibrate" joins here with the language-model adapter.
+	case "calibrate":
+		err = calibrate.Run(ctx, args[1:], getenv, os.Stdout, logger)
 	default:
-		fmt.Fprintf(os.Stderr, "usage: judge [serve | healthcheck]\nunknown command %q\n", cmd)
+		fmt.Fprintf(os.Stderr, "usage: judge [serve | healthcheck | calibrate --data labeled.jsonl --model X [--out file]]\nunknown command %q\n", cmd)
 		return 2
 	}
 	if err != nil {
@@ -69,9 +72,22 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	}); err != nil {
 		return err
 	}
-	// The language-model adapter registers llm-latest here when cfg.LLM is configured.
 	if cfg.LLM.Configured() {
-		logger.Warn("LLM settings are present but this build answers with the offline engine only")
+		adapter, err := calibrate.NewAdapter(cfg.Adapter, logger)
+		if err != nil {
+			return err
+		}
+		if err := reg.Add(registry.Model{
+			Name:            "llm-1.0",
+			Aliases:         []string{"llm-latest"},
+			Description:     "The configured OpenAI-compatible model (" + cfg.LLM.Model + "), read out as calibrated probabilities; answers name the upstream snapshot.",
+			ReleaseDate:     "2026-01-01",
+			Backend:         adapter,
+			NameFromBackend: true,
+		}); err != nil {
+			return err
+		}
+		logger.Info("language model configured", "model", "llm-latest", "upstream", cfg.LLM.Model, "readout", adapter.Readout())
 	} else {
 		logger.Info("no LLM settings: answering with the offline engine", "model", lexical.Alias)
 	}
