@@ -47,10 +47,11 @@ func FromEnv(lookup func(string) string) Settings {
 	}
 }
 
-// Configured reports whether any LLM setting is present; with none, the
-// services run on their offline engines.
+// Configured reports whether a base URL or a key is set; with neither, the
+// services run on their offline engines (a model name alone, say a default
+// left in .env, does not switch them to a provider).
 func (s Settings) Configured() bool {
-	return s.BaseURL != "" || s.APIKey != "" || s.Model != ""
+	return s.BaseURL != "" || s.APIKey != ""
 }
 
 // Validate names the first missing or malformed setting. The key itself is

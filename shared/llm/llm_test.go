@@ -50,8 +50,8 @@ func TestFromEnv(t *testing.T) {
 	if s.BaseURL != "http://x/v1" || s.APIKey != "k" || s.Model != "m" || !s.Configured() {
 		t.Fatalf("FromEnv = %+v", s)
 	}
-	if (Settings{}).Configured() {
-		t.Fatal("empty settings report configured")
+	if (Settings{}).Configured() || (Settings{Model: "m"}).Configured() {
+		t.Fatal("settings without base URL and key report configured")
 	}
 }
 

@@ -19,7 +19,7 @@ func TestLoadConfig(t *testing.T) {
 	}
 	cfg, err = loadConfig(env(map[string]string{
 		"JUDGE_ADDR": "127.0.0.1:9000", "JUDGE_API_KEYS": "a,b:local/lexical-latest", "JUDGE_RATE_LIMIT_RPM": "60",
-		"JUDGE_MODEL_PRICES": "local/lexical-1.0=0.1, llm-latest=2", "LLM_MODEL": "m",
+		"JUDGE_MODEL_PRICES": "local/lexical-1.0=0.1, llm-latest=2", "LLM_MODEL": "m", "LLM_BASE_URL": "http://localhost:8000/v1",
 	}))
 	if err != nil {
 		t.Fatal(err)
