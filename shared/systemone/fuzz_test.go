@@ -3,6 +3,7 @@ package systemone
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"testing"
 )
@@ -81,4 +82,27 @@ func decodeAny(raw []byte) (any, error) {
 	var v any
 	err := dec.Decode(&v)
 	return v, err
+}
+
+// FuzzParseError: error bodies come from servers and proxies we do not
+// control; reading them must never panic and always yield a usable error.
+func FuzzParseError(f *testing.F) {
+	f.Add(429, []byte(`{"detail":{"error_type":"rate_limit_exceeded","message":"slow down"}}`), "250", "3")
+	f.Add(422, []byte(`{"detail":[{"loc":["body","state"],"msg":"m","type":"value_error"}]}`), "", "")
+	f.Add(404, []byte(`{"detail":"Not Found"}`), "", "Sun, 01 Jun 2025 12:00:07 GMT")
+	f.Add(502, []byte(`<html>bad gateway</html>`), "x", "-1")
+	f.Add(529, []byte(`{"detail":{"error_type":5}}`), "1e308", "1e308")
+	f.Fuzz(func(t *testing.T, status int, body []byte, ms, after string) {
+		h := http.Header{}
+		h.Set("retry-after-ms", ms)
+		h.Set("Retry-After", after)
+		e := ParseError(status, h, body)
+		if e.Status != status || e.Type == "" {
+			t.Fatalf("ParseError(%d, %q) = %+v", status, body, e)
+		}
+		if e.RetryAfter < 0 {
+			t.Fatalf("negative RetryAfter %v from %q, %q", e.RetryAfter, ms, after)
+		}
+		_ = e.Error()
+	})
 }
