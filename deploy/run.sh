@@ -92,7 +92,6 @@ busy=()
 for p in "$judge_port" "$interview_port" "$caddy_port"; do
 	port_busy "$p" && busy+=("$p")
 done
-[ -z "${DATABASE_URL:-}" ] && port_busy "$pg_port" && busy+=("$pg_port")
 [ ${#busy[@]} -eq 0 ] || die "port(s) ${busy[*]} already in use (another make run?); stop that first, or see README troubleshooting"
 
 mkdir -p "$data"
@@ -105,11 +104,16 @@ pg_user=
 
 # start runs a command in the background with its output prefixed by name.
 # $! is the command itself (the prefixer runs in a process substitution), so
-# stop() signals the service, never the prefixer.
+# stop() signals the service, never the prefixer. The prefixer ignores the
+# terminal's Ctrl-C: it must outlive its service to pass on the shutdown
+# logs, and it ends by itself when the service closes its output.
 start() {
 	local name=$1
 	shift
-	"$@" > >(exec sed -u "s/^/[$name] /") 2>&1 &
+	"$@" > >(
+		trap '' INT TERM HUP
+		exec sed -u "s/^/[$name] /"
+	) 2>&1 &
 	pids+=($!)
 	names[$!]=$name
 }
@@ -126,7 +130,12 @@ stopping=
 stop() {
 	[ -z "$stopping" ] || return 0
 	stopping=1
-	trap - INT TERM HUP
+	# A second Ctrl-C (or the terminal's signal to the whole process group
+	# arriving after ours) must not cut the shutdown short and orphan
+	# Postgres; Ctrl-\ still kills this script if something hangs.
+	trap '' INT TERM HUP
+	# Shutdown must run to the end whatever a single step answers.
+	set +e
 	log "stopping"
 	local pid i alive services=()
 	for pid in "${pids[@]}"; do
@@ -234,6 +243,8 @@ else
 			rm -f "$pid_file" "$pg_sock"/.s.PGSQL.*.lock
 		fi
 	fi
+
+	port_busy "$pg_port" && die "port $pg_port (local Postgres) already in use; set LOCAL_PG_PORT or stop that server"
 
 	# Its own session, so that Ctrl-C in the terminal reaches this script and
 	# not Postgres: the database goes down last, after the services.
