@@ -2,6 +2,7 @@ package systemone
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/llm"
@@ -257,7 +257,7 @@ type tally struct {
 	snapshot      string
 }
 
-func (t *tally) add(c *openai.ChatCompletion) {
+func (t *tally) add(c *chatCompletion) {
 	t.input.Add(c.Usage.PromptTokens)
 	t.output.Add(c.Usage.CompletionTokens)
 	if c.Model != "" {
@@ -558,28 +558,19 @@ func (a *Adapter) askGroups(ctx context.Context, t *tally, state string, q Quest
 // number of times; for the probabilities readout the retry carries the
 // bad reply and a corrective message saying what was wrong.
 func (a *Adapter) read(ctx context.Context, t *tally, user string, labels []string, r readout) ([]float64, error) {
-	msgs := []openai.ChatCompletionMessageParamUnion{
-		openai.SystemMessage(systemPrompt),
-		openai.UserMessage(user),
+	req := chatRequest{
+		Model:    a.cfg.llm.Model,
+		Messages: []chatMessage{{Role: "system", Content: systemPrompt}, {Role: "user", Content: user}},
+	}
+	if r == readoutLogprobs {
+		req.MaxTokens, req.Logprobs, req.TopLogprobs = 1, true, TopLogprobs
+	} else if a.cfg.structured {
+		req.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
+			Name: "probabilities", Strict: true, Schema: probabilitiesSchema(labels),
+		}}
 	}
 	for attempt := 0; ; attempt++ {
-		params := openai.ChatCompletionNewParams{Model: a.cfg.llm.Model, Messages: msgs}
-		if r == readoutLogprobs {
-			params.MaxTokens = openai.Int(1)
-			params.Logprobs = openai.Bool(true)
-			params.TopLogprobs = openai.Int(TopLogprobs)
-		} else if a.cfg.structured {
-			params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
-				OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
-					JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
-						Name:   "probabilities",
-						Strict: openai.Bool(true),
-						Schema: probabilitiesSchema(labels),
-					},
-				},
-			}
-		}
-		c, err := a.chat(ctx, params, r)
+		c, err := a.chat(ctx, &req, r)
 		if err != nil {
 			return nil, err
 		}
@@ -591,13 +582,13 @@ func (a *Adapter) read(ctx context.Context, t *tally, user string, labels []stri
 			err = malformed("the reply had no choices")
 		case r == readoutLogprobs:
 			content = c.Choices[0].Message.Content
-			lp := c.Choices[0].Logprobs.Content
-			if len(lp) == 0 {
+			lp := c.Choices[0].Logprobs
+			if lp == nil || len(lp.Content) == 0 {
 				return nil, errNoLogprobs
 			}
-			tops := lp[0].TopLogprobs
+			tops := lp.Content[0].TopLogprobs
 			if len(tops) == 0 {
-				tops = []openai.ChatCompletionTokenLogprobTopLogprob{{Token: lp[0].Token, Logprob: lp[0].Logprob}}
+				tops = []tokenLogprob{{Token: lp.Content[0].Token, Logprob: lp.Content[0].Logprob}}
 			}
 			p, err = readLogprobs(tops, labels)
 		case c.Choices[0].Message.Refusal != "":
@@ -621,9 +612,9 @@ func (a *Adapter) read(ctx context.Context, t *tally, user string, labels []stri
 		}
 		a.cfg.logger.Warn("malformed model reply; retrying", "model", a.cfg.llm.Model, "readout", r, "reason", bad.reason)
 		if r == readoutProbabilities {
-			msgs = append(msgs,
-				openai.AssistantMessage(trimReply(content)),
-				openai.UserMessage(correction(bad.reason, labels)))
+			req.Messages = append(req.Messages,
+				chatMessage{Role: "assistant", Content: trimReply(content)},
+				chatMessage{Role: "user", Content: correction(bad.reason, labels)})
 		}
 	}
 }
@@ -639,7 +630,11 @@ func correction(reason string, labels []string) string {
 // provider's retry-after) while the request's deadline allows. A call the
 // budget cannot cover fails with 529 and a Retry-After; a provider that
 // rejects the settings fails with 502 naming the setting.
-func (a *Adapter) chat(ctx context.Context, params openai.ChatCompletionNewParams, r readout) (*openai.ChatCompletion, error) {
+func (a *Adapter) chat(ctx context.Context, req *chatRequest, r readout) (*chatCompletion, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
 	var last string
 	for attempt := 0; ; attempt++ {
 		if err := a.limit.acquire(ctx); err != nil {
@@ -650,12 +645,15 @@ func (a *Adapter) chat(ctx context.Context, params openai.ChatCompletionNewParam
 			}
 			return nil, a.budgetGone(ctx, last, 0)
 		}
-		var raw *http.Response
-		c, err := a.client.Chat.Completions.New(ctx, params, option.WithResponseInto(&raw))
+		var c chatCompletion
+		err := a.client.Post(ctx, "chat/completions", json.RawMessage(body), &c)
 		f := a.classify(ctx, err, r)
 		a.limit.release(f.outcome)
 		if f.final {
-			return c, f.err
+			if f.err != nil {
+				return nil, f.err
+			}
+			return &c, nil
 		}
 		last = f.reason
 		if attempt >= a.cfg.faultRetries {

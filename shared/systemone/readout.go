@@ -9,8 +9,6 @@ import (
 	"math"
 	"strings"
 	"unicode"
-
-	"github.com/openai/openai-go/v3"
 )
 
 // TopLogprobs is the widest top-logprobs window OpenAI-compatible
@@ -50,7 +48,7 @@ func tokenLabel(tok string) string {
 // the mass the window does not list; then the result is renormalised over
 // the labels. When no label is in the window at all the model answered
 // something else, and the reply is malformed.
-func readLogprobs(tops []openai.ChatCompletionTokenLogprobTopLogprob, labels []string) ([]float64, error) {
+func readLogprobs(tops []tokenLogprob, labels []string) ([]float64, error) {
 	index := make(map[string]int, len(labels))
 	for i, l := range labels {
 		index[strings.ToLower(l)] = i

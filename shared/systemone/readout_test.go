@@ -8,13 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/openai/openai-go/v3"
 )
 
-func tops(pairs ...any) []openai.ChatCompletionTokenLogprobTopLogprob {
-	var out []openai.ChatCompletionTokenLogprobTopLogprob
+func tops(pairs ...any) []tokenLogprob {
+	var out []tokenLogprob
 	for i := 0; i < len(pairs); i += 2 {
-		out = append(out, openai.ChatCompletionTokenLogprobTopLogprob{Token: pairs[i].(string), Logprob: math.Log(pairs[i+1].(float64))})
+		out = append(out, tokenLogprob{Token: pairs[i].(string), Logprob: math.Log(pairs[i+1].(float64))})
 	}
 	return out
 }
@@ -33,7 +32,7 @@ func TestTokenLabel(t *testing.T) {
 func TestReadLogprobs(t *testing.T) {
 	tests := []struct {
 		name   string
-		tops   []openai.ChatCompletionTokenLogprobTopLogprob
+		tops   []tokenLogprob
 		labels []string
 		want   []float64
 		err    string
