@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestBinary(t *testing.T) {
 	env := append(os.Environ(),
 		"DATABASE_URL="+pgtest.NewDatabase(t), "INTERVIEW_ADDR="+addr, "DATA_DIR="+t.TempDir(),
 		"APP_ENV=development", "LLM_BASE_URL=", "LLM_API_KEY=", "GOOGLE_CLIENT_ID=", "JWT_SECRET=")
-	var logs bytes.Buffer
+	var logs syncBuffer
 	start := func() *exec.Cmd {
 		cmd := exec.Command(bin)
 		cmd.Env = env
@@ -155,4 +156,23 @@ func TestBinary(t *testing.T) {
 	if !strings.Contains(logs.String(), "shutting down") {
 		t.Fatalf("no graceful shutdown logged:\n%s", logs.String())
 	}
+}
+
+// syncBuffer collects the logs of successive processes while the test reads
+// them.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

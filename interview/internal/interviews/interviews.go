@@ -13,6 +13,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
+	"github.com/judgeworks/shared/server"
 )
 
 // Status values of an interview.
@@ -178,21 +179,29 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	if err != nil {
 		return Answered{}, err
 	}
-	iv := c.Interview
-	res, next, err := s.evaluate(ctx, iv, answer)
-	if err != nil {
-		// Release on a context of its own: the request's may be what failed.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if rerr := s.store.Release(rctx, userID, id, c.Token); rerr != nil {
-			return Answered{}, rerr
+	res, next, err := s.evaluate(ctx, c.Interview, answer)
+	if err == nil {
+		err = s.store.Complete(ctx, userID, id, c.Token, res, next)
+		if err == nil {
+			return Answered{Evaluation: res.Evaluation, Next: next}, nil
 		}
-		return Answered{}, err
+		if problem.Is(err, problem.Conflict) {
+			return Answered{}, err // the claim is no longer ours to release
+		}
 	}
-	if err := s.store.Complete(ctx, userID, id, c.Token, res, next); err != nil {
-		return Answered{}, err
+	s.release(ctx, userID, id, c.Token)
+	return Answered{}, err
+}
+
+// release gives up a claim so the user can retry at once rather than after
+// ClaimTTL. It runs on a context of its own, since the request's may be what
+// failed; if it fails too, the claim simply expires.
+func (s *Service) release(ctx context.Context, userID, id, token string) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.store.Release(rctx, userID, id, token); err != nil {
+		server.LoggerFrom(ctx).Warn("claim not released; it will expire", "interview", id, "err", err)
 	}
-	return Answered{Evaluation: res.Evaluation, Next: next}, nil
 }
 
 func (s *Service) evaluate(ctx context.Context, iv Interview, answer string) (interviewer.Result, *interviewer.Question, error) {
