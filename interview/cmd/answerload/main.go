@@ -27,6 +27,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/judgeworks/interview/internal/account"
+	"github.com/judgeworks/interview/internal/config"
 	"github.com/judgeworks/interview/internal/httpapi"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
@@ -39,7 +40,7 @@ func main() {
 	users := flag.Int("users", 50, "concurrent users")
 	duration := flag.Duration("duration", 10*time.Second, "measured time")
 	questions := flag.Int("questions", 20, "questions per interview")
-	conns := flag.Int("conns", 20, "database pool size (the service default)")
+	conns := flag.Int("conns", int(config.DefaultDBMaxConns()), "database pool size (default: the service's)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the measured run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {

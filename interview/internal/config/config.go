@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strconv"
 
 	"github.com/judgeworks/interview/internal/google"
@@ -16,7 +17,8 @@ import (
 type Config struct {
 	Addr        string
 	DatabaseURL string
-	// DBMaxConns bounds the connection pool (DB_MAX_CONNS, default 20).
+	// DBMaxConns bounds the connection pool (DB_MAX_CONNS, default
+	// DefaultDBMaxConns).
 	DBMaxConns int32
 	Production bool
 	// DataDir holds development state such as the generated JWT secret.
@@ -27,6 +29,13 @@ type Config struct {
 	LLMBaseURL     string
 	LLMAPIKey      string
 	LLMModel       string
+}
+
+// DefaultDBMaxConns is twice the usable CPUs, at least 8. Connections are
+// held only for single queries (never across a model call), so a small pool
+// keeps up; a large one mostly adds lock and CPU contention in Postgres.
+func DefaultDBMaxConns() int32 {
+	return int32(max(8, 2*runtime.GOMAXPROCS(0)))
 }
 
 // LanguageModel reports whether a language-model endpoint is configured.
@@ -43,7 +52,7 @@ func Load(getenv func(string) string) (Config, error) {
 		LLMBaseURL:     getenv("LLM_BASE_URL"),
 		LLMAPIKey:      getenv("LLM_API_KEY"),
 		LLMModel:       getenv("LLM_MODEL"),
-		DBMaxConns:     20,
+		DBMaxConns:     DefaultDBMaxConns(),
 	}
 	switch env := getenv("APP_ENV"); env {
 	case "production":
