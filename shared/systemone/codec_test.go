@@ -1,6 +1,7 @@
 package systemone
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -218,4 +219,53 @@ func assertItem(t *testing.T, err error, loc, errType string) {
 		}
 	}
 	t.Errorf("no %s item at %s in %+v", errType, loc, ve.Items)
+}
+
+// decoderEntries is objectEntries done with encoding/json's token reader,
+// the reference the hand-written scanner is held to.
+func decoderEntries(raw []byte) (entries []entry, dups []string) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, _ := dec.Token()
+		key, _ := tok.(string)
+		var val json.RawMessage
+		_ = dec.Decode(&val)
+		if seen[key] {
+			dups = append(dups, key)
+			continue
+		}
+		seen[key] = true
+		entries = append(entries, entry{key, val})
+	}
+	return entries, dups
+}
+
+func FuzzObjectEntries(f *testing.F) {
+	f.Add([]byte(exampleBody))
+	f.Add([]byte(` { "a" : [1, {"b": "}\"]"}] , "a":null, "\u00e9\\":-1.5e3,"x":true } `))
+	f.Add([]byte(`{}`))
+	keys := make([]string, 40)
+	for i := range keys {
+		keys[i] = fmt.Sprintf(`"k%d":%d`, i%25, i)
+	}
+	f.Add([]byte("{" + strings.Join(keys, ",") + "}"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) || kindOf(raw) != kindObject {
+			return
+		}
+		got, gotDups := objectEntries(raw)
+		want, wantDups := decoderEntries(raw)
+		if len(got) != len(want) || !slices.Equal(gotDups, wantDups) {
+			t.Fatalf("%s: entries %v dups %v, want %v %v", raw, got, gotDups, want, wantDups)
+		}
+		for i := range got {
+			if got[i].key != want[i].key || !bytes.Equal(bytes.TrimSpace(got[i].val), want[i].val) {
+				t.Fatalf("%s: entry %d = %q:%s, want %q:%s", raw, i, got[i].key, got[i].val, want[i].key, want[i].val)
+			}
+		}
+	})
 }
