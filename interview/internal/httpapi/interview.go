@@ -146,18 +146,13 @@ func (a *API) history(c echo.Context) error {
 		return err
 	}
 	out := make([]historyItem, 0, len(list))
-	for _, iv := range list {
-		h := historyItem{
-			ID: iv.ID, CandidateName: iv.Setup.CandidateName, Role: iv.Setup.Role, Experience: iv.Setup.Experience,
-			Difficulty: iv.Setup.Difficulty, TotalQuestions: iv.Setup.TotalQuestions, AnsweredQuestions: len(iv.Results),
-		}
-		if iv.Report != nil {
-			h.OverallScore, h.TechnicalAccuracy, h.CommunicationScore = iv.Report.OverallScore, iv.Report.TechnicalAccuracy, iv.Report.CommunicationScore
-		}
-		if iv.CompletedAt != nil {
-			h.Date = *iv.CompletedAt
-		}
-		out = append(out, h)
+	for _, h := range list {
+		out = append(out, historyItem{
+			ID: h.ID, CandidateName: h.Setup.CandidateName, Role: h.Setup.Role, Experience: h.Setup.Experience,
+			Difficulty: h.Setup.Difficulty, TotalQuestions: h.Setup.TotalQuestions, AnsweredQuestions: h.Answered,
+			OverallScore: h.OverallScore, TechnicalAccuracy: h.TechnicalAccuracy, CommunicationScore: h.CommunicationScore,
+			Date: h.CompletedAt,
+		})
 	}
 	return c.JSON(http.StatusOK, out)
 }

@@ -52,6 +52,17 @@ type Interview struct {
 	CompletedAt *time.Time
 }
 
+// Summary is a completed interview as history lists it.
+type Summary struct {
+	ID                 string
+	Setup              interviewer.Setup
+	Answered           int
+	OverallScore       int
+	TechnicalAccuracy  int
+	CommunicationScore int
+	CompletedAt        time.Time
+}
+
 // Claim is a held claim on an interview's current question.
 type Claim struct {
 	Token     string
@@ -77,7 +88,7 @@ type Store interface {
 	// answered results; it reports whether it did.
 	SaveReport(ctx context.Context, userID, id string, answered int, rep report.Report, now time.Time) (bool, error)
 	// History lists completed interviews, newest first.
-	History(ctx context.Context, userID string) ([]Interview, error)
+	History(ctx context.Context, userID string) ([]Summary, error)
 }
 
 // Service runs interviews.
@@ -263,7 +274,7 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report,
 }
 
 // History lists the user's completed interviews, newest first.
-func (s *Service) History(ctx context.Context, userID string) ([]Interview, error) {
+func (s *Service) History(ctx context.Context, userID string) ([]Summary, error) {
 	return s.store.History(ctx, userID)
 }
 

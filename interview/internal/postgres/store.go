@@ -281,20 +281,26 @@ func (s *Store) SaveReport(ctx context.Context, userID, id string, answered int,
 	return tag.RowsAffected() == 1, nil
 }
 
-func (s *Store) History(ctx context.Context, userID string) ([]interviews.Interview, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+interviewColumns+` FROM interviews
-		WHERE user_id = $1 AND status = 'completed' ORDER BY completed_at DESC, id`, userID)
+func (s *Store) History(ctx context.Context, userID string) ([]interviews.Summary, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT id::text, candidate_name, role, experience, difficulty, total_questions,
+			jsonb_array_length(question_results), overall_score, technical_accuracy, communication_score, completed_at
+		FROM interviews
+		WHERE user_id = $1 AND status = 'completed'
+		ORDER BY completed_at DESC, id`, userID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []interviews.Interview{}
+	out := []interviews.Summary{}
 	for rows.Next() {
-		iv, err := scanInterview(rows)
+		var h interviews.Summary
+		err := rows.Scan(&h.ID, &h.Setup.CandidateName, &h.Setup.Role, &h.Setup.Experience, &h.Setup.Difficulty,
+			&h.Setup.TotalQuestions, &h.Answered, &h.OverallScore, &h.TechnicalAccuracy, &h.CommunicationScore, &h.CompletedAt)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, iv)
+		out = append(out, h)
 	}
 	return out, rows.Err()
 }
