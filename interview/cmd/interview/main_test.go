@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,144 +18,311 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/judgeworks/shared/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := pgtest.Main(m)
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
 
-// TestBinary runs the built service black-box against a real database: it
-// serves, answers the healthcheck subcommand, keeps sessions and interviews
-// across a kill -9 and a graceful restart.
-func TestBinary(t *testing.T) {
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// build compiles the service once per test binary.
+func build(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "interview")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "interview-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "interview")
+		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build: %v", buildErr)
 	}
+	return binPath
+}
+
+// service is the built binary running against its own database.
+type service struct {
+	t    *testing.T
+	bin  string
+	addr string
+	env  []string
+	logs syncBuffer
+	proc *exec.Cmd
+	http *http.Client
+	db   string
+}
+
+func newService(t *testing.T, extraEnv ...string) *service {
+	t.Helper()
+	bin := build(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	db := pgtest.NewDatabase(t)
 	env := append(os.Environ(),
-		"DATABASE_URL="+pgtest.NewDatabase(t), "INTERVIEW_ADDR="+addr, "DATA_DIR="+t.TempDir(),
-		"APP_ENV=development", "LLM_BASE_URL=", "LLM_API_KEY=", "GOOGLE_CLIENT_ID=", "JWT_SECRET=")
-	var logs syncBuffer
-	start := func() *exec.Cmd {
-		cmd := exec.Command(bin)
-		cmd.Env = env
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			resp, err := http.Get("http://" + addr + "/healthz")
-			if err == nil {
-				resp.Body.Close()
-				return cmd
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("service did not come up: %v\n%s", err, logs.String())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	defer func() {
+		"DATABASE_URL="+db, "INTERVIEW_ADDR="+addr, "DATA_DIR="+t.TempDir(),
+		"APP_ENV=development", "LLM_BASE_URL=", "LLM_API_KEY=", "GOOGLE_CLIENT_ID=", "JWT_SECRET=",
+		"STT_MODEL=", "TTS_MODEL=")
+	env = append(env, extraEnv...)
+	jar, _ := cookiejar.New(nil)
+	s := &service{t: t, bin: bin, addr: addr, env: env, db: db, http: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
+	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("service log:\n%s", logs.String())
+			t.Logf("service log:\n%s", s.logs.String())
 		}
-	}()
-	healthcheck := func() int {
-		cmd := exec.Command(bin, "healthcheck")
-		cmd.Env = env
-		if err := cmd.Run(); err != nil {
-			if ee, ok := err.(*exec.ExitError); ok {
-				return ee.ExitCode()
-			}
-			t.Fatal(err)
-		}
-		return 0
-	}
+	})
+	return s
+}
 
-	proc := start()
-	if code := healthcheck(); code != 0 {
+func (s *service) start() {
+	s.t.Helper()
+	cmd := exec.Command(s.bin)
+	cmd.Env = s.env
+	cmd.Stdout, cmd.Stderr = &s.logs, &s.logs
+	if err := cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.proc = cmd
+	s.t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get("http://" + s.addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("service did not come up: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (s *service) kill() {
+	_ = s.proc.Process.Signal(syscall.SIGKILL)
+	_ = s.proc.Wait()
+}
+
+func (s *service) healthcheck() int {
+	cmd := exec.Command(s.bin, "healthcheck")
+	cmd.Env = s.env
+	if err := cmd.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		s.t.Fatal(err)
+	}
+	return 0
+}
+
+// call sends a JSON request and returns the status and decoded body.
+func (s *service) call(method, path string, body any) (int, map[string]any) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequestWithContext(context.Background(), method, "http://"+s.addr+path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return 0, map[string]any{"transport": err.Error()}
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := map[string]any{}
+	_ = json.Unmarshal(raw, &out)
+	return resp.StatusCode, out
+}
+
+func (s *service) must(method, path string, body any, want int) map[string]any {
+	s.t.Helper()
+	status, out := s.call(method, path, body)
+	if status != want {
+		s.t.Fatalf("%s %s: %d, want %d: %v", method, path, status, want, out)
+	}
+	return out
+}
+
+func (s *service) signUpAndStart(total int) (sid, qid string) {
+	s.t.Helper()
+	s.must("POST", "/api/auth/register", map[string]string{"fullName": "Bin", "email": "bin@example.com", "password": "binary password"}, 201)
+	st := s.must("POST", "/api/interview/start", map[string]any{"candidateName": "Bin", "role": "Backend engineer", "experience": "3 years", "difficulty": "easy", "totalQuestions": total}, 201)
+	return st["sessionId"].(string), st["question"].(map[string]any)["id"].(string)
+}
+
+// TestBinary runs the built service black-box with the offline interviewer:
+// it serves, answers the healthcheck subcommand, keeps sessions and
+// interviews across kill -9, and stops gracefully on SIGTERM.
+func TestBinary(t *testing.T) {
+	s := newService(t)
+	s.start()
+	if code := s.healthcheck(); code != 0 {
 		t.Fatalf("healthcheck exit %d on a running service", code)
 	}
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
-	call := func(method, path string, body any, want int) map[string]any {
-		t.Helper()
-		var rd io.Reader
-		if body != nil {
-			b, _ := json.Marshal(body)
-			rd = bytes.NewReader(b)
-		}
-		req, _ := http.NewRequestWithContext(context.Background(), method, "http://"+addr+path, rd)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != want {
-			t.Fatalf("%s %s: %d, want %d: %s", method, path, resp.StatusCode, want, raw)
-		}
-		out := map[string]any{}
-		_ = json.Unmarshal(raw, &out)
-		return out
-	}
-	cfg := call("GET", "/api/config", nil, 200)
-	if cfg["mode"] != "offline" {
+	if cfg := s.must("GET", "/api/config", nil, 200); cfg["mode"] != "offline" {
 		t.Fatalf("config %v: want the offline interviewer without LLM settings", cfg)
 	}
-	call("POST", "/api/auth/register", map[string]string{"fullName": "Bin", "email": "bin@example.com", "password": "binary password"}, 201)
-	st := call("POST", "/api/interview/start", map[string]any{"candidateName": "Bin", "role": "Backend engineer", "experience": "3 years", "difficulty": "easy", "totalQuestions": 2}, 201)
-	sid := st["sessionId"].(string)
-	q := st["question"].(map[string]any)
-	call("POST", "/api/interview/answer", map[string]string{"sessionId": sid, "questionId": q["id"].(string),
+	sid, qid := s.signUpAndStart(2)
+	s.must("POST", "/api/interview/answer", map[string]string{"sessionId": sid, "questionId": qid,
 		"answer": "I would start by measuring latency, then add an index and verify with EXPLAIN ANALYZE."}, 200)
 
-	// kill -9: nothing lives only in memory.
-	_ = proc.Process.Signal(syscall.SIGKILL)
-	_, _ = proc.Process.Wait()
-	if code := healthcheck(); code != 1 {
+	s.kill()
+	if code := s.healthcheck(); code != 1 {
 		t.Fatalf("healthcheck exit %d with the service down, want 1", code)
 	}
-	proc = start()
-	sess := call("GET", "/api/interview/"+sid, nil, 200) // the cookie still works: the secret persisted
+	s.start()
+	sess := s.must("GET", "/api/interview/"+sid, nil, 200) // the cookie still works: the secret persisted
 	if n := len(sess["questionResults"].([]any)); n != 1 {
 		t.Fatalf("%d results after restart, want 1", n)
 	}
 	next := sess["currentQuestion"].(map[string]any)
-	a := call("POST", "/api/interview/answer", map[string]string{"sessionId": sid, "questionId": next["id"].(string), "answer": "Use a queue with retries and idempotency keys."}, 200)
+	a := s.must("POST", "/api/interview/answer", map[string]string{"sessionId": sid, "questionId": next["id"].(string), "answer": "Use a queue with retries and idempotency keys."}, 200)
 	if a["isLastQuestion"] != true {
 		t.Fatalf("answer %v", a)
 	}
-	rep := call("POST", "/api/interview/finish", map[string]string{"sessionId": sid}, 200)
+	rep := s.must("POST", "/api/interview/finish", map[string]string{"sessionId": sid}, 200)
 	if _, ok := rep["overallScore"].(float64); !ok || len(rep["questionResults"].([]any)) != 2 {
 		t.Fatalf("report %v", rep)
 	}
-	if m := call("GET", "/api/unknown", nil, 404); m["error"] == nil {
+	if m := s.must("GET", "/api/unknown", nil, 404); m["error"] == nil {
 		t.Fatal("unknown API path without JSON error")
 	}
 
-	// Graceful stop on SIGTERM.
-	_ = proc.Process.Signal(syscall.SIGTERM)
+	_ = s.proc.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
-	go func() { _, err := proc.Process.Wait(); done <- err }()
+	go func() { done <- s.proc.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("no exit after SIGTERM")
 	}
-	if !strings.Contains(logs.String(), "shutting down") {
-		t.Fatalf("no graceful shutdown logged:\n%s", logs.String())
+	if !strings.Contains(s.logs.String(), "shutting down") {
+		t.Fatal("no graceful shutdown logged")
+	}
+}
+
+// chatServer speaks the OpenAI chat-completions wire format. While hang is
+// set, evaluation requests block until the caller goes away.
+type chatServer struct {
+	mu      sync.Mutex
+	hang    bool
+	entered chan struct{}
+}
+
+func (cs *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Model          string `json:"model"`
+		ResponseFormat struct {
+			JSONSchema struct {
+				Name string `json:"name"`
+			} `json:"json_schema"`
+		} `json:"response_format"`
+	}
+	_ = json.NewDecoder(r.Body).Decode(&body)
+	replies := map[string]string{
+		"opening":    `{"welcome":"Welcome. We will cover backend design.","question":"How would you design a rate limiter for an API?"}`,
+		"evaluation": `{"score":72,"technicalAccuracy":75,"communication":65,"feedback":"Solid on token buckets.","strengths":["Named the token bucket"],"improvements":["Discuss shared state"]}`,
+		"question":   `{"question":"How do you make a payment endpoint idempotent?"}`,
+		"summary":    `{"strengths":["Rate limiting"],"weaknesses":["Distributed state"],"suggestedTopics":["Idempotency keys"],"feedback":"A solid interview."}`,
+	}
+	name := body.ResponseFormat.JSONSchema.Name
+	cs.mu.Lock()
+	hang := cs.hang && name == "evaluation"
+	cs.mu.Unlock()
+	if hang {
+		close(cs.entered)
+		<-r.Context().Done()
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": body.Model,
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": replies[name], "refusal": nil}}},
+		"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+	})
+}
+
+// TestKilledMidEvaluation kills the process while the language model is
+// evaluating an answer. Nothing is lost: after restart the claim is still
+// live (409), and once it has expired the answer is accepted and stored once.
+func TestKilledMidEvaluation(t *testing.T) {
+	cs := &chatServer{entered: make(chan struct{})}
+	llm := httptest.NewServer(cs)
+	defer llm.Close()
+	s := newService(t, "LLM_BASE_URL="+llm.URL+"/v1", "LLM_API_KEY=test-key", "LLM_MODEL=test-model")
+	s.start()
+	if cfg := s.must("GET", "/api/config", nil, 200); cfg["mode"] != "language-model" {
+		t.Fatalf("config %v", cfg)
+	}
+	sid, qid := s.signUpAndStart(2)
+	answer := map[string]string{"sessionId": sid, "questionId": qid, "answer": "A token bucket per key in Redis."}
+
+	cs.mu.Lock()
+	cs.hang = true
+	cs.mu.Unlock()
+	inflight := make(chan int, 1)
+	go func() { st, _ := s.call("POST", "/api/interview/answer", answer); inflight <- st }()
+	select {
+	case <-cs.entered:
+	case <-time.After(15 * time.Second):
+		t.Fatal("evaluation never reached the model")
+	}
+	s.kill()
+	if st := <-inflight; st != 0 {
+		t.Fatalf("in-flight answer got status %d from a killed process", st)
+	}
+	cs.mu.Lock()
+	cs.hang = false
+	cs.mu.Unlock()
+
+	s.start()
+	s.must("POST", "/api/interview/answer", answer, 409) // the dead process's claim is still live
+	// Let the claim age past 2 minutes without waiting for them.
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, s.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE interviews SET answer_claimed_at = answer_claimed_at - interval '121 seconds' WHERE id = $1`, sid); err != nil {
+		t.Fatal(err)
+	}
+	a := s.must("POST", "/api/interview/answer", answer, 200)
+	if a["nextQuestion"] == nil {
+		t.Fatalf("answer %v", a)
+	}
+	sess := s.must("GET", "/api/interview/"+sid, nil, 200)
+	if results := sess["questionResults"].([]any); len(results) != 1 {
+		t.Fatalf("%d results, want exactly 1", len(results))
 	}
 }
 
