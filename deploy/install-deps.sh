@@ -9,6 +9,11 @@ have caddy || need+=(caddy)
 have espeak-ng || need+=(espeak-ng)
 have sox || need+=(sox)
 have chromium || need+=(chromium)
+have curl || need+=(curl)
+# Go and Node come from their own installers (Debian's are too old for the
+# workspace's Go 1.26 and for Vite); say so early instead of failing mid-build.
+have go || echo "note: Go 1.26 is required and not on PATH" >&2
+have npm || echo "note: Node.js 20 (with npm) is required to build the web client and not on PATH" >&2
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -eq 0 ]; then
 	echo "installing: ${need[*]}"
