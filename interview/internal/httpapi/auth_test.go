@@ -232,6 +232,9 @@ func TestServiceEndpoints(t *testing.T) {
 	if code := must(t, c.do("GET", "/api/no/such/thing", nil), http.StatusNotFound).errCode(t); code != "not_found" {
 		t.Fatal(code)
 	}
+	if code := must(t, c.do("POST", "/healthz", nil), http.StatusMethodNotAllowed).errCode(t); code != "method_not_allowed" {
+		t.Fatal(code)
+	}
 	if code := must(t, c.do("POST", "/api/auth/google", map[string]string{"credential": "x"}), http.StatusNotImplemented).errCode(t); code != "not_implemented" {
 		t.Fatal(code)
 	}
