@@ -34,7 +34,7 @@ func loadCompose(t *testing.T, env ...string) *types.Project {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := cli.ProjectFromOptions(context.Background(), opts)
+	p, err := opts.LoadProject(context.Background())
 	if err != nil {
 		t.Fatalf("docker-compose.yml does not load: %v", err)
 	}
