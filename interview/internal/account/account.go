@@ -72,8 +72,9 @@ func (s *Service) GoogleEnabled() bool { return s.google != nil }
 // Register creates a password account.
 func (s *Service) Register(ctx context.Context, fullName, email, password string) (User, error) {
 	fullName = strings.TrimSpace(fullName)
-	if fullName == "" || utf8.RuneCountInString(fullName) > MaxNameChars {
-		return User{}, problem.New(problem.Invalid, "fullName must be 1 to %d characters", MaxNameChars)
+	// Postgres text cannot hold NUL; refuse it here rather than fail there.
+	if fullName == "" || utf8.RuneCountInString(fullName) > MaxNameChars || strings.ContainsRune(fullName, 0) {
+		return User{}, problem.New(problem.Invalid, "fullName must be 1 to %d characters, without NUL", MaxNameChars)
 	}
 	email, err := NormalizeEmail(email)
 	if err != nil {
@@ -125,7 +126,7 @@ func (s *Service) Google(ctx context.Context, credential string) (User, error) {
 	if err != nil {
 		return User{}, problem.New(problem.Unauthenticated, "the Google account has no usable email")
 	}
-	id.Name = strings.TrimSpace(id.Name)
+	id.Name = strings.TrimSpace(strings.ReplaceAll(id.Name, "\x00", ""))
 	if id.Name == "" {
 		id.Name, _, _ = strings.Cut(id.Email, "@")
 	}
@@ -144,7 +145,7 @@ func (s *Service) User(ctx context.Context, id string) (User, error) {
 func NormalizeEmail(email string) (string, error) {
 	e := strings.ToLower(strings.TrimSpace(email))
 	bad := problem.New(problem.Invalid, "email must be a valid address of at most %d characters", MaxEmailChars)
-	if e == "" || utf8.RuneCountInString(e) > MaxEmailChars {
+	if e == "" || utf8.RuneCountInString(e) > MaxEmailChars || strings.ContainsRune(e, 0) {
 		return "", bad
 	}
 	a, err := mail.ParseAddress(e)

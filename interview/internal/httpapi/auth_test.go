@@ -112,6 +112,8 @@ func TestRegisterValidation(t *testing.T) {
 		{"bad email", map[string]string{"fullName": "A", "email": "a@", "password": "long enough"}},
 		{"short password", map[string]string{"fullName": "A", "email": "a@b.co", "password": "1234567"}},
 		{"long password", map[string]string{"fullName": "A", "email": "a@b.co", "password": strings.Repeat("p", 73)}},
+		{"NUL in name", map[string]string{"fullName": "A\x00B", "email": "a@b.co", "password": "long enough"}},
+		{"NUL in email", map[string]string{"fullName": "A", "email": "a\x00@b.co", "password": "long enough"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,6 +144,7 @@ func TestStartAndAnswerValidation(t *testing.T) {
 		{"empty candidate", with("candidateName", "")},
 		{"blank role", with("role", "   ")},
 		{"long experience", with("experience", strings.Repeat("e", 101))},
+		{"NUL in role", with("role", "R\x00")},
 		{"unknown difficulty", with("difficulty", "extreme")},
 		{"zero questions", with("totalQuestions", 0)},
 		{"too many questions", with("totalQuestions", 21)},
@@ -163,6 +166,8 @@ func TestStartAndAnswerValidation(t *testing.T) {
 		"empty answer":   {"sessionId": s.SessionID, "questionId": "q1", "answer": " \n "},
 		"long answer":    {"sessionId": s.SessionID, "questionId": "q1", "answer": strings.Repeat("a", 10001)},
 		"no question id": {"sessionId": s.SessionID, "answer": "x"},
+		"NUL in answer":  {"sessionId": s.SessionID, "questionId": "q1", "answer": "a\x00b"},
+		"NUL in id":      {"sessionId": s.SessionID, "questionId": "q1\x00", "answer": "ab"},
 	} {
 		if code := must(t, c.do("POST", "/api/interview/answer", body), http.StatusBadRequest).errCode(t); code != "invalid_argument" {
 			t.Fatalf("%s: %s", name, code)

@@ -124,8 +124,8 @@ func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
 	}{{"candidateName", &in.CandidateName}, {"role", &in.Role}, {"experience", &in.Experience}}
 	for _, f := range fields {
 		*f.v = strings.TrimSpace(*f.v)
-		if *f.v == "" || utf8.RuneCountInString(*f.v) > MaxSetupChars {
-			return in, problem.New(problem.Invalid, "%s must be 1 to %d characters", f.name, MaxSetupChars)
+		if *f.v == "" || utf8.RuneCountInString(*f.v) > MaxSetupChars || strings.ContainsRune(*f.v, 0) {
+			return in, problem.New(problem.Invalid, "%s must be 1 to %d characters, without NUL", f.name, MaxSetupChars)
 		}
 	}
 	in.Difficulty = strings.ToLower(strings.TrimSpace(in.Difficulty))
@@ -179,10 +179,11 @@ type Answered struct {
 // one answer cause one evaluation; the question evaluated is the stored one.
 func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer string) (Answered, error) {
 	answer = strings.TrimSpace(answer)
-	if answer == "" || utf8.RuneCountInString(answer) > MaxAnswerChars {
-		return Answered{}, problem.New(problem.Invalid, "answer must be 1 to %d characters", MaxAnswerChars)
+	// Postgres text and jsonb cannot hold NUL; refuse it here rather than fail there.
+	if answer == "" || utf8.RuneCountInString(answer) > MaxAnswerChars || strings.ContainsRune(answer, 0) {
+		return Answered{}, problem.New(problem.Invalid, "answer must be 1 to %d characters, without NUL", MaxAnswerChars)
 	}
-	if questionID == "" || len(questionID) > MaxQuestionID {
+	if questionID == "" || len(questionID) > MaxQuestionID || strings.ContainsRune(questionID, 0) {
 		return Answered{}, problem.New(problem.Invalid, "questionId is required")
 	}
 	now := s.now()
