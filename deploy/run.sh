@@ -169,8 +169,10 @@ stop() {
 	wait 2>/dev/null || true
 	log "stopped"
 }
-trap 'stop; exit 130' INT
-trap 'stop; exit 143' TERM HUP
+# A stop that was asked for and went through is a success: make would
+# otherwise report Ctrl-C as a failed target.
+trap 'stop; exit 0' INT TERM
+trap 'stop; exit 129' HUP
 trap stop EXIT
 
 # --- Postgres --------------------------------------------------------------
