@@ -31,8 +31,10 @@ test-web:
 test-e2e:
 	@if [ -f interview/web/e2e/run.mjs ]; then cd interview/web && npm run e2e; fi
 
+# Caddyfile and script checks; the deploy module's Go tests (compose file,
+# end-to-end through Caddy) run once, in test-go. See docs/operations.md.
 test-deploy:
-	@if [ -f deploy/check.sh ]; then bash deploy/check.sh; fi
+	@bash deploy/check.sh
 
 lint:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
