@@ -196,8 +196,15 @@ func TestSettingsFromEnv(t *testing.T) {
 		err  string
 	}{
 		{map[string]string{}, func(s Settings) bool {
-			return s.Readout == systemone.ReadoutAuto && s.Rotations == 1 && s.Structured && s.Concurrency == systemone.DefaultUpstreamConcurrency
+			return s.Readout == systemone.ReadoutAuto && s.Rotations == 1 && s.Structured && s.Concurrency == systemone.DefaultUpstreamConcurrency &&
+				s.Queue == systemone.DefaultUpstreamQueue && s.Timeout == systemone.DefaultRequestTimeout
 		}, ""},
+		{map[string]string{EnvQueue: "0", EnvTimeout: "1500ms"}, func(s Settings) bool {
+			return s.Queue == 0 && s.Timeout == 1500*time.Millisecond
+		}, ""},
+		{map[string]string{EnvQueue: "-1"}, nil, EnvQueue},
+		{map[string]string{EnvTimeout: "0s"}, nil, EnvTimeout},
+		{map[string]string{EnvTimeout: "soon"}, nil, EnvTimeout},
 		{map[string]string{EnvReadout: "probabilities", EnvRotations: "3", EnvStructuredOutputs: "false", EnvConcurrency: "16"}, func(s Settings) bool {
 			return s.Readout == systemone.ReadoutProbabilities && s.Rotations == 3 && !s.Structured && s.Concurrency == 16
 		}, ""},

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/llm"
@@ -23,6 +24,8 @@ const (
 	EnvRotations         = "JUDGE_LLM_ROTATIONS"
 	EnvConcurrency       = "JUDGE_LLM_CONCURRENCY"
 	EnvStructuredOutputs = "JUDGE_LLM_STRUCTURED_OUTPUTS"
+	EnvQueue             = "JUDGE_LLM_QUEUE"
+	EnvTimeout           = "JUDGE_LLM_TIMEOUT"
 )
 
 // Settings shape the adapter's answers.
@@ -33,7 +36,11 @@ type Settings struct {
 	Readout         systemone.ReadoutMode
 	Rotations       int
 	Concurrency     int
-	Structured      bool
+	// Queue is how many calls may wait for a slot before new work is
+	// refused with 529; Timeout bounds the model's work for one request.
+	Queue      int
+	Timeout    time.Duration
+	Structured bool
 }
 
 // SettingsFromEnv reads the settings with getenv, checking each value.
@@ -44,6 +51,8 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 		Readout:         systemone.ReadoutAuto,
 		Rotations:       1,
 		Concurrency:     systemone.DefaultUpstreamConcurrency,
+		Queue:           systemone.DefaultUpstreamQueue,
+		Timeout:         systemone.DefaultRequestTimeout,
 		Structured:      true,
 	}
 	if v := strings.TrimSpace(getenv(EnvReadout)); v != "" {
@@ -60,6 +69,16 @@ func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 	}
 	if s.Concurrency, err = positive(getenv, EnvConcurrency, s.Concurrency); err != nil {
 		return s, err
+	}
+	if v := strings.TrimSpace(getenv(EnvQueue)); v != "" {
+		if s.Queue, err = strconv.Atoi(v); err != nil || s.Queue < 0 {
+			return s, fmt.Errorf("%s %q: want a whole number, at least 0", EnvQueue, v)
+		}
+	}
+	if v := strings.TrimSpace(getenv(EnvTimeout)); v != "" {
+		if s.Timeout, err = time.ParseDuration(v); err != nil || s.Timeout <= 0 {
+			return s, fmt.Errorf("%s %q: want a positive duration such as 20s", EnvTimeout, v)
+		}
 	}
 	if v := strings.TrimSpace(getenv(EnvStructuredOutputs)); v != "" {
 		if s.Structured, err = strconv.ParseBool(v); err != nil {
@@ -87,7 +106,9 @@ func (s Settings) options(logger *slog.Logger) []systemone.AdapterOption {
 		systemone.WithLLMSettings(s.LLM),
 		systemone.WithReadout(s.Readout),
 		systemone.WithRotations(s.Rotations),
-		systemone.WithUpstreamConcurrency(s.Concurrency, systemone.DefaultUpstreamQueue),
+		systemone.WithUpstreamConcurrency(s.Concurrency, s.Queue),
+		// One call never outlasts the request's deadline.
+		systemone.WithUpstreamTimeouts(min(llm.DefaultCallTimeout, s.Timeout), s.Timeout),
 		systemone.WithStructuredOutputs(s.Structured),
 		systemone.WithAdapterLogger(logger),
 	}
