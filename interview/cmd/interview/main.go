@@ -26,11 +26,14 @@ import (
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/interview/internal/scorer"
+	"github.com/judgeworks/interview/internal/throttle"
 	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/interview/web"
 	"github.com/judgeworks/shared/auth"
 	sharedllm "github.com/judgeworks/shared/llm"
 	"github.com/judgeworks/shared/server"
+	"github.com/judgeworks/shared/systemone"
 )
 
 func main() {
@@ -69,6 +72,18 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	}
 	iv := pickInterviewer(cfg, logger)
 	logger.Info("interviewer", "mode", iv.Mode())
+	if cfg.JudgeURL != "" {
+		iv = scorer.Wrap(iv, scorer.NewJudge(judgeClient(cfg), cfg.JudgeModel, scorer.DefaultTimeout))
+		logger.Info("answers scored by the judge", "judge", cfg.JudgeURL, "model", cfg.JudgeModel)
+	} else {
+		logger.Info("answers scored by the interviewer; set JUDGE_URL to score them through the judge")
+	}
+	var limits *throttle.Auth
+	if cfg.AuthThrottle {
+		limits = throttle.NewAuth(nil)
+	} else {
+		logger.Warn("sign-in and registration limits are off (AUTH_THROTTLE=off)")
+	}
 
 	vcfg, err := voice.LoadConfig(os.Getenv)
 	if err != nil {
@@ -90,6 +105,8 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		Ready:          pool.Ping,
 		Registry:       reg,
 		Voice:          httpapi.Voice{Transcribe: transcribe, Speech: speech},
+		Throttle:       limits,
+		TrustedProxies: cfg.TrustedProxies,
 	})
 	voice.NewHandler(vsvc, api.UserID).Register(e)
 	web.Register(e)
@@ -107,6 +124,19 @@ func pickInterviewer(cfg config.Config, logger *slog.Logger) interviewer.Intervi
 		logger.Warn("LLM settings incomplete; using the offline mode", "err", err)
 	}
 	return offline.New()
+}
+
+// judgeClient is the System One client for scoring. Attempts are short and
+// few: a person waits on the answer, and scorer.DefaultTimeout bounds the
+// whole call anyway.
+func judgeClient(cfg config.Config) *systemone.Client {
+	return systemone.NewClient(
+		systemone.WithBaseURL(cfg.JudgeURL),
+		systemone.WithAPIKey(cfg.JudgeAPIKey),
+		systemone.WithMaxAttempts(3),
+		systemone.WithAttemptTimeout(30*time.Second),
+		systemone.WithMaxRetryWait(10*time.Second),
+	)
 }
 
 // healthcheck returns 0 when the service on addr answers /healthz with 200.

@@ -86,7 +86,7 @@ func newService(t *testing.T, extraEnv ...string) *service {
 	env := append(os.Environ(),
 		"DATABASE_URL="+db, "INTERVIEW_ADDR="+addr, "DATA_DIR="+t.TempDir(),
 		"APP_ENV=development", "LLM_BASE_URL=", "LLM_API_KEY=", "GOOGLE_CLIENT_ID=", "JWT_SECRET=",
-		"STT_MODEL=", "TTS_MODEL=")
+		"STT_MODEL=", "TTS_MODEL=", "JUDGE_URL=", "JUDGE_API_KEY=", "JUDGE_MODEL=", "TRUSTED_PROXIES=", "AUTH_THROTTLE=")
 	env = append(env, extraEnv...)
 	jar, _ := cookiejar.New(nil)
 	s := &service{t: t, bin: bin, addr: addr, env: env, db: db, http: &http.Client{Jar: jar, Timeout: 10 * time.Second}}

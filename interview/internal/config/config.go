@@ -5,9 +5,12 @@ package config
 import (
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/judgeworks/interview/internal/google"
 	"github.com/judgeworks/shared/auth"
@@ -29,6 +32,33 @@ type Config struct {
 	LLMBaseURL     string
 	LLMAPIKey      string
 	LLMModel       string
+	// JudgeURL, when set, scores answers through the judge (JUDGE_URL),
+	// with JudgeAPIKey (JUDGE_API_KEY) and JudgeModel (JUDGE_MODEL).
+	JudgeURL    string
+	JudgeAPIKey string
+	JudgeModel  string
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (TRUSTED_PROXIES).
+	TrustedProxies []*net.IPNet
+	// AuthThrottle turns the sign-in and registration limits on
+	// (AUTH_THROTTLE, default on; off only outside production).
+	AuthThrottle bool
+}
+
+// Judge models: the judge serves llm-latest only when it has a language
+// model, and the offline engine always.
+const (
+	JudgeModelLLM     = "llm-latest"
+	JudgeModelOffline = "local/lexical-latest"
+)
+
+// DefaultTrustedProxies trusts a proxy on the same host (Caddy in make run).
+const DefaultTrustedProxies = "loopback"
+
+// proxyKeywords name common ranges in TRUSTED_PROXIES.
+var proxyKeywords = map[string][]string{
+	"loopback": {"127.0.0.0/8", "::1/128"},
+	"private":  {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7"},
 }
 
 // DefaultDBMaxConns is twice the usable CPUs, at least 8. Connections are
@@ -89,7 +119,85 @@ func Load(getenv func(string) string) (Config, error) {
 	if (c.LLMBaseURL == "") != (c.LLMAPIKey == "") {
 		return c, errors.New("set both LLM_BASE_URL and LLM_API_KEY, or neither for the offline interviewer")
 	}
+	if err := c.loadJudge(getenv); err != nil {
+		return c, err
+	}
+	proxies, err := ParseProxies(or(getenv("TRUSTED_PROXIES"), DefaultTrustedProxies))
+	if err != nil {
+		return c, err
+	}
+	c.TrustedProxies = proxies
+	switch v := getenv("AUTH_THROTTLE"); v {
+	case "", "on":
+		c.AuthThrottle = true
+	case "off":
+		if c.Production {
+			return c, errors.New("AUTH_THROTTLE=off is refused when APP_ENV=production")
+		}
+	default:
+		return c, fmt.Errorf("AUTH_THROTTLE must be on or off, got %q", v)
+	}
 	return c, nil
+}
+
+// loadJudge reads the judge settings. The model defaults to the judge's
+// language model when this service has LLM settings (compose and make run
+// give both services the same ones), else to the judge's offline engine.
+func (c *Config) loadJudge(getenv func(string) string) error {
+	c.JudgeURL, c.JudgeAPIKey = getenv("JUDGE_URL"), getenv("JUDGE_API_KEY")
+	if c.JudgeURL == "" {
+		return nil
+	}
+	if u, err := url.Parse(c.JudgeURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("JUDGE_URL must be an absolute http(s) URL, got %q", c.JudgeURL)
+	}
+	if c.JudgeAPIKey == "" {
+		return errors.New("JUDGE_URL is set without JUDGE_API_KEY; the judge would refuse every request")
+	}
+	c.JudgeModel = getenv("JUDGE_MODEL")
+	if c.JudgeModel == "" {
+		c.JudgeModel = JudgeModelOffline
+		if c.LanguageModel() {
+			c.JudgeModel = JudgeModelLLM
+		}
+	}
+	return nil
+}
+
+// ParseProxies reads a comma-separated list of addresses, CIDR ranges and
+// the keywords loopback and private; "none" trusts no proxy.
+func ParseProxies(v string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		cidrs := proxyKeywords[item]
+		switch {
+		case item == "" || item == "none":
+			continue
+		case cidrs != nil:
+		case strings.Contains(item, "/"):
+			cidrs = []string{item}
+		default:
+			ip := net.ParseIP(item)
+			if ip == nil {
+				return nil, fmt.Errorf("TRUSTED_PROXIES: %q is not an address, a CIDR range, loopback, private or none", item)
+			}
+			bits := 8 * len(ip.To16())
+			if ip.To4() != nil {
+				ip, bits = ip.To4(), 32
+			}
+			out = append(out, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+			continue
+		}
+		for _, s := range cidrs {
+			_, n, err := net.ParseCIDR(s)
+			if err != nil {
+				return nil, fmt.Errorf("TRUSTED_PROXIES: %q is not an address, a CIDR range, loopback, private or none", item)
+			}
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 func or(v, def string) string {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,5 +54,100 @@ func TestDevelopmentSecretPersists(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(dir, "jwt-secret")); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("secret file: %v %v", st, err)
+	}
+}
+
+func TestJudgeSettings(t *testing.T) {
+	strong := strings.Repeat("s", 32)
+	base := func(kv ...string) map[string]string {
+		m := map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	cases := []struct {
+		name      string
+		env       map[string]string
+		wantURL   string
+		wantModel string
+		wantErr   string
+	}{
+		{"off without JUDGE_URL", base("JUDGE_API_KEY", "k"), "", "", ""},
+		{"offline engine by default", base("JUDGE_URL", "http://127.0.0.1:8081", "JUDGE_API_KEY", "k"), "http://127.0.0.1:8081", JudgeModelOffline, ""},
+		{"llm-latest when this service has LLM settings", base("JUDGE_URL", "http://judge:8081", "JUDGE_API_KEY", "k",
+			"LLM_BASE_URL", "http://127.0.0.1/v1", "LLM_API_KEY", "x"), "http://judge:8081", JudgeModelLLM, ""},
+		{"explicit model wins", base("JUDGE_URL", "http://judge:8081", "JUDGE_API_KEY", "k", "JUDGE_MODEL", "local/lexical-1.0"), "http://judge:8081", "local/lexical-1.0", ""},
+		{"URL without key", base("JUDGE_URL", "http://judge:8081"), "", "", "JUDGE_API_KEY"},
+		{"relative URL", base("JUDGE_URL", "judge:8081", "JUDGE_API_KEY", "k"), "", "", "JUDGE_URL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Load(env(c.env))
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want it to mention %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil || cfg.JudgeURL != c.wantURL || cfg.JudgeModel != c.wantModel {
+				t.Fatalf("Load = url %q model %q, %v", cfg.JudgeURL, cfg.JudgeModel, err)
+			}
+		})
+	}
+}
+
+func TestParseProxies(t *testing.T) {
+	cases := []struct {
+		in      string
+		trusted []string
+		not     []string
+		wantErr bool
+	}{
+		{"loopback", []string{"127.0.0.1", "127.9.9.9", "::1"}, []string{"10.0.0.1", "192.168.1.1"}, false},
+		{"private", []string{"10.1.2.3", "172.20.0.5", "192.168.0.9", "fd00::1"}, []string{"127.0.0.1", "8.8.8.8"}, false},
+		{"loopback, 203.0.113.0/24,198.51.100.7", []string{"127.0.0.1", "203.0.113.200", "198.51.100.7"}, []string{"198.51.100.8"}, false},
+		{"none", nil, []string{"127.0.0.1"}, false},
+		{"loopback,caddy", nil, nil, true},
+		{"10.0.0.0/33", nil, nil, true},
+	}
+	for _, c := range cases {
+		nets, err := ParseProxies(c.in)
+		if (err != nil) != c.wantErr {
+			t.Fatalf("%q: err %v", c.in, err)
+		}
+		contains := func(ip string) bool {
+			for _, n := range nets {
+				if n.Contains(net.ParseIP(ip)) {
+					return true
+				}
+			}
+			return false
+		}
+		for _, ip := range c.trusted {
+			if !contains(ip) {
+				t.Errorf("%q: %s not trusted", c.in, ip)
+			}
+		}
+		for _, ip := range c.not {
+			if contains(ip) {
+				t.Errorf("%q: %s trusted", c.in, ip)
+			}
+		}
+	}
+}
+
+func TestAuthThrottleSetting(t *testing.T) {
+	strong := strings.Repeat("s", 32)
+	on, err := Load(env(map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong}))
+	if err != nil || !on.AuthThrottle {
+		t.Fatalf("default: %v %v", on.AuthThrottle, err)
+	}
+	off, err := Load(env(map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong, "AUTH_THROTTLE": "off"}))
+	if err != nil || off.AuthThrottle {
+		t.Fatalf("off: %v %v", off.AuthThrottle, err)
+	}
+	if _, err := Load(env(map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong, "AUTH_THROTTLE": "off", "APP_ENV": "production"})); err == nil {
+		t.Fatal("AUTH_THROTTLE=off accepted in production")
 	}
 }

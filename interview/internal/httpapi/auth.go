@@ -30,6 +30,11 @@ type googleRequest struct {
 }
 
 func (a *API) register(c echo.Context) error {
+	if a.d.Throttle != nil {
+		if err := a.d.Throttle.Register(c.RealIP()); err != nil {
+			return err
+		}
+	}
 	var req registerRequest
 	if err := readJSON(c, &req); err != nil {
 		return err
@@ -46,7 +51,15 @@ func (a *API) login(c echo.Context) error {
 	if err := readJSON(c, &req); err != nil {
 		return err
 	}
+	done := func(error) {}
+	if a.d.Throttle != nil {
+		var err error
+		if done, err = a.d.Throttle.Login(req.Email, c.RealIP()); err != nil {
+			return err
+		}
+	}
 	u, err := a.d.Accounts.Login(c.Request().Context(), req.Email, req.Password)
+	done(err)
 	if err != nil {
 		return err
 	}

@@ -116,6 +116,13 @@ type envOption func(*httpapi.Deps, *postgres.Store)
 
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
+	return newEnvWrapped(t, nil, opts...)
+}
+
+// newEnvWrapped is newEnv with the fake interviewer wrapped by wrap (the
+// judge's scorer, say) when wrap is not nil.
+func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, opts ...envOption) *env {
+	t.Helper()
 	ctx := context.Background()
 	pool, err := postgres.Open(ctx, pgtest.NewDatabase(t), 40)
 	if err != nil {
@@ -128,6 +135,10 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	store := postgres.NewStore(pool)
 	clk := newClock()
 	iv := &fakeInterviewer{}
+	var used interviewer.Interviewer = iv
+	if wrap != nil {
+		used = wrap(iv)
+	}
 	tokens, err := auth.NewTokens(testSecret, "interview", time.Hour, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +146,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	d := httpapi.Deps{
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Accounts:   account.NewService(store, nil),
-		Interviews: interviews.NewService(store, iv, clk.Now),
+		Interviews: interviews.NewService(store, used, clk.Now),
 		Tokens:     tokens,
 		Ready:      pool.Ping,
 		Registry:   prometheus.NewRegistry(),

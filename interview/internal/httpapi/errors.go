@@ -3,7 +3,10 @@ package httpapi
 import (
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -39,6 +42,9 @@ func handleError(err error, c echo.Context) {
 	if status >= 500 {
 		server.Logger(c).Error("request failed", slog.String("code", string(detail.Code)), slog.Any("err", err))
 	}
+	if d, ok := retryAfter(err); ok {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)
 		return
@@ -64,4 +70,13 @@ func describe(err error) (int, errorDetail) {
 	}
 	p := problem.From(err)
 	return problem.Status(p.Code), errorDetail{p.Code, p.Message}
+}
+
+// retryAfter is the wait a problem asks the client for, if any.
+func retryAfter(err error) (time.Duration, bool) {
+	var p *problem.Error
+	if errors.As(err, &p) && p.RetryAfter > 0 {
+		return p.RetryAfter, true
+	}
+	return 0, false
 }

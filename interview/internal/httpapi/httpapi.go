@@ -9,8 +9,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"mime"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -21,6 +24,7 @@ import (
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview/internal/throttle"
 	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/server"
 )
@@ -50,6 +54,12 @@ type Deps struct {
 	Ready func(context.Context) error
 	// Registry collects the metrics served on /metrics.
 	Registry *prometheus.Registry
+	// Throttle limits sign-in and registration attempts; nil turns the
+	// limits off (tests of other things, load programs).
+	Throttle *throttle.Auth
+	// TrustedProxies are the peers whose X-Forwarded-For is believed when
+	// naming a client's address; none: the peer's own address.
+	TrustedProxies []*net.IPNet
 }
 
 // API holds the handlers.
@@ -63,7 +73,8 @@ func New(d Deps) (*echo.Echo, *API) {
 	a := &API{d: d}
 	e := server.New(d.Logger)
 	e.HTTPErrorHandler = handleError
-	e.Use(metrics(d.Registry))
+	e.IPExtractor = ipExtractor(d.TrustedProxies)
+	e.Use(metrics(d.Registry), jsonOnly)
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", a.readyz)
@@ -115,6 +126,41 @@ func (a *API) config(c echo.Context) error {
 		"voice":          a.d.Voice,
 		"mode":           a.d.Interviews.Mode(),
 	})
+}
+
+// ipExtractor names the client: the nearest address in X-Forwarded-For
+// that is not a trusted proxy, or the peer itself when the peer is not one.
+// Nothing is trusted by default, so a client cannot pick its own address
+// (and its own throttle bucket) by sending the header.
+func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// jsonOnly refuses API POSTs whose body is not declared JSON (415), so an
+// HTML form on another site, which can only send form, multipart or text
+// bodies, cannot make a request the API acts on, whatever a browser does
+// with cookies. A POST without a body and without a Content-Type (logout)
+// passes; the transcription upload is multipart by design and checks its
+// own body.
+func jsonOnly(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/api/voice/transcribe" {
+			return next(c)
+		}
+		ct := r.Header.Get(echo.HeaderContentType)
+		if ct == "" && r.ContentLength == 0 {
+			return next(c)
+		}
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != echo.MIMEApplicationJSON {
+			return problem.New(problem.Unsupported, "send the request body as JSON with Content-Type: application/json")
+		}
+		return next(c)
+	}
 }
 
 // readJSON decodes the request body into v.

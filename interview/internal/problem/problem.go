@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Code classifies an error for the client. Values are part of the API.
@@ -55,6 +56,9 @@ type Error struct {
 	Code    Code
 	Message string
 	Err     error
+	// RetryAfter, when set, is sent as the Retry-After header (whole
+	// seconds, rounded up).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string {
