@@ -25,6 +25,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/pgtest"
 )
@@ -154,7 +155,12 @@ func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.
 	for _, o := range opts {
 		o(&d, store)
 	}
-	e, _ := httpapi.New(d)
+	e, api := httpapi.New(d)
+	vcfg, err := voice.LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	voice.NewHandler(voice.New(vcfg, voice.NewUsage(pool), nil), api.UserID).Register(e)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	return &env{t: t, srv: srv, pool: pool, store: store, clock: clk, iv: iv}
