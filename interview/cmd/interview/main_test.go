@@ -235,6 +235,11 @@ type chatServer struct {
 	mu      sync.Mutex
 	hang    bool
 	entered chan struct{}
+	// failStatus, when set, answers every request with that status and an
+	// error that echoes the caller's key, as some providers do.
+	failStatus int
+	// auth is the last Authorization header received.
+	auth string
 }
 
 func (cs *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -256,7 +261,17 @@ func (cs *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name := body.ResponseFormat.JSONSchema.Name
 	cs.mu.Lock()
 	hang := cs.hang && name == "evaluation"
+	cs.auth = r.Header.Get("Authorization")
+	failStatus := cs.failStatus
 	cs.mu.Unlock()
+	if failStatus != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(failStatus)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+			"message": "Incorrect API key provided: " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "),
+			"type":    "invalid_request_error", "code": "invalid_api_key"}})
+		return
+	}
 	if hang {
 		close(cs.entered)
 		<-r.Context().Done()
