@@ -41,6 +41,7 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "measured time")
 	questions := flag.Int("questions", 20, "questions per interview")
 	conns := flag.Int("conns", int(config.DefaultDBMaxConns()), "database pool size (default: the service's)")
+	think := flag.Duration("think", 0, "pause of each user between answers (0: answer back to back, saturating the service)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the measured run to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -53,7 +54,7 @@ func main() {
 		_ = pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*users, *duration, *questions, int32(*conns)); err != nil {
+	if err := run(*users, *duration, *questions, int32(*conns), *think); err != nil {
 		fmt.Fprintln(os.Stderr, "answerload:", err)
 		pprof.StopCPUProfile()
 		os.Exit(1)
@@ -79,7 +80,7 @@ func (instant) Summarize(context.Context, interviewer.Setup, []interviewer.Resul
 	return interviewer.Summary{Feedback: "done"}, nil
 }
 
-func run(users int, duration time.Duration, questions int, conns int32) error {
+func run(users int, duration time.Duration, questions int, conns int32, think time.Duration) error {
 	ctx := context.Background()
 	admin := os.Getenv(pgtest.EnvURL)
 	if admin == "" {
@@ -144,7 +145,7 @@ func run(users int, duration time.Duration, questions int, conns int32) error {
 	errs := make([]int, users)
 	start := time.Now()
 	for i, c := range clients {
-		wg.Go(func() { lat[i], errs[i] = c.loop(questions, deadline) })
+		wg.Go(func() { lat[i], errs[i] = c.loop(questions, deadline, think) })
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
@@ -161,7 +162,7 @@ func run(users int, duration time.Duration, questions int, conns int32) error {
 	pct := func(p float64) string {
 		return fmt.Sprintf("%.2fms", float64(all[int(p*float64(len(all)-1))].Microseconds())/1000)
 	}
-	fmt.Printf("interview answer path: %d users, %s, instant interviewer, pool %d, Postgres on loopback\n", users, duration, conns)
+	fmt.Printf("interview answer path: %d users, think %s, %s, instant interviewer, pool %d, Postgres on loopback\n", users, think, duration, conns)
 	fmt.Printf("answers %d  errors %d  answers/s %.0f  p50 %s  p95 %s  p99 %s  max %s\n",
 		len(all), failed, float64(len(all))/elapsed.Seconds(), pct(0.50), pct(0.95), pct(0.99), pct(1))
 	return nil
@@ -172,9 +173,10 @@ type loadClient struct {
 	http *http.Client
 }
 
-// loop answers questions one at a time until the deadline, starting a new
-// interview whenever one runs out of questions.
-func (c *loadClient) loop(questions int, deadline time.Time) ([]time.Duration, int) {
+// loop answers questions one at a time until the deadline, pausing think
+// between answers and starting a new interview whenever one runs out of
+// questions.
+func (c *loadClient) loop(questions int, deadline time.Time, think time.Duration) ([]time.Duration, int) {
 	var lat []time.Duration
 	failed := 0
 	for time.Now().Before(deadline) {
@@ -205,6 +207,7 @@ func (c *loadClient) loop(questions int, deadline time.Time) ([]time.Duration, i
 			}
 			lat = append(lat, d)
 			q = a.NextQuestion
+			time.Sleep(think)
 		}
 	}
 	return lat, failed
