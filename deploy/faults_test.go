@@ -74,12 +74,16 @@ type judgeCall struct {
 }
 
 func askJudge(base string, req any) judgeCall {
+	return askJudgeWith(&http.Client{Timeout: 60 * time.Second}, base+"/v1/systemone", judgeKey, req)
+}
+
+func askJudgeWith(c *http.Client, url, key string, req any) judgeCall {
 	b, _ := json.Marshal(req)
-	hreq, _ := http.NewRequest(http.MethodPost, base+"/v1/systemone", bytes.NewReader(b))
-	hreq.Header.Set("Authorization", "Bearer "+judgeKey)
+	hreq, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	hreq.Header.Set("Authorization", "Bearer "+key)
 	hreq.Header.Set("Content-Type", "application/json")
 	start := time.Now()
-	resp, err := (&http.Client{Timeout: 60 * time.Second}).Do(hreq)
+	resp, err := c.Do(hreq)
 	if err != nil {
 		return judgeCall{err: err, elapsed: time.Since(start)}
 	}
