@@ -142,7 +142,8 @@ func Load(getenv func(string) string) (Config, error) {
 
 // loadJudge reads the judge settings. The model defaults to the judge's
 // language model when this service has LLM settings (compose and make run
-// give both services the same ones), else to the judge's offline engine.
+// give both services the same ones); otherwise it is empty unless
+// JUDGE_MODEL names one (see JudgeScores).
 func (c *Config) loadJudge(getenv func(string) string) error {
 	c.JudgeURL, c.JudgeAPIKey = getenv("JUDGE_URL"), getenv("JUDGE_API_KEY")
 	if c.JudgeURL == "" {
@@ -155,14 +156,20 @@ func (c *Config) loadJudge(getenv func(string) string) error {
 		return errors.New("JUDGE_URL is set without JUDGE_API_KEY; the judge would refuse every request")
 	}
 	c.JudgeModel = getenv("JUDGE_MODEL")
-	if c.JudgeModel == "" {
-		c.JudgeModel = JudgeModelOffline
-		if c.LanguageModel() {
-			c.JudgeModel = JudgeModelLLM
-		}
+	if c.JudgeModel == "" && c.LanguageModel() {
+		c.JudgeModel = JudgeModelLLM
 	}
 	return nil
 }
+
+// JudgeScores reports whether answers are scored through the judge: JUDGE_URL
+// is set and a judge model is chosen, explicitly or because this service has
+// LLM settings. Without a language model the default stays the offline
+// rubric: the judge's lexical engine measures word overlap between the answer
+// and the level texts, not the quality of an answer, so its scores would
+// replace meaningful ones with numbers near the middle. JUDGE_MODEL=
+// local/lexical-latest scores through it anyway.
+func (c Config) JudgeScores() bool { return c.JudgeURL != "" && c.JudgeModel != "" }
 
 // ParseProxies reads a comma-separated list of addresses, CIDR ranges and
 // the keywords loopback and private; "none" trusts no proxy.

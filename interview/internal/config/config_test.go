@@ -74,7 +74,8 @@ func TestJudgeSettings(t *testing.T) {
 		wantErr   string
 	}{
 		{"off without JUDGE_URL", base("JUDGE_API_KEY", "k"), "", "", ""},
-		{"offline engine by default", base("JUDGE_URL", "http://127.0.0.1:8081", "JUDGE_API_KEY", "k"), "http://127.0.0.1:8081", JudgeModelOffline, ""},
+		{"no judge model without a language model", base("JUDGE_URL", "http://127.0.0.1:8081", "JUDGE_API_KEY", "k"), "http://127.0.0.1:8081", "", ""},
+		{"offline engine when asked for", base("JUDGE_URL", "http://127.0.0.1:8081", "JUDGE_API_KEY", "k", "JUDGE_MODEL", JudgeModelOffline), "http://127.0.0.1:8081", JudgeModelOffline, ""},
 		{"llm-latest when this service has LLM settings", base("JUDGE_URL", "http://judge:8081", "JUDGE_API_KEY", "k",
 			"LLM_BASE_URL", "http://127.0.0.1/v1", "LLM_API_KEY", "x"), "http://judge:8081", JudgeModelLLM, ""},
 		{"explicit model wins", base("JUDGE_URL", "http://judge:8081", "JUDGE_API_KEY", "k", "JUDGE_MODEL", "local/lexical-1.0"), "http://judge:8081", "local/lexical-1.0", ""},
@@ -92,6 +93,9 @@ func TestJudgeSettings(t *testing.T) {
 			}
 			if err != nil || cfg.JudgeURL != c.wantURL || cfg.JudgeModel != c.wantModel {
 				t.Fatalf("Load = url %q model %q, %v", cfg.JudgeURL, cfg.JudgeModel, err)
+			}
+			if want := c.wantURL != "" && c.wantModel != ""; cfg.JudgeScores() != want {
+				t.Fatalf("JudgeScores() = %v, want %v", cfg.JudgeScores(), want)
 			}
 		})
 	}
