@@ -344,4 +344,3 @@ func TestSecurityThroughCaddy(t *testing.T) {
 		t.Logf("read %d log lines from %d processes; none holds any of %d secrets", lines, len(logs), len(secrets))
 	})
 }
-
