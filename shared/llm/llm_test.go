@@ -2,6 +2,8 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -118,5 +120,34 @@ func TestNewClientCallTimeout(t *testing.T) {
 func TestNewClientRejectsBadSettings(t *testing.T) {
 	if _, err := NewClient(Settings{Model: "m", APIKey: "k"}); err == nil || !strings.Contains(err.Error(), EnvBaseURL) {
 		t.Fatalf("NewClient without base URL: %v", err)
+	}
+}
+
+// The body the transport sends is the SDK's in-memory copy: it arrives
+// whole, with its length declared up front rather than chunked.
+func TestNewClientSendsWholeBody(t *testing.T) {
+	var got []byte
+	var length int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, _ = io.ReadAll(r.Body)
+		length = r.ContentLength
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"choices":[]}`))
+	}))
+	defer srv.Close()
+	c, err := NewClient(Settings{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("x", 5000) + `"}]}`
+	var out map[string]any
+	if err := c.Post(context.Background(), "chat/completions", json.RawMessage(body), &out); err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != body {
+		t.Fatalf("server got %d bytes, want the %d sent", len(got), len(body))
+	}
+	if length != int64(len(body)) {
+		t.Fatalf("Content-Length = %d, want %d", length, len(body))
 	}
 }
