@@ -385,18 +385,26 @@ func (a *Adapter) distribution(ctx context.Context, t *tally, state string, q Qu
 	k := min(a.cfg.rotations, n)
 	runs := make([][]float64, k)
 	errs := make([]error, k)
-	var wg sync.WaitGroup
-	for i := range k {
-		wg.Go(func() {
-			order := rotation(n, i*n/k)
-			if r == readoutLogprobs && q.Type == TypeChoice && n > TopLogprobs {
-				runs[i], errs[i] = a.tournament(ctx, t, state, q, order)
-			} else {
-				runs[i], errs[i] = a.ask(ctx, t, state, q, order, r)
-			}
-		})
+	run := func(i int) {
+		order := rotation(n, i*n/k)
+		if r == readoutLogprobs && q.Type == TypeChoice && n > TopLogprobs {
+			runs[i], errs[i] = a.tournament(ctx, t, state, q, order)
+		} else {
+			runs[i], errs[i] = a.ask(ctx, t, state, q, order, r)
+		}
 	}
-	wg.Wait()
+	if k == 1 {
+		// Without rotations the question's own goroutine makes the call:
+		// a second one would only grow a fresh stack through the HTTP
+		// client's deep frames.
+		run(0)
+	} else {
+		var wg sync.WaitGroup
+		for i := range k {
+			wg.Go(func() { run(i) })
+		}
+		wg.Wait()
+	}
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}
