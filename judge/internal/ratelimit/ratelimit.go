@@ -2,6 +2,7 @@
 package ratelimit
 
 import (
+	"math"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -41,15 +42,23 @@ func (l *Limiter) Allow(id int) (ok bool, retryAfter time.Duration) {
 		// Only configured keys reach here; refusing is the safe answer.
 		return false, time.Minute
 	}
+	// AllowN takes a token only when one is there, atomically. (Reserving
+	// and then cancelling a refused reservation loses capacity when other
+	// requests reserve in between: rate.Reservation.Cancel restores only
+	// what later reservations have not built on.)
 	now := l.now()
-	r := b.ReserveN(now, 1)
-	if !r.OK() {
+	if b.AllowN(now, 1) {
+		return true, 0
+	}
+	// The wait until the next whole token, read after the refusal; a
+	// concurrent request may take that token first, which only means the
+	// client is refused again and told a fresh wait.
+	if b.Limit() <= 0 {
 		return false, time.Minute
 	}
-	if d := r.DelayFrom(now); d > 0 {
-		// Give the token back: a refused request must not consume capacity.
-		r.CancelAt(now)
-		return false, d
+	missing := min(max(1-b.TokensAt(now), 0), 1)
+	if missing == 0 {
+		missing = 1 // raced with a refill that another request took
 	}
-	return true, 0
+	return false, time.Duration(math.Ceil(missing / float64(b.Limit()) * float64(time.Second)))
 }

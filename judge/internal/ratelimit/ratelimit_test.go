@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"sync"
 	"testing"
 	"time"
 )
@@ -92,5 +93,42 @@ func TestEightWorkersAtDefaultRate(t *testing.T) {
 			}
 		}
 		c.t = c.t.Add(400 * time.Millisecond)
+	}
+}
+
+// TestConcurrentRefusalsKeepCapacity: many workers hammering one bucket get
+// exactly burst + rate × elapsed, however their refusals interleave.
+// Refusals must not eat tokens the bucket would otherwise have granted.
+func TestConcurrentRefusalsKeepCapacity(t *testing.T) {
+	l, c := newAt(1200, 1)
+	admitted := 0
+	var mu sync.Mutex
+	phase := func() {
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 500 {
+					if ok, d := l.Allow(1); ok {
+						mu.Lock()
+						admitted++
+						mu.Unlock()
+					} else if d <= 0 || d > 50*time.Millisecond {
+						t.Errorf("refusal with retry after %v, want (0, 50ms]", d)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	phase()
+	if admitted != MaxBurst {
+		t.Fatalf("first phase admitted %d, want the burst of %d", admitted, MaxBurst)
+	}
+	for i := 1; i <= 5; i++ {
+		c.t = c.t.Add(250 * time.Millisecond) // 5 tokens at 20/s
+		phase()
+		if want := MaxBurst + 5*i; admitted != want {
+			t.Fatalf("after %d steps admitted %d, want %d", i, admitted, want)
+		}
 	}
 }
