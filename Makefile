@@ -23,7 +23,7 @@ deps:
 test: deps build lint test-go test-web test-e2e test-deploy
 
 test-go:
-	@set -e; for dir in $(MODULES); do echo "== go test $$dir"; (cd $$dir && $(GO) test -count=1 ./...); done
+	@fail=0; for dir in $(MODULES); do echo "== go test $$dir"; (cd $$dir && $(GO) test -count=1 ./...) || fail=1; done; exit $$fail
 
 test-web:
 	@if [ -f interview/web/package.json ]; then cd interview/web && npm test; fi
