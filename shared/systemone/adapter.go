@@ -654,7 +654,11 @@ func (a *Adapter) chat(ctx context.Context, req *chatRequest, r readout) (*chatC
 			return nil, a.budgetGone(ctx, last, 0)
 		}
 		var c chatCompletion
-		err := a.client.Post(ctx, "chat/completions", json.RawMessage(body), &c)
+		var res *http.Response
+		err := a.client.Post(ctx, "chat/completions", json.RawMessage(body), &res)
+		if err == nil {
+			err = readReply(res, &c)
+		}
 		f := a.classify(ctx, err, r)
 		a.limit.release(f.outcome)
 		if f.final {
