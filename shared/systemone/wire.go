@@ -2,11 +2,13 @@ package systemone
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -107,129 +109,312 @@ func readReply(res *http.Response, c *chatCompletion) error {
 	return decodeCompletion(buf.Bytes(), c)
 }
 
-// decodeCompletion fills c from a chat-completion body, reading only the
-// fields the adapter uses. Those fields must have their JSON types (null
-// counts as absent); anything else in the body is skipped unread.
+// decodeCompletion fills c from a chat-completion body in one pass,
+// reading only the fields the adapter uses and skipping the rest unread
+// (a reply's top logprobs carry byte arrays and ids nobody needs). Those
+// fields must have their JSON types, null counting as absent. Keys match
+// as the wire format spells them; a repeated key's last value wins, as in
+// encoding/json.
 func decodeCompletion(data []byte, c *chatCompletion) error {
+	// Validated first, so the scanner below can trust the structure.
 	if !gjson.ValidBytes(data) {
 		return errors.New("error parsing response json: the reply is not valid JSON")
 	}
-	// One copy: the strings taken from root share it, not the pooled buffer.
-	root := gjson.Parse(string(data))
-	if !root.IsObject() {
+	s := wireScanner{d: data}
+	s.ws()
+	if s.peek() != '{' {
 		return errors.New("error parsing response json: the reply is not a JSON object")
 	}
-	d := wireDecoder{}
-	c.Model = d.str(root.Get("model"), "model")
-	if usage := root.Get("usage"); d.kind(usage, "usage", gjson.JSON, '{') {
-		c.Usage.PromptTokens = d.int(usage.Get("prompt_tokens"), "usage.prompt_tokens")
-		c.Usage.CompletionTokens = d.int(usage.Get("completion_tokens"), "usage.completion_tokens")
-	}
-	choices := root.Get("choices")
-	if d.kind(choices, "choices", gjson.JSON, '[') {
-		choices.ForEach(func(_, ch gjson.Result) bool {
-			if !d.kind(ch, "choices[]", gjson.JSON, '{') {
-				return false
-			}
-			c.Choices = append(c.Choices, d.choice(ch))
-			return d.err == nil
-		})
-	}
-	return d.err
-}
-
-// wireDecoder keeps the first type error met while reading a reply.
-type wireDecoder struct{ err error }
-
-func (d *wireDecoder) fail(field, want string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("error parsing response json: %s is not %s", field, want)
-	}
-}
-
-// kind reports whether r is present and of type t (for JSON values, an
-// object when open is '{' or an array when '['); a wrong type is an error.
-func (d *wireDecoder) kind(r gjson.Result, field string, t gjson.Type, open byte) bool {
-	if !r.Exists() || r.Type == gjson.Null {
-		return false
-	}
-	if r.Type != t || (t == gjson.JSON && r.Raw[0] != open) {
-		switch {
-		case t == gjson.String:
-			d.fail(field, "a string")
-		case t == gjson.Number:
-			d.fail(field, "a number")
-		case open == '{':
-			d.fail(field, "an object")
-		default:
-			d.fail(field, "an array")
-		}
-		return false
-	}
-	return true
-}
-
-func (d *wireDecoder) str(r gjson.Result, field string) string {
-	if d.kind(r, field, gjson.String, 0) {
-		return r.Str
-	}
-	return ""
-}
-
-func (d *wireDecoder) num(r gjson.Result, field string) float64 {
-	if d.kind(r, field, gjson.Number, 0) {
-		return r.Num
-	}
-	return 0
-}
-
-func (d *wireDecoder) int(r gjson.Result, field string) int64 {
-	if d.kind(r, field, gjson.Number, 0) {
-		if r.Num != float64(int64(r.Num)) {
-			d.fail(field, "an integer")
-			return 0
-		}
-		return int64(r.Num)
-	}
-	return 0
-}
-
-func (d *wireDecoder) choice(ch gjson.Result) choice {
-	var out choice
-	if msg := ch.Get("message"); d.kind(msg, "message", gjson.JSON, '{') {
-		out.Message.Content = d.str(msg.Get("content"), "message.content")
-		out.Message.Refusal = d.str(msg.Get("refusal"), "message.refusal")
-	}
-	lp := ch.Get("logprobs")
-	if !d.kind(lp, "logprobs", gjson.JSON, '{') {
-		return out
-	}
-	out.Logprobs = &choiceLogprobs{}
-	content := lp.Get("content")
-	if !d.kind(content, "logprobs.content", gjson.JSON, '[') {
-		return out
-	}
-	content.ForEach(func(_, tok gjson.Result) bool {
-		if !d.kind(tok, "logprobs.content[]", gjson.JSON, '{') {
-			return false
-		}
-		var t tokenLogprobs
-		t.Token = d.str(tok.Get("token"), "token")
-		t.Logprob = d.num(tok.Get("logprob"), "logprob")
-		if tops := tok.Get("top_logprobs"); d.kind(tops, "top_logprobs", gjson.JSON, '[') {
-			tops.ForEach(func(_, top gjson.Result) bool {
-				if !d.kind(top, "top_logprobs[]", gjson.JSON, '{') {
-					return false
+	s.object("reply", func(key []byte) {
+		switch string(key) {
+		case "model":
+			c.Model = s.str("model")
+		case "usage":
+			s.object("usage", func(key []byte) {
+				switch string(key) {
+				case "prompt_tokens":
+					c.Usage.PromptTokens = s.int("usage.prompt_tokens")
+				case "completion_tokens":
+					c.Usage.CompletionTokens = s.int("usage.completion_tokens")
+				default:
+					s.skip()
 				}
-				t.TopLogprobs = append(t.TopLogprobs, tokenLogprob{
-					Token:   d.str(top.Get("token"), "top_logprobs[].token"),
-					Logprob: d.num(top.Get("logprob"), "top_logprobs[].logprob"),
-				})
-				return d.err == nil
 			})
+		case "choices":
+			c.Choices = c.Choices[:0]
+			s.array("choices", func() { c.Choices = append(c.Choices, s.choice()) })
+		default:
+			s.skip()
 		}
-		out.Logprobs.Content = append(out.Logprobs.Content, t)
-		return d.err == nil
+	})
+	return s.err
+}
+
+func (s *wireScanner) choice() choice {
+	var out choice
+	s.object("choices[]", func(key []byte) {
+		switch string(key) {
+		case "message":
+			s.object("message", func(key []byte) {
+				switch string(key) {
+				case "content":
+					out.Message.Content = s.str("message.content")
+				case "refusal":
+					out.Message.Refusal = s.str("message.refusal")
+				default:
+					s.skip()
+				}
+			})
+		case "logprobs":
+			if s.null() {
+				out.Logprobs = nil
+				return
+			}
+			out.Logprobs = &choiceLogprobs{}
+			s.object("logprobs", func(key []byte) {
+				if string(key) != "content" {
+					s.skip()
+					return
+				}
+				out.Logprobs.Content = out.Logprobs.Content[:0]
+				s.array("logprobs.content", func() { out.Logprobs.Content = append(out.Logprobs.Content, s.token()) })
+			})
+		default:
+			s.skip()
+		}
 	})
 	return out
+}
+
+func (s *wireScanner) token() tokenLogprobs {
+	var t tokenLogprobs
+	s.object("logprobs.content[]", func(key []byte) {
+		switch string(key) {
+		case "token":
+			t.Token = s.str("token")
+		case "logprob":
+			t.Logprob = s.num("logprob")
+		case "top_logprobs":
+			t.TopLogprobs = t.TopLogprobs[:0]
+			s.array("top_logprobs", func() {
+				var top tokenLogprob
+				s.object("top_logprobs[]", func(key []byte) {
+					switch string(key) {
+					case "token":
+						top.Token = s.str("top_logprobs[].token")
+					case "logprob":
+						top.Logprob = s.num("top_logprobs[].logprob")
+					default:
+						s.skip()
+					}
+				})
+				t.TopLogprobs = append(t.TopLogprobs, top)
+			})
+		default:
+			s.skip()
+		}
+	})
+	return t
+}
+
+// wireScanner walks a body already known to be valid JSON. Every method
+// consumes exactly one value; a value of the wrong type is skipped and
+// the first such mismatch kept as the error.
+type wireScanner struct {
+	d   []byte
+	i   int
+	err error
+}
+
+func (s *wireScanner) fail(field, want string) {
+	if s.err == nil {
+		s.err = fmt.Errorf("error parsing response json: %s is not %s", field, want)
+	}
+	s.skip()
+}
+
+func (s *wireScanner) ws() {
+	for s.i < len(s.d) {
+		switch s.d[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *wireScanner) peek() byte {
+	s.ws()
+	if s.i < len(s.d) {
+		return s.d[s.i]
+	}
+	return 0
+}
+
+// null consumes a null and reports whether there was one.
+func (s *wireScanner) null() bool {
+	if s.peek() == 'n' {
+		s.i += len("null")
+		return true
+	}
+	return false
+}
+
+// object calls field for each key, positioned at its value, which field
+// must consume. null is an absent object.
+func (s *wireScanner) object(name string, field func(key []byte)) {
+	if s.null() {
+		return
+	}
+	if s.peek() != '{' {
+		s.fail(name, "an object")
+		return
+	}
+	s.i++
+	for s.err == nil {
+		switch s.peek() {
+		case '}':
+			s.i++
+			return
+		case ',':
+			s.i++
+			continue
+		}
+		start := s.i + 1
+		s.skipString()
+		key := s.d[start : s.i-1]
+		s.ws()
+		s.i++ // the colon
+		field(key)
+	}
+}
+
+// array calls elem once per element, positioned at it. null is an absent array.
+func (s *wireScanner) array(name string, elem func()) {
+	if s.null() {
+		return
+	}
+	if s.peek() != '[' {
+		s.fail(name, "an array")
+		return
+	}
+	s.i++
+	for s.err == nil {
+		switch s.peek() {
+		case ']':
+			s.i++
+			return
+		case ',':
+			s.i++
+			continue
+		}
+		elem()
+	}
+}
+
+func (s *wireScanner) str(name string) string {
+	if s.null() {
+		return ""
+	}
+	if s.peek() != '"' {
+		s.fail(name, "a string")
+		return ""
+	}
+	start := s.i
+	escaped := s.skipString()
+	raw := s.d[start:s.i]
+	if !escaped {
+		return string(raw[1 : len(raw)-1])
+	}
+	var out string
+	if err := json.Unmarshal(raw, &out); err != nil && s.err == nil {
+		s.err = fmt.Errorf("error parsing response json: %s: %w", name, err)
+	}
+	return out
+}
+
+func (s *wireScanner) num(name string) float64 {
+	if s.null() {
+		return 0
+	}
+	if c := s.peek(); c != '-' && (c < '0' || c > '9') {
+		s.fail(name, "a number")
+		return 0
+	}
+	start := s.i
+	s.skipScalar()
+	f, err := strconv.ParseFloat(string(s.d[start:s.i]), 64)
+	if err != nil && s.err == nil {
+		s.err = fmt.Errorf("error parsing response json: %s: %w", name, err)
+	}
+	return f
+}
+
+func (s *wireScanner) int(name string) int64 {
+	f := s.num(name)
+	if f != float64(int64(f)) {
+		if s.err == nil {
+			s.err = fmt.Errorf("error parsing response json: %s is not an integer", name)
+		}
+		return 0
+	}
+	return int64(f)
+}
+
+// skipString consumes a string and reports whether it holds escapes.
+func (s *wireScanner) skipString() (escaped bool) {
+	s.i++ // the opening quote
+	for s.i < len(s.d) {
+		switch s.d[s.i] {
+		case '\\':
+			escaped = true
+			s.i += 2
+		case '"':
+			s.i++
+			return escaped
+		default:
+			s.i++
+		}
+	}
+	return escaped
+}
+
+// skipScalar consumes a number, true, false or null.
+func (s *wireScanner) skipScalar() {
+	for s.i < len(s.d) {
+		switch s.d[s.i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return
+		}
+		s.i++
+	}
+}
+
+// skip consumes one value of any type.
+func (s *wireScanner) skip() {
+	switch s.peek() {
+	case '"':
+		s.skipString()
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.d) {
+			switch s.d[s.i] {
+			case '"':
+				s.skipString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					s.i++
+					return
+				}
+			}
+			s.i++
+		}
+	default:
+		s.skipScalar()
+	}
 }

@@ -77,6 +77,11 @@ func TestDecodeCompletion(t *testing.T) {
 				t.Fatal("choices appeared")
 			}
 		}},
+		{"repeated key", `{"model":"a","choices":[],"model":"b"}`, "", func(t *testing.T, c *chatCompletion) {
+			if c.Model != "b" {
+				t.Fatalf("model = %q, want the last value", c.Model)
+			}
+		}},
 		{"truncated", `{"choices":[{"message":`, "not valid JSON", nil},
 		{"array", `[1,2]`, "not a JSON object", nil},
 		{"content a number", `{"choices":[{"message":{"content":5}}]}`, "message.content is not a string", nil},
@@ -105,9 +110,8 @@ func TestDecodeCompletion(t *testing.T) {
 // FuzzDecodeCompletion: provider replies are untrusted. The lean decoder
 // must never panic on any body, and a reply encoded by encoding/json from
 // any field values must decode to exactly those values. (Raw bodies are
-// not compared with encoding/json: it matches keys case-insensitively and
-// lets a repeated key win, where the decoder reads keys as the wire
-// format spells them and takes the first.)
+// not compared with encoding/json: it matches keys case-insensitively,
+// where the decoder reads keys as the wire format spells them.)
 func FuzzDecodeCompletion(f *testing.F) {
 	f.Add([]byte(logprobsReply), "m", "yes", "A", -0.5, int64(120))
 	f.Add([]byte(`{"choices":null,"usage":null}`), "", "{\"A\": 1}", "\u00e9", 0.0, int64(0))
