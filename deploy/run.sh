@@ -104,13 +104,16 @@ pg_user=
 
 # start runs a command in the background with its output prefixed by name.
 # $! is the command itself (the prefixer runs in a process substitution), so
-# stop() signals the service, never the prefixer. The prefixer ignores the
-# terminal's Ctrl-C: it must outlive its service to pass on the shutdown
-# logs, and it ends by itself when the service closes its output.
+# stop() signals the service, never the prefixer. The service runs in a
+# session of its own: the terminal's Ctrl-C reaches only this script, which
+# stops the services in order (a service that saw the Ctrl-C itself would
+# exit first and look like a crash). The prefixer ignores Ctrl-C: it must
+# outlive its service to pass on the shutdown logs, and it ends by itself
+# when the service closes its output.
 start() {
 	local name=$1
 	shift
-	"$@" > >(
+	setsid "$@" > >(
 		trap '' INT TERM HUP
 		exec sed -u "s/^/[$name] /"
 	) 2>&1 &
@@ -252,7 +255,7 @@ else
 	# not Postgres: the database goes down last, after the services.
 	pg_as=()
 	[ -z "$pg_user" ] || pg_as=(setpriv --reuid="$pg_user" --regid="$pg_user" --init-groups --)
-	start postgres setsid "${pg_as[@]}" "$pg_bin/postgres" -D "$pg_data" -p "$pg_port" -k "$pg_sock" \
+	start postgres "${pg_as[@]}" "$pg_bin/postgres" -D "$pg_data" -p "$pg_port" -k "$pg_sock" \
 		-c listen_addresses=127.0.0.1 -c log_line_prefix='%m ' -c log_min_messages=warning
 	pg_pid=${pids[-1]}
 	for i in $(seq 1 150); do
