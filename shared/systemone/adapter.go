@@ -525,7 +525,7 @@ func (a *Adapter) ask(ctx context.Context, t *tally, state string, q Question, o
 			entries[i].text = q.Levels[o]
 		}
 	}
-	p, err := a.read(ctx, t, state+questionPrompt(q, entries, heading, r), labels, r)
+	p, err := a.read(ctx, t, questionPrompt(state, q, entries, heading, r), labels, r)
 	if err != nil {
 		return nil, err
 	}
@@ -558,7 +558,7 @@ func (a *Adapter) askGroups(ctx context.Context, t *tally, state string, q Quest
 		entries[i] = shown{label: labels[i], text: b.String()}
 	}
 	heading := "The options come in groups. Choose the group that contains the best option:"
-	return a.read(ctx, t, state+questionPrompt(q, entries, heading, readoutLogprobs), labels, readoutLogprobs)
+	return a.read(ctx, t, questionPrompt(state, q, entries, heading, readoutLogprobs), labels, readoutLogprobs)
 }
 
 // read makes the chat call for one prompt and reads one probability per

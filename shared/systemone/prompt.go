@@ -100,11 +100,20 @@ func optionText(o Option) string {
 	return o.Name + ": " + d
 }
 
-// questionPrompt renders the part of the user message after the state.
+// questionPrompt renders the user message: the rendered state, then the
+// question.
 // The question's name is never part of it: names are the caller's keys,
 // and a name like "is_spam_obviously" would lead the model.
-func questionPrompt(q Question, entries []shown, heading string, r readout) string {
+func questionPrompt(state string, q Question, entries []shown, heading string, r readout) string {
+	// One buffer sized for the whole message: the state is most of it,
+	// and growing or concatenating would copy it again for every call.
+	size := len(state) + len(q.Instructions) + len(heading) + 512
+	for _, e := range entries {
+		size += len(e.label) + len(e.text) + 8
+	}
 	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(state)
 	b.WriteString("Question:\n")
 	if ins := strings.TrimSpace(contentText(q.Instructions)); ins != "" && kindOf(q.Instructions) != kindNull {
 		b.WriteString(ins)

@@ -195,7 +195,8 @@ func (s *wireScanner) token() tokenLogprobs {
 		case "logprob":
 			t.Logprob = s.num("logprob")
 		case "top_logprobs":
-			t.TopLogprobs = t.TopLogprobs[:0]
+			// Sized for the TopLogprobs the adapter asks for: one allocation.
+			t.TopLogprobs = make([]tokenLogprob, 0, TopLogprobs)
 			s.array("top_logprobs", func() {
 				var top tokenLogprob
 				s.object("top_logprobs[]", func(key []byte) {
