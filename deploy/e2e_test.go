@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -9,7 +10,6 @@ import (
 	"io"
 	"math"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -18,11 +18,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/judgeworks/deploy/harness"
 	"github.com/judgeworks/shared/pgtest"
 )
 
@@ -33,149 +33,34 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // fresh database: what `make run` starts, minus the terminal.
 type stack struct {
 	base  string // Caddy, e.g. http://127.0.0.1:41234
-	caddy *proc
+	caddy *harness.Proc
 }
 
 const judgeKey = "e2e-key"
 
-// proc is a started process whose output is kept for the failure report.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	out  *syncBuffer
-	done chan struct{}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func startProc(t *testing.T, dir, name string, env []string, bin string, args ...string) *proc {
+// startStack starts the stack on a fresh database of the shared test server;
+// every process stops when t ends (see startSuiteStack).
+func startStack(t *testing.T) *stack {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	// A test binary that dies must not leave servers holding ports.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	p := &proc{name: name, cmd: cmd, out: out, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-p.done
-		}
-		if t.Failed() {
-			t.Logf("--- %s output:\n%s", name, out.String())
-		}
-	})
-	return p
+	s := startSuiteStack(t, harness.Config{DatabaseURL: pgtest.NewDatabase(t)})
+	return &stack{base: s.URL, caddy: s.Caddy}
 }
 
-func freePort(t *testing.T) int {
+// startProc starts one process for t, stopping it (SIGTERM, then SIGKILL
+// after 15 s) when t ends and printing its output if t failed.
+func startProc(t *testing.T, dir, name string, env []string, bin string, args ...string) *harness.Proc {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := harness.StartProc(name, dir, env, bin, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// waitOK polls url until it answers 200, failing early if one of procs exits.
-func waitOK(t *testing.T, url string, procs ...*proc) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, p := range procs {
-			select {
-			case <-p.done:
-				t.Fatalf("%s exited during start-up:\n%s", p.name, p.out.String())
-			default:
-			}
+	t.Cleanup(func() {
+		p.Stop(syscall.SIGTERM, 15*time.Second)
+		if t.Failed() {
+			t.Logf("--- %s output:\n%s", name, p.Output())
 		}
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s did not answer 200 within 60s", url)
-}
-
-// baseEnv is a minimal environment: no LLM or voice settings leak in from
-// the developer's shell, so the services run on their offline engines.
-func baseEnv(home string) []string {
-	return []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"XDG_DATA_HOME=" + filepath.Join(home, "data"),
-		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
-		"TMPDIR=" + os.TempDir(),
-	}
-}
-
-func startStack(t *testing.T) *stack {
-	t.Helper()
-	root := repoRoot(t)
-	for _, b := range []string{"bin/judge", "bin/interview"} {
-		if _, err := os.Stat(filepath.Join(root, b)); err != nil {
-			t.Fatalf("%s is missing: run make build first (make test does): %v", b, err)
-		}
-	}
-	caddyBin, err := exec.LookPath("caddy")
-	if err != nil {
-		t.Fatal("caddy is not installed: run make deps")
-	}
-	dbURL := pgtest.NewDatabase(t)
-	// Each process gets its own working directory: the interview service
-	// keeps its development secret under .data/ there, not in the checkout.
-	work := t.TempDir()
-	judgePort, interviewPort, caddyPort := freePort(t), freePort(t), freePort(t)
-
-	judge := startProc(t, work, "judge",
-		append(baseEnv(work), fmt.Sprintf("JUDGE_ADDR=127.0.0.1:%d", judgePort), "JUDGE_API_KEYS="+judgeKey),
-		filepath.Join(root, "bin/judge"))
-	interview := startProc(t, work, "interview",
-		append(baseEnv(work), fmt.Sprintf("INTERVIEW_ADDR=127.0.0.1:%d", interviewPort), "DATABASE_URL="+dbURL,
-			fmt.Sprintf("JUDGE_URL=http://127.0.0.1:%d", judgePort), "JUDGE_API_KEY="+judgeKey),
-		filepath.Join(root, "bin/interview"))
-	waitOK(t, fmt.Sprintf("http://127.0.0.1:%d/healthz", judgePort), judge)
-	waitOK(t, fmt.Sprintf("http://127.0.0.1:%d/healthz", interviewPort), interview)
-
-	// A host in the site address would become a host matcher in Caddy, so
-	// the test gives a bare port, exactly like make run and compose do.
-	caddy := startProc(t, work, "caddy",
-		append(baseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", caddyPort),
-			fmt.Sprintf("JUDGE_UPSTREAM=127.0.0.1:%d", judgePort),
-			fmt.Sprintf("INTERVIEW_UPSTREAM=127.0.0.1:%d", interviewPort)),
-		caddyBin, "run", "--config", filepath.Join(root, "deploy/Caddyfile"), "--adapter", "caddyfile")
-	s := &stack{base: fmt.Sprintf("http://127.0.0.1:%d", caddyPort), caddy: caddy}
-	waitOK(t, s.base+"/healthz", caddy, judge, interview)
-	return s
+	})
+	return p
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if non-nil).
@@ -586,7 +471,7 @@ func testUpload(t *testing.T, s *stack) {
 // requests above to stdout.
 func testAccessLog(t *testing.T, s *stack) {
 	found := false
-	for line := range strings.Lines(s.caddy.out.String()) {
+	for line := range strings.Lines(s.caddy.Output()) {
 		var entry struct {
 			Logger  string `json:"logger"`
 			Status  int    `json:"status"`
@@ -603,7 +488,7 @@ func testAccessLog(t *testing.T, s *stack) {
 		}
 	}
 	if !found {
-		t.Errorf("no JSON access log line for POST /v1/systemone 200 in Caddy's output:\n%s", s.caddy.out.String())
+		t.Errorf("no JSON access log line for POST /v1/systemone 200 in Caddy's output:\n%s", s.caddy.Output())
 	}
 }
 
@@ -625,14 +510,19 @@ func TestCaddyBodyLimit(t *testing.T) {
 	}))
 	defer upstream.Close()
 	work := t.TempDir()
-	port := freePort(t)
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
 	caddy := startProc(t, work, "caddy",
-		append(baseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", port),
+		append(harness.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", port),
 			"JUDGE_UPSTREAM="+strings.TrimPrefix(upstream.URL, "http://"),
 			"INTERVIEW_UPSTREAM="+strings.TrimPrefix(upstream.URL, "http://")),
 		caddyBin, "run", "--config", filepath.Join(repoRoot(t), "deploy/Caddyfile"), "--adapter", "caddyfile")
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitOK(t, base+"/healthz", caddy)
+	if err := harness.WaitOK(context.Background(), base+"/healthz", caddy); err != nil {
+		t.Fatal(err)
+	}
 
 	const mib = 1 << 20
 	for _, tc := range []struct {

@@ -437,7 +437,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	if st := ready(); st != http.StatusOK {
 		t.Fatalf("/readyz %d before the outage", st)
 	}
-	pg.Stop(syscall.SIGINT, 15*time.Second) // fast shutdown: sessions are cut
+	pg.Stop() // fast shutdown (SIGINT): sessions are cut
 	downAt := time.Now()
 	notReady := waitReady(false, 10*time.Second)
 	time.Sleep(1500 * time.Millisecond) // the clients keep trying through the outage

@@ -2,14 +2,12 @@ module github.com/judgeworks/deploy
 
 go 1.26.0
 
-require (
-	github.com/compose-spec/compose-go/v2 v2.16.2
-	github.com/jackc/pgx/v5 v5.12.0
-)
+require github.com/compose-spec/compose-go/v2 v2.16.2
 
 require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.12.0 // indirect
 )
 
 require (

@@ -27,7 +27,6 @@ type Proc struct {
 	env  []string
 	bin  string
 	args []string
-	cred *syscall.Credential
 	out  *Buffer
 
 	mu   sync.Mutex
@@ -76,7 +75,7 @@ func (p *Proc) Start() error {
 	cmd.Dir, cmd.Env = p.dir, p.env
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	// A parent that dies must not leave servers holding ports.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Credential: p.cred}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s: %w", p.Name, err)
 	}
