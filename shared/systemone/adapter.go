@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -275,12 +277,8 @@ func (t *tally) add(c *chatCompletion) {
 // reported; Usage sums the provider's token counts, and Cost is left to
 // the caller's price table.
 func (a *Adapter) Ask(ctx context.Context, req Request) (*Response, error) {
-	if err := req.Validate(nil); err != nil {
-		var ve *ValidationError
-		if errors.As(err, &ve) {
-			return nil, &Error{Status: http.StatusUnprocessableEntity, Type: TypeValidation, Message: err.Error(), Detail: ve.Items}
-		}
-		return nil, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: err.Error()}
+	if err := a.validate(ctx, req); err != nil {
+		return nil, err
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -331,6 +329,35 @@ func (a *Adapter) Ask(ctx context.Context, req Request) (*Response, error) {
 		Answers: answers,
 		Usage:   Usage{InputTokens: int(t.input.Load()), OutputTokens: int(t.output.Load())},
 	}, nil
+}
+
+type validatedKey struct{}
+
+// Validated returns ctx marked to say that req has passed Request.Validate
+// with the caller's token counter, so Adapter.Ask does not validate it a
+// second time: the judge validates every request before it reaches a
+// backend, and a second pass counts the tokens of every question again,
+// the largest share of the adapter's own work per question after the
+// HTTP call. The mark names req's questions (the map itself), so another
+// request asked with the same context is still validated.
+func Validated(ctx context.Context, req Request) context.Context {
+	return context.WithValue(ctx, validatedKey{}, reflect.ValueOf(req.Questions).UnsafePointer())
+}
+
+// validate checks req unless ctx carries the mark Validated put there for it.
+func (a *Adapter) validate(ctx context.Context, req Request) error {
+	if p, _ := ctx.Value(validatedKey{}).(unsafe.Pointer); p != nil && p == reflect.ValueOf(req.Questions).UnsafePointer() {
+		return nil
+	}
+	err := req.Validate(nil)
+	if err == nil {
+		return nil
+	}
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return &Error{Status: http.StatusUnprocessableEntity, Type: TypeValidation, Message: err.Error(), Detail: ve.Items}
+	}
+	return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: err.Error()}
 }
 
 // answer runs one question: its distribution over outcomes (falling back

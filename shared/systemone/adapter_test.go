@@ -690,3 +690,32 @@ func TestNewAdapterNamesMissingSettings(t *testing.T) {
 		t.Fatal("unknown readout accepted")
 	}
 }
+
+// A request the caller marked as validated is not validated again (an
+// empty model name would be a 422 otherwise), and the mark covers only
+// that request: another one asked with the same context is checked.
+func TestValidatedSkipsOnlyThatRequest(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, c chatCall, n int) {
+		writeLogprobs(w, top{"yes", 0.9}, top{"no", 0.1})
+	})
+	a := newTestAdapter(t, f)
+	marked := request(map[string]Question{"refund": noulQ("Is it a refund?")})
+	marked.Model = ""
+	ctx := Validated(context.Background(), marked)
+	resp, err := a.Ask(ctx, marked)
+	if err != nil {
+		t.Fatalf("marked request: %v", err)
+	}
+	if got := *resp.Answers["refund"].Noul; !close9(got, 0.9) {
+		t.Fatalf("noul = %v, want 0.9", got)
+	}
+	other := request(map[string]Question{"refund": noulQ("Is it a refund?")})
+	other.Model = ""
+	_, err = a.Ask(ctx, other)
+	if e := asError(t, err); e.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("unmarked request with the marked context: %+v", e)
+	}
+	if _, err := a.Ask(Validated(context.Background(), Request{}), other); err == nil {
+		t.Fatal("a mark for a request without questions let another request through")
+	}
+}

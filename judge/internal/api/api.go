@@ -119,7 +119,8 @@ func (h *handler) systemOne(c echo.Context) error {
 	if err := req.Validate(h.Tokens); err != nil {
 		return err
 	}
-	resp, err := h.Registry.Ask(c.Request().Context(), m, req)
+	// Validated: the adapter need not count every question's tokens again.
+	resp, err := h.Registry.Ask(systemone.Validated(c.Request().Context(), req), m, req)
 	if err != nil {
 		return err
 	}
