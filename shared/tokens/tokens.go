@@ -19,7 +19,7 @@ const Encoding = "o200k_base"
 
 // Counter counts tokens. It is safe for concurrent use.
 type Counter struct {
-	ranks map[string]int
+	vocab *vocab
 }
 
 // New builds a Counter from the embedded tokenizer data. It parses a few
@@ -32,7 +32,11 @@ func New() (*Counter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokens: load %s: %w", Encoding, err)
 	}
-	return &Counter{ranks: ranks}, nil
+	v, err := newVocab(ranks)
+	if err != nil {
+		return nil, err
+	}
+	return &Counter{vocab: v}, nil
 }
 
 var (
@@ -80,7 +84,7 @@ func (c *Counter) pieceTokens(p string) int {
 	if len(p) == 1 {
 		return 1 // every byte is a token
 	}
-	if _, ok := c.ranks[p]; ok {
+	if _, ok := c.vocab.rank(p); ok {
 		return 1
 	}
 	if len(p) <= smallPiece {
@@ -100,7 +104,7 @@ func (c *Counter) mergeSmall(p string) int {
 	}
 	rank := func(i int) int {
 		if i+2 < len(starts) {
-			if r, ok := c.ranks[p[starts[i]:starts[i+2]]]; ok {
+			if r, ok := c.vocab.rank(p[starts[i]:starts[i+2]]); ok {
 				return r
 			}
 		}
@@ -150,7 +154,7 @@ func (c *Counter) mergeLarge(p string) int {
 		if k := next[j]; k >= 0 {
 			end = k
 		}
-		if r, ok := c.ranks[p[i:end]]; ok {
+		if r, ok := c.vocab.rank(p[i:end]); ok {
 			return r
 		}
 		return math.MaxInt
