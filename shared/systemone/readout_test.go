@@ -48,21 +48,7 @@ func TestReadLogprobs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := readLogprobs(tt.tops, tt.labels)
-			if tt.err != "" {
-				var m *malformedError
-				if !errors.As(err, &m) || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want malformed %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range tt.want {
-				if math.Abs(got[i]-tt.want[i]) > 1e-9 {
-					t.Fatalf("got %v, want %v", got, tt.want)
-				}
-			}
+			checkDistribution(t, got, err, tt.want, tt.err)
 		})
 	}
 }
@@ -98,21 +84,7 @@ func TestParseProbabilities(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := parseProbabilities(tt.in, ab, tt.normalize)
-			if tt.err != "" {
-				var m *malformedError
-				if !errors.As(err, &m) || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want malformed %q", err, tt.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range tt.want {
-				if math.Abs(got[i]-tt.want[i]) > 1e-9 {
-					t.Fatalf("got %v, want %v", got, tt.want)
-				}
-			}
+			checkDistribution(t, got, err, tt.want, tt.err)
 		})
 	}
 }
@@ -220,5 +192,29 @@ func TestLimiterWaiterGivesUp(t *testing.T) {
 	l.release(outcomeFailed)
 	if _, inflight, _ := l.state(); inflight != 0 {
 		t.Fatalf("inflight %d", inflight)
+	}
+}
+
+// checkDistribution holds a readout's result to a table row: a malformed
+// error mentioning wantErr, or no error and probabilities equal to want.
+func checkDistribution(t *testing.T, got []float64, err error, want []float64, wantErr string) {
+	t.Helper()
+	if wantErr != "" {
+		var m *malformedError
+		if !errors.As(err, &m) || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want malformed %q", err, wantErr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Fatalf("got %v, want %v", got, want)
+		}
 	}
 }

@@ -10,24 +10,28 @@ import (
 // wireReference is the reply shape decoded by encoding/json, the
 // reference the lean decoder must agree with.
 type wireReference struct {
-	Model   string `json:"model"`
-	Choices []struct {
-		Message struct {
-			Content string `json:"content"`
-			Refusal string `json:"refusal"`
-		} `json:"message"`
-		Logprobs *struct {
-			Content []struct {
-				Token       string         `json:"token"`
-				Logprob     float64        `json:"logprob"`
-				TopLogprobs []tokenLogprob `json:"top_logprobs"`
-			} `json:"content"`
-		} `json:"logprobs"`
-	} `json:"choices"`
-	Usage struct {
+	Model   string      `json:"model"`
+	Choices []refChoice `json:"choices"`
+	Usage   struct {
 		PromptTokens     int64 `json:"prompt_tokens"`
 		CompletionTokens int64 `json:"completion_tokens"`
 	} `json:"usage"`
+}
+
+type refChoice struct {
+	Message struct {
+		Content string `json:"content"`
+		Refusal string `json:"refusal"`
+	} `json:"message"`
+	Logprobs *struct {
+		Content []refToken `json:"content"`
+	} `json:"logprobs"`
+}
+
+type refToken struct {
+	Token       string         `json:"token"`
+	Logprob     float64        `json:"logprob"`
+	TopLogprobs []tokenLogprob `json:"top_logprobs"`
 }
 
 // logprobsReply is a provider's reply with fields the adapter skips
@@ -125,32 +129,11 @@ func FuzzDecodeCompletion(f *testing.F) {
 		}
 		var ref wireReference
 		ref.Model, ref.Usage.PromptTokens = model, prompt
-		ref.Choices = make([]struct {
-			Message struct {
-				Content string `json:"content"`
-				Refusal string `json:"refusal"`
-			} `json:"message"`
-			Logprobs *struct {
-				Content []struct {
-					Token       string         `json:"token"`
-					Logprob     float64        `json:"logprob"`
-					TopLogprobs []tokenLogprob `json:"top_logprobs"`
-				} `json:"content"`
-			} `json:"logprobs"`
-		}, 1)
+		ref.Choices = make([]refChoice, 1)
 		ref.Choices[0].Message.Content = content
 		ref.Choices[0].Logprobs = &struct {
-			Content []struct {
-				Token       string         `json:"token"`
-				Logprob     float64        `json:"logprob"`
-				TopLogprobs []tokenLogprob `json:"top_logprobs"`
-			} `json:"content"`
-		}{}
-		ref.Choices[0].Logprobs.Content = append(ref.Choices[0].Logprobs.Content, struct {
-			Token       string         `json:"token"`
-			Logprob     float64        `json:"logprob"`
-			TopLogprobs []tokenLogprob `json:"top_logprobs"`
-		}{token, logprob, []tokenLogprob{{token, logprob}, {content, logprob / 2}}})
+			Content []refToken `json:"content"`
+		}{Content: []refToken{{token, logprob, []tokenLogprob{{token, logprob}, {content, logprob / 2}}}}}
 		b, err := json.Marshal(ref)
 		if err != nil {
 			t.Fatal(err)
