@@ -10,6 +10,7 @@ have espeak-ng || need+=(espeak-ng)
 have sox || need+=(sox)
 have chromium || need+=(chromium)
 have curl || need+=(curl)
+have redis-server || need+=(redis-server)
 # Go and Node come from their own installers (Debian's are too old for the
 # workspace's Go 1.26 and for Vite); say so early instead of failing mid-build.
 have go || echo "note: Go 1.26 is required and not on PATH" >&2

@@ -19,7 +19,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/judgeworks/shared/calibrate"
-	"github.com/judgeworks/shared/llm"
+	"github.com/judgeworks/shared/chatmodel"
 )
 
 // Adapter answers System One requests with an OpenAI-compatible chat model,
@@ -84,7 +84,7 @@ const (
 )
 
 type adapterConfig struct {
-	llm              llm.Settings
+	llm              chatmodel.Settings
 	structured       bool
 	answerMode       AnswerMode
 	normalize        bool
@@ -113,8 +113,8 @@ func WithProvider(baseURL, apiKey, model string) AdapterOption {
 	}
 }
 
-// WithLLMSettings sets the provider from settings read by llm.FromEnv.
-func WithLLMSettings(s llm.Settings) AdapterOption {
+// WithLLMSettings sets the provider from settings read by chatmodel.FromEnv.
+func WithLLMSettings(s chatmodel.Settings) AdapterOption {
 	return func(c *adapterConfig) { c.llm = s }
 }
 
@@ -225,7 +225,7 @@ func NewAdapter(opts ...AdapterOption) (*Adapter, error) {
 	if cfg.requestTimeout <= 0 {
 		cfg.requestTimeout = DefaultRequestTimeout
 	}
-	client, err := llm.NewClient(cfg.llm, cfg.clientOptions...)
+	client, err := chatmodel.NewClient(cfg.llm, cfg.clientOptions...)
 	if err != nil {
 		return nil, err
 	}
@@ -369,7 +369,7 @@ func (a *Adapter) answer(ctx context.Context, t *tally, state string, q Question
 	if errors.Is(err, errNoLogprobs) {
 		if a.cfg.readout != ReadoutAuto {
 			return Answer{}, &Error{Status: http.StatusBadGateway, Type: TypeUpstreamMisconfigured,
-				Message: fmt.Sprintf("the provider returns no logprobs for %s=%s; use the probabilities or auto readout", llm.EnvModel, a.cfg.llm.Model)}
+				Message: fmt.Sprintf("the provider returns no logprobs for %s=%s; use the probabilities or auto readout", chatmodel.EnvModel, a.cfg.llm.Model)}
 		}
 		if _, loaded := a.readouts.Swap(a.cfg.llm.Model, readoutProbabilities); !loaded {
 			a.cfg.logger.Info("provider returns no logprobs; using the probabilities readout", "model", a.cfg.llm.Model)
@@ -643,7 +643,7 @@ func (a *Adapter) read(ctx context.Context, t *tally, user string, labels []stri
 		if attempt >= a.cfg.malformedRetries {
 			return nil, &Error{Status: http.StatusBadGateway, Type: TypeUpstreamInvalidOutput,
 				Message: fmt.Sprintf("%s=%s did not answer in the required format after %d attempts: %s",
-					llm.EnvModel, a.cfg.llm.Model, attempt+1, bad.reason)}
+					chatmodel.EnvModel, a.cfg.llm.Model, attempt+1, bad.reason)}
 		}
 		a.cfg.logger.Warn("malformed model reply; retrying", "model", a.cfg.llm.Model, "readout", r, "reason", bad.reason)
 		if r == readoutProbabilities {
@@ -778,23 +778,23 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 			return f
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:
 			// The provider's text may quote part of the key; it is not shown.
-			return misconfigured(llm.EnvAPIKey, "the provider refused the key (%d)", status)
+			return misconfigured(chatmodel.EnvAPIKey, "the provider refused the key (%d)", status)
 		case status == http.StatusNotFound:
 			if apiErr.Code == "model_not_found" || strings.Contains(strings.ToLower(msg), "model") {
-				return misconfigured(llm.EnvModel, "the provider does not know %s=%s (404: %s)", llm.EnvModel, a.cfg.llm.Model, msg)
+				return misconfigured(chatmodel.EnvModel, "the provider does not know %s=%s (404: %s)", chatmodel.EnvModel, a.cfg.llm.Model, msg)
 			}
-			return misconfigured(llm.EnvBaseURL, "the provider has no chat completions endpoint under %s (404); the base URL must include /v1", llm.EnvBaseURL)
+			return misconfigured(chatmodel.EnvBaseURL, "the provider has no chat completions endpoint under %s (404); the base URL must include /v1", chatmodel.EnvBaseURL)
 		case r == readoutLogprobs && strings.Contains(strings.ToLower(msg), "logprob"):
 			return fault{final: true, outcome: outcomeFailed, err: errNoLogprobs}
 		default:
-			return misconfigured(llm.EnvModel, "the provider rejected the call (%d: %s)", status, msg)
+			return misconfigured(chatmodel.EnvModel, "the provider rejected the call (%d: %s)", status, msg)
 		}
 	}
 	if ctx.Err() != nil {
 		return fault{final: true, outcome: outcomeFailed, err: a.budgetGone(ctx, "timeout", 0)}
 	}
-	if llm.IsUnreachable(err) {
-		return misconfigured(llm.EnvBaseURL, "the provider at %s=%s cannot be reached", llm.EnvBaseURL, a.cfg.llm.BaseURL)
+	if chatmodel.IsUnreachable(err) {
+		return misconfigured(chatmodel.EnvBaseURL, "the provider at %s=%s cannot be reached", chatmodel.EnvBaseURL, a.cfg.llm.BaseURL)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fault{outcome: outcomeFailed, reason: "call timeout"}

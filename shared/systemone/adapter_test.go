@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/shared/calibrate"
-	"github.com/judgeworks/shared/llm"
+	"github.com/judgeworks/shared/chatmodel"
 )
 
 const testKey = "sk-test-secret-key-123"
@@ -433,9 +433,9 @@ func TestProviderAuthAndConfigErrorsAre502(t *testing.T) {
 		status          int
 		setting         string
 	}{
-		{"bad key", "invalid_api_key", "Incorrect API key provided: " + testKey, http.StatusUnauthorized, llm.EnvAPIKey},
-		{"forbidden", "", "not allowed", http.StatusForbidden, llm.EnvAPIKey},
-		{"unknown model", "model_not_found", "The model `fake-model` does not exist", http.StatusNotFound, llm.EnvModel},
+		{"bad key", "invalid_api_key", "Incorrect API key provided: " + testKey, http.StatusUnauthorized, chatmodel.EnvAPIKey},
+		{"forbidden", "", "not allowed", http.StatusForbidden, chatmodel.EnvAPIKey},
+		{"unknown model", "model_not_found", "The model `fake-model` does not exist", http.StatusNotFound, chatmodel.EnvModel},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -465,7 +465,7 @@ func TestWrongBaseURLIs502(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = a.Ask(context.Background(), request(map[string]Question{"angry": noulQ("Angry?")}))
-	if e := asError(t, err); e.Status != http.StatusBadGateway || !strings.Contains(e.Message, llm.EnvBaseURL) {
+	if e := asError(t, err); e.Status != http.StatusBadGateway || !strings.Contains(e.Message, chatmodel.EnvBaseURL) {
 		t.Fatalf("error %+v", e)
 	}
 	// Nothing listens on a closed server's port.
@@ -477,7 +477,7 @@ func TestWrongBaseURLIs502(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = a.Ask(context.Background(), request(map[string]Question{"angry": noulQ("Angry?")}))
-	if e := asError(t, err); e.Status != http.StatusBadGateway || !strings.Contains(e.Message, llm.EnvBaseURL) {
+	if e := asError(t, err); e.Status != http.StatusBadGateway || !strings.Contains(e.Message, chatmodel.EnvBaseURL) {
 		t.Fatalf("error %+v", e)
 	}
 }
@@ -683,7 +683,7 @@ func TestInvalidRequestIs422(t *testing.T) {
 
 func TestNewAdapterNamesMissingSettings(t *testing.T) {
 	_, err := NewAdapter(WithProvider("http://localhost:1/v1", testKey, ""))
-	if err == nil || !strings.Contains(err.Error(), llm.EnvModel) {
+	if err == nil || !strings.Contains(err.Error(), chatmodel.EnvModel) {
 		t.Fatalf("err %v", err)
 	}
 	if _, err := NewAdapter(WithProvider("http://localhost:1/v1", testKey, "m"), WithReadout("maybe")); err == nil {

@@ -31,7 +31,7 @@ import (
 	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/interview/web"
 	"github.com/judgeworks/shared/auth"
-	sharedllm "github.com/judgeworks/shared/llm"
+	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -120,7 +120,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 // configured, else the offline practice mode.
 func pickInterviewer(cfg config.Config, logger *slog.Logger) interviewer.Interviewer {
 	if cfg.LanguageModel() {
-		client, err := sharedllm.NewClient(sharedllm.Settings{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel})
+		client, err := chatmodel.NewClient(chatmodel.Settings{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel})
 		if err == nil {
 			return llm.New(client, cfg.LLMModel)
 		}

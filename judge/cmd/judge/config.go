@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/judgeworks/judge/internal/calibrate"
+	"github.com/judgeworks/judge/internal/evalset"
 	"github.com/judgeworks/shared/auth"
-	"github.com/judgeworks/shared/llm"
+	"github.com/judgeworks/shared/chatmodel"
 )
 
 // config is every setting of the judge, read once from the environment.
@@ -23,9 +23,9 @@ type config struct {
 	// (JUDGE_MODEL_PRICES, "model=price,model=price").
 	Prices map[string]float64
 	// LLM is the language-model endpoint; unset means offline only.
-	LLM llm.Settings
+	LLM chatmodel.Settings
 	// Adapter shapes the language-model answers (JUDGE_LLM_*, JUDGE_CALIBRATION_FILE).
-	Adapter calibrate.Settings
+	Adapter evalset.Settings
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
@@ -33,9 +33,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Addr:         strings.TrimSpace(getenv("JUDGE_ADDR")),
 		RateLimitRPM: 1200,
 		Prices:       map[string]float64{},
-		LLM:          llm.FromEnv(getenv),
+		LLM:          chatmodel.FromEnv(getenv),
 	}
-	adapter, err := calibrate.SettingsFromEnv(getenv)
+	adapter, err := evalset.SettingsFromEnv(getenv)
 	if err != nil {
 		return cfg, err
 	}

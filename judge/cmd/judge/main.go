@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/api"
-	"github.com/judgeworks/judge/internal/calibrate"
+	"github.com/judgeworks/judge/internal/evalset"
 	"github.com/judgeworks/judge/internal/lexical"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
@@ -45,7 +45,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	case "healthcheck":
 		err = healthcheck(ctx, cfg)
 	case "calibrate":
-		err = calibrate.Run(ctx, args[1:], getenv, os.Stdout, logger)
+		err = evalset.Run(ctx, args[1:], getenv, os.Stdout, logger)
 	default:
 		fmt.Fprintf(os.Stderr, "usage: judge [serve | healthcheck | calibrate --data labeled.jsonl --model X [--out file]]\nunknown command %q\n", cmd)
 		return 2
@@ -73,7 +73,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		return err
 	}
 	if cfg.LLM.Configured() {
-		adapter, err := calibrate.NewAdapter(cfg.Adapter, logger)
+		adapter, err := evalset.NewAdapter(cfg.Adapter, logger)
 		if err != nil {
 			return err
 		}

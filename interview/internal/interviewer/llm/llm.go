@@ -24,7 +24,7 @@ import (
 const Mode = "language-model"
 
 // DefaultCallTimeout bounds each model call; the corrective retry gets its
-// own. It matches shared/llm's per-request timeout.
+// own. It matches shared/chatmodel's per-request timeout.
 const DefaultCallTimeout = 30 * time.Second
 
 // ErrMalformed means the model's reply failed validation twice: once, and
@@ -55,7 +55,7 @@ func WithCallTimeout(d time.Duration) Option {
 }
 
 // New returns an interviewer that calls model through client. The client
-// should have the SDK's retries off (shared/llm.NewClient does): the one
+// should have the SDK's retries off (shared/chatmodel.NewClient does): the one
 // retry worth making, the corrective one, is made here.
 func New(client openai.Client, model string, opts ...Option) *Interviewer {
 	iv := &Interviewer{client: client, model: model, timeout: DefaultCallTimeout}

@@ -15,7 +15,7 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"github.com/judgeworks/interview/internal/interviewer"
-	sharedllm "github.com/judgeworks/shared/llm"
+	"github.com/judgeworks/shared/chatmodel"
 )
 
 // chatServer speaks the chat-completions wire format: it records each
@@ -81,7 +81,7 @@ func newInterviewer(t *testing.T, cs *chatServer, opts ...Option) *Interviewer {
 	cs.t = t
 	srv := httptest.NewServer(cs)
 	t.Cleanup(srv.Close)
-	client, err := sharedllm.NewClient(sharedllm.Settings{BaseURL: srv.URL + "/v1", APIKey: "test-key", Model: "test-model"})
+	client, err := chatmodel.NewClient(chatmodel.Settings{BaseURL: srv.URL + "/v1", APIKey: "test-key", Model: "test-model"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
-// Package llm builds the client for an OpenAI-compatible chat endpoint from
+// Package chatmodel builds the client for an OpenAI-compatible chat endpoint from
 // the LLM_* settings. Both services use it: the judge through the System One
 // adapter, the interview service for its interviewer.
-package llm
+package chatmodel
 
 import (
 	"errors"

@@ -1,9 +1,9 @@
-// Package calibrate is the `judge calibrate` command, which fits the
-// temperatures of the language-model adapter on labeled items, and the
-// adapter settings it shares with `judge serve`: a calibration is only
-// valid for answers read the way it was fitted, so both build the adapter
-// from the same settings.
-package calibrate
+// Package evalset holds the commands over labelled decision sets: today
+// `judge calibrate`, which fits the temperatures of the language-model
+// adapter on labelled items, and the adapter settings it shares with
+// `judge serve` (a calibration is only valid for answers read the way it
+// was fitted, so both build the adapter from the same settings).
+package evalset
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/shared/calibrate"
-	"github.com/judgeworks/shared/llm"
+	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -30,7 +30,7 @@ const (
 
 // Settings shape the adapter's answers.
 type Settings struct {
-	LLM llm.Settings
+	LLM chatmodel.Settings
 	// CalibrationFile is loaded at start-up; empty means uncalibrated.
 	CalibrationFile string
 	Readout         systemone.ReadoutMode
@@ -46,7 +46,7 @@ type Settings struct {
 // SettingsFromEnv reads the settings with getenv, checking each value.
 func SettingsFromEnv(getenv func(string) string) (Settings, error) {
 	s := Settings{
-		LLM:             llm.FromEnv(getenv),
+		LLM:             chatmodel.FromEnv(getenv),
 		CalibrationFile: strings.TrimSpace(getenv(EnvCalibrationFile)),
 		Readout:         systemone.ReadoutAuto,
 		Rotations:       1,
@@ -108,7 +108,7 @@ func (s Settings) options(logger *slog.Logger) []systemone.AdapterOption {
 		systemone.WithRotations(s.Rotations),
 		systemone.WithUpstreamConcurrency(s.Concurrency, s.Queue),
 		// One call never outlasts the request's deadline.
-		systemone.WithUpstreamTimeouts(min(llm.DefaultCallTimeout, s.Timeout), s.Timeout),
+		systemone.WithUpstreamTimeouts(min(chatmodel.DefaultCallTimeout, s.Timeout), s.Timeout),
 		systemone.WithStructuredOutputs(s.Structured),
 		systemone.WithAdapterLogger(logger),
 	}
