@@ -1,0 +1,223 @@
+package deploy
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/judgeworks/deploy/harness"
+)
+
+// startCaddy runs the real Caddy with deploy/Caddyfile in front of upstream
+// (both routes) on a free port, with env added, and returns its base URL and
+// port.
+func startCaddy(t *testing.T, upstream string, env ...string) (string, int) {
+	t.Helper()
+	caddyBin, err := exec.LookPath("caddy")
+	if err != nil {
+		t.Fatal("caddy is not installed: run make deps")
+	}
+	work := t.TempDir()
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(upstream, "http://")
+	env = append(append(harness.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", port),
+		"JUDGE_UPSTREAM="+host, "INTERVIEW_UPSTREAM="+host), env...)
+	caddy, err := harness.StartProc("caddy", work, env, caddyBin,
+		"run", "--config", filepath.Join(repoRoot(t), "deploy/Caddyfile"), "--adapter", "caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		caddy.Stop(syscall.SIGTERM, 15*time.Second)
+		if t.Failed() {
+			t.Logf("--- caddy output:\n%s", caddy.Output())
+		}
+	})
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	if err := harness.WaitOK(context.Background(), base+"/healthz", caddy); err != nil {
+		t.Fatal(err)
+	}
+	return base, port
+}
+
+// pathRecorder is an upstream that answers 200 and remembers every path it
+// was asked for.
+type pathRecorder struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (p *pathRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.paths = append(p.paths, r.URL.Path)
+	p.mu.Unlock()
+	fmt.Fprint(w, "upstream")
+}
+
+func (p *pathRecorder) seen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.paths...)
+}
+
+// TestCaddyHidesMetrics: /metrics of both services is for a scraper on their
+// own ports; through the proxy it is a 404 that never reaches a service,
+// whatever the method and however the path is spelled, while neighbouring
+// paths still pass.
+func TestCaddyHidesMetrics(t *testing.T) {
+	rec := &pathRecorder{}
+	upstream := httptest.NewServer(rec)
+	defer upstream.Close()
+	base, _ := startCaddy(t, upstream.URL)
+
+	for _, tc := range []struct {
+		method, path string
+	}{
+		{http.MethodGet, "/metrics"},
+		{http.MethodGet, "/metrics/"},
+		{http.MethodGet, "/metrics/extra"},
+		{http.MethodGet, "/metrics?format=prometheus"},
+		{http.MethodGet, "/METRICS"},
+		{http.MethodGet, "/%6detrics"},
+		{http.MethodGet, "/./metrics"},
+		{http.MethodGet, "/v1/../metrics"},
+		{http.MethodHead, "/metrics"},
+		{http.MethodPost, "/metrics"},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			// Sent as written: the client must not clean the path first.
+			req, err := http.NewRequest(tc.method, base, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.URL.Opaque = tc.path
+			if i := strings.IndexByte(tc.path, '?'); i >= 0 {
+				req.URL.Opaque, req.URL.RawQuery = tc.path[:i], tc.path[i+1:]
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound {
+				t.Errorf("status %d, want 404 (body %q)", resp.StatusCode, body)
+			}
+			if strings.Contains(string(body), "upstream") {
+				t.Errorf("the request reached the upstream: %q", body)
+			}
+			// The proxy's own answer carries the security headers too.
+			if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("404 without the security headers: %v", resp.Header)
+			}
+		})
+	}
+	for _, p := range rec.seen() {
+		if clean := strings.ToLower(p); clean == "/metrics" || strings.HasPrefix(clean, "/metrics/") {
+			t.Errorf("upstream was asked for %q", p)
+		}
+	}
+
+	// The matcher is no wider than /metrics: these still reach a service.
+	for _, path := range []string{"/metricsboard", "/api/metrics", "/v1/metrics", "/healthz"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(body) != "upstream" {
+			t.Errorf("%s: status %d body %q, want the upstream's 200", path, resp.StatusCode, body)
+		}
+	}
+}
+
+// TestCaddyBindsLoopbackByDefault: make run leaves CADDY_BIND unset, and the
+// proxy must then listen on 127.0.0.1 only; CADDY_BIND moves it (compose sets
+// 0.0.0.0 inside the container). Read from the kernel's socket table, so the
+// test needs no address other than loopback.
+func TestCaddyBindsLoopbackByDefault(t *testing.T) {
+	upstream := httptest.NewServer(&pathRecorder{})
+	defer upstream.Close()
+	for _, tc := range []struct {
+		name string
+		env  []string
+		// Go listens on [::] (both families) when asked for 0.0.0.0.
+		want []string
+	}{
+		{"unset", nil, []string{"127.0.0.1"}},
+		{"0.0.0.0", []string{"CADDY_BIND=0.0.0.0"}, []string{"0.0.0.0", "::"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, port := startCaddy(t, upstream.URL, tc.env...)
+			got := listenAddrs(t, port)
+			if len(got) != 1 || !slices.Contains(tc.want, got[0]) {
+				t.Errorf("listening on %v, want one of %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// listenAddrs returns the local addresses with a listening TCP socket on
+// port, from /proc/net/tcp and tcp6: dotted IPv4, "::" for IPv6's any
+// address, other IPv6 addresses in the kernel's hex.
+func listenAddrs(t *testing.T, port int) []string {
+	t.Helper()
+	var addrs []string
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(file)
+		if err != nil {
+			if file == "/proc/net/tcp6" {
+				continue // no IPv6 on this machine
+			}
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan() // header
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			// sl local_address rem_address st …; st 0A is LISTEN.
+			if len(fields) < 4 || fields[3] != "0A" {
+				continue
+			}
+			host, p, ok := strings.Cut(fields[1], ":")
+			if !ok || p != fmt.Sprintf("%04X", port) {
+				continue
+			}
+			if file == "/proc/net/tcp6" {
+				if strings.Trim(host, "0") == "" {
+					host = "::"
+				}
+				addrs = append(addrs, host)
+				continue
+			}
+			addrs = append(addrs, hexIPv4(host))
+		}
+		f.Close()
+	}
+	return addrs
+}
+
+// hexIPv4 turns /proc/net/tcp's little-endian hex address into dotted form.
+func hexIPv4(h string) string {
+	var b [4]byte
+	for i := range b {
+		fmt.Sscanf(h[2*i:2*i+2], "%02X", &b[3-i])
+	}
+	return fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3])
+}
