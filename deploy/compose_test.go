@@ -14,18 +14,33 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 )
 
-// designSettings are the variables of DESIGN.md §4, by the service that reads them.
+// designSettings are the variables of the settings table the design pins,
+// plus REDIS_URL (shared limits for replicas) and the judge's APP_ENV (strict
+// keys in production), by the service that reads them.
 var designSettings = map[string][]string{
-	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM"},
+	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM",
+		"APP_ENV", "REDIS_URL"},
 	"interview": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "STT_MODEL", "TTS_MODEL", "TTS_VOICE",
 		"VOICE_BASE_URL", "VOICE_API_KEY", "INTERVIEW_ADDR", "DATABASE_URL", "JWT_SECRET", "APP_ENV",
-		"GOOGLE_CLIENT_ID", "JUDGE_URL", "JUDGE_API_KEY"},
+		"GOOGLE_CLIENT_ID", "JUDGE_URL", "JUDGE_API_KEY", "REDIS_URL"},
 }
 
-// loadCompose loads docker-compose.yml as docker compose would, with env as
-// the only environment: the developer's shell and .env must not change what
-// the test sees.
+// composeKey stands for the judge key every compose run must be given.
+const composeKey = "0123456789abcdef0123456789abcdef-compose-test"
+
+// loadCompose loads docker-compose.yml as docker compose would, with env
+// (and a JUDGE_API_KEYS, which compose requires) as the only environment:
+// the developer's shell and .env must not change what the test sees.
 func loadCompose(t *testing.T, env ...string) *types.Project {
+	t.Helper()
+	p, err := tryLoadCompose(t, append([]string{"JUDGE_API_KEYS=" + composeKey}, env...)...)
+	if err != nil {
+		t.Fatalf("docker-compose.yml does not load: %v", err)
+	}
+	return p
+}
+
+func tryLoadCompose(t *testing.T, env ...string) (*types.Project, error) {
 	t.Helper()
 	opts, err := cli.NewProjectOptions([]string{filepath.Join(repoRoot(t), "docker-compose.yml")},
 		cli.WithWorkingDirectory(repoRoot(t)),
@@ -34,11 +49,44 @@ func loadCompose(t *testing.T, env ...string) *types.Project {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := opts.LoadProject(context.Background())
-	if err != nil {
-		t.Fatalf("docker-compose.yml does not load: %v", err)
+	return opts.LoadProject(context.Background())
+}
+
+// TestComposeRequiresAJudgeKey: compose cannot tell an offline demo from a
+// paid model, so it has no default key at all; without one it refuses to
+// start and says how to make one. An empty value (a copy of .env.example)
+// counts as none.
+func TestComposeRequiresAJudgeKey(t *testing.T) {
+	for _, env := range [][]string{nil, {"JUDGE_API_KEYS="}, {"LLM_BASE_URL=http://127.0.0.1:1/v1", "LLM_API_KEY=sk-test"}} {
+		_, err := tryLoadCompose(t, env...)
+		if err == nil {
+			t.Errorf("env %q: compose loads without JUDGE_API_KEYS", env)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, "JUDGE_API_KEYS") || !strings.Contains(msg, "openssl rand -hex 32") {
+			t.Errorf("env %q: error %q does not say how to set the key", env, msg)
+		}
 	}
-	return p
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), "dev-key") {
+		t.Error("docker-compose.yml mentions dev-key")
+	}
+}
+
+// TestComposeInterviewUsesTheJudgeKey: the interview service scores through
+// the judge with the judge's own key unless told another one.
+func TestComposeInterviewUsesTheJudgeKey(t *testing.T) {
+	p := loadCompose(t)
+	if got, _ := envOf(service(t, p, "interview"), "JUDGE_API_KEY"); got != composeKey {
+		t.Errorf("interview JUDGE_API_KEY %q, want the judge's key %q", got, composeKey)
+	}
+	p = loadCompose(t, "JUDGE_API_KEY=another-key-of-the-judge-0123456789")
+	if got, _ := envOf(service(t, p, "interview"), "JUDGE_API_KEY"); got != "another-key-of-the-judge-0123456789" {
+		t.Errorf("interview JUDGE_API_KEY %q, want the one given", got)
+	}
 }
 
 func repoRoot(t *testing.T) string {
@@ -164,11 +212,20 @@ func TestComposeCaddy(t *testing.T) {
 	if !strings.HasPrefix(c.Image, "caddy:2") {
 		t.Errorf("caddy image %q", c.Image)
 	}
-	if len(c.Ports) != 1 || c.Ports[0].Published != "8080" || c.Ports[0].Target != 8080 {
-		t.Errorf("caddy ports %+v, want 8080:8080", c.Ports)
+	if len(c.Ports) != 1 || c.Ports[0].Published != "8080" || c.Ports[0].Target != 8080 || c.Ports[0].HostIP != "127.0.0.1" {
+		t.Errorf("caddy ports %+v, want 127.0.0.1:8080:8080 (this machine only)", c.Ports)
 	}
 	if got, _ := envOf(c, "CADDY_ADDR"); got != ":8080" {
 		t.Errorf("CADDY_ADDR %q, want :8080 (the published target)", got)
+	}
+	// Inside its container Caddy must listen on every interface, or the
+	// published port would reach nothing.
+	if got, _ := envOf(c, "CADDY_BIND"); got != "0.0.0.0" {
+		t.Errorf("caddy's CADDY_BIND %q, want 0.0.0.0 inside the container", got)
+	}
+	open := service(t, loadCompose(t, "CADDY_BIND=0.0.0.0"), "caddy")
+	if len(open.Ports) != 1 || open.Ports[0].HostIP != "0.0.0.0" {
+		t.Errorf("CADDY_BIND=0.0.0.0: caddy ports %+v, want host IP 0.0.0.0", open.Ports)
 	}
 	caddyfile := filepath.Join(repoRoot(t), "deploy", "Caddyfile")
 	if !slices.ContainsFunc(c.Volumes, func(v types.ServiceVolumeConfig) bool {
@@ -196,15 +253,18 @@ func TestComposeDefaults(t *testing.T) {
 		key, value string
 	}{
 		{judge, "JUDGE_ADDR", ":8081"},
-		{judge, "JUDGE_API_KEYS", "dev-key"},
+		{judge, "JUDGE_API_KEYS", composeKey},
 		{judge, "JUDGE_RATE_LIMIT_RPM", "1200"},
+		{judge, "APP_ENV", "development"},
 		{judge, "LLM_BASE_URL", ""},
 		{judge, "LLM_API_KEY", ""},
+		{judge, "REDIS_URL", ""},
 		{interview, "INTERVIEW_ADDR", ":8082"},
 		{interview, "APP_ENV", "development"},
 		{interview, "JUDGE_URL", "http://judge:8081"},
-		{interview, "JUDGE_API_KEY", "dev-key"},
+		{interview, "JUDGE_API_KEY", composeKey},
 		{interview, "GOOGLE_CLIENT_ID", ""},
+		{interview, "REDIS_URL", ""},
 	} {
 		if got, ok := envOf(tc.s, tc.key); !ok || got != tc.value {
 			t.Errorf("%s: %s = %q (set %v), want %q", tc.s.Name, tc.key, got, ok, tc.value)
@@ -234,7 +294,7 @@ func TestComposeEveryDesignSettingReachesItsService(t *testing.T) {
 			env = append(env, k+"=value-of-"+k)
 		}
 	}
-	env = append(env, "CADDY_PORT=9090", "POSTGRES_PASSWORD=s3cret")
+	env = append(env, "CADDY_PORT=9090", "CADDY_BIND=192.0.2.1", "POSTGRES_PASSWORD=s3cret")
 	p := loadCompose(t, env...)
 	// The listen addresses, the judge's URL and the database are fixed by the
 	// compose network; a .env meant for make run must not move them.
@@ -255,8 +315,8 @@ func TestComposeEveryDesignSettingReachesItsService(t *testing.T) {
 			}
 		}
 	}
-	if c := service(t, p, "caddy"); c.Ports[0].Published != "9090" {
-		t.Errorf("CADDY_PORT not applied: %+v", c.Ports)
+	if c := service(t, p, "caddy"); c.Ports[0].Published != "9090" || c.Ports[0].HostIP != "192.0.2.1" {
+		t.Errorf("CADDY_PORT or CADDY_BIND not applied: %+v", c.Ports)
 	}
 	raw, _ := envOf(service(t, p, "interview"), "DATABASE_URL")
 	pgPass, _ := envOf(service(t, p, "postgres"), "POSTGRES_PASSWORD")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make run: the whole stack in the foreground. A project-local Postgres (data
-# under .data/), the judge on :8081, the interview service on :8082 and Caddy
-# on :8080 in front of both. Every log line is prefixed with its service.
+# under .data/), the judge on 127.0.0.1:8081, the interview service on
+# 127.0.0.1:8082 and Caddy on 127.0.0.1:8080 in front of both: this machine
+# only, unless the settings say otherwise. Every log line is prefixed with its service.
 # Ctrl-C or SIGTERM stops everything this script started: the proxy and the
 # services first, then Postgres with a fast (clean) shutdown. Running it again
 # is safe: an interrupted earlier run leaves nothing that blocks this one.
@@ -53,6 +54,15 @@ load_env() {
 # port_of prints the port of a listen address such as ":8081" or "127.0.0.1:8081".
 port_of() { printf '%s\n' "${1##*:}"; }
 
+# reach prints host:port to reach a listen address from this machine: an
+# address on every interface (":8081", "0.0.0.0:8081", "[::]:8081") is
+# reached on 127.0.0.1, any other at its own host.
+reach() {
+	local host=${1%:*}
+	case $host in "" | 0.0.0.0 | :: | "[::]") host=127.0.0.1 ;; esac
+	printf '%s:%s\n' "$host" "$(port_of "$1")"
+}
+
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # wait_http waits up to 30 s for url to answer 200, or for pid to die.
@@ -79,8 +89,9 @@ done
 command -v caddy >/dev/null || die "caddy is not installed: run make deps, or: sudo apt-get install -y caddy"
 command -v curl >/dev/null || die "curl is not installed: sudo apt-get install -y curl"
 
-judge_addr=${JUDGE_ADDR:-:8081}
-interview_addr=${INTERVIEW_ADDR:-:8082}
+judge_addr=${JUDGE_ADDR:-127.0.0.1:8081}
+interview_addr=${INTERVIEW_ADDR:-127.0.0.1:8082}
+caddy_bind=${CADDY_BIND:-127.0.0.1}
 caddy_port=${CADDY_PORT:-8080}
 pg_port=${LOCAL_PG_PORT:-5433}
 judge_port=$(port_of "$judge_addr")
@@ -276,39 +287,64 @@ else
 fi
 
 # --- services ----------------------------------------------------------------
-dev_key=
-if [ -z "${JUDGE_API_KEYS:-}" ]; then
-	dev_key=dev-key
-	export JUDGE_API_KEYS=$dev_key
-fi
-first_key=${JUDGE_API_KEYS%%,*}
-first_key=${first_key%%:*}
-
 if [ -z "${LLM_BASE_URL:-}" ] && [ -z "${LLM_API_KEY:-}" ]; then
 	offline=1
 else
 	offline=
 fi
 
+# A paid model must never answer for a well-known or short key: with a model
+# configured (LLM settings or a models file) or in production the judge
+# refuses dev-key and keys under 32 characters. Then, unless JUDGE_API_KEYS is
+# given, a random key is generated once and kept in .data/judge-api-key;
+# offline, the well-known dev-key of the README's examples is kept.
+key_source=env
+if [ -z "${JUDGE_API_KEYS:-}" ]; then
+	if [ -n "$offline" ] && [ -z "${JUDGE_MODELS_FILE:-}" ] && [ "${APP_ENV:-}" != production ]; then
+		key_source=dev
+		export JUDGE_API_KEYS=dev-key
+	else
+		key_source=generated
+		key_file=$data/judge-api-key
+		if [ ! -s "$key_file" ]; then
+			(umask 077 && od -An -v -tx1 -N32 /dev/urandom | tr -d ' \n' >"$key_file")
+			log "generated a judge key in ${key_file#"$root"/}"
+		fi
+		chmod 600 "$key_file"
+		JUDGE_API_KEYS=$(cat "$key_file")
+		export JUDGE_API_KEYS
+	fi
+fi
+first_key=${JUDGE_API_KEYS%%,*}
+first_key=${first_key%%:*}
+
+judge_at=$(reach "$judge_addr")
+interview_at=$(reach "$interview_addr")
+caddy_at=$(reach "$caddy_bind:$caddy_port")
+
 start judge env JUDGE_ADDR="$judge_addr" bin/judge
 start interview env INTERVIEW_ADDR="$interview_addr" DATABASE_URL="$database_url" \
-	JUDGE_URL="${JUDGE_URL:-http://127.0.0.1:$judge_port}" JUDGE_API_KEY="${JUDGE_API_KEY:-$first_key}" \
+	JUDGE_URL="${JUDGE_URL:-http://$judge_at}" JUDGE_API_KEY="${JUDGE_API_KEY:-$first_key}" \
 	bin/interview
-wait_http judge "http://127.0.0.1:$judge_port/healthz" "${pids[-2]}"
-wait_http interview "http://127.0.0.1:$interview_port/healthz" "${pids[-1]}"
+wait_http judge "http://$judge_at/healthz" "${pids[-2]}"
+wait_http interview "http://$interview_at/healthz" "${pids[-1]}"
 
-start caddy env CADDY_ADDR=":$caddy_port" JUDGE_UPSTREAM="127.0.0.1:$judge_port" \
-	INTERVIEW_UPSTREAM="127.0.0.1:$interview_port" \
+start caddy env CADDY_ADDR=":$caddy_port" CADDY_BIND="$caddy_bind" JUDGE_UPSTREAM="$judge_at" \
+	INTERVIEW_UPSTREAM="$interview_at" \
 	caddy run --config deploy/Caddyfile --adapter caddyfile
-wait_http caddy "http://127.0.0.1:$caddy_port/healthz" "${pids[-1]}"
+wait_http caddy "http://$caddy_at/healthz" "${pids[-1]}"
 
 echo
-log "ready: http://localhost:$caddy_port"
-if [ -n "$dev_key" ]; then
-	log "judge development key: $dev_key   (Authorization: Bearer $dev_key)"
+if [ "$caddy_bind" = 127.0.0.1 ]; then
+	log "ready: http://localhost:$caddy_port   (this machine only; CADDY_BIND opens it to others)"
 else
-	log "judge keys: from JUDGE_API_KEYS"
+	log "ready: http://$caddy_at   (listening on $caddy_bind)"
 fi
+case $key_source in
+dev) log "judge development key: dev-key   (Authorization: Bearer dev-key; offline engines only)" ;;
+generated) log "judge key (kept in .data/judge-api-key): $JUDGE_API_KEYS   (Authorization: Bearer <key>)" ;;
+*) log "judge keys: from JUDGE_API_KEYS" ;;
+esac
 if [ -n "$offline" ]; then
 	log "no LLM settings (LLM_BASE_URL, LLM_API_KEY): judge and interview run on the offline engines"
 else
