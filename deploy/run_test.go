@@ -1,0 +1,267 @@
+package deploy
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/judgeworks/deploy/harness"
+	"github.com/judgeworks/shared/pgtest"
+)
+
+// runScript is one deploy/run.sh (make run without the build) started in a
+// scratch checkout: deploy/run.sh and deploy/Caddyfile copied, bin/ linked
+// to the built binaries, so its .data/ is the test's own.
+type runScript struct {
+	root                            string
+	proc                            *harness.Proc
+	judgePort, interviewPort, caddy int
+}
+
+// startRunScript starts deploy/run.sh with env (on top of a minimal
+// environment, a fresh database and free ports) and waits for "ready".
+func startRunScript(t *testing.T, root string, env ...string) *runScript {
+	t.Helper()
+	r := &runScript{root: root}
+	for _, p := range []*int{&r.judgePort, &r.interviewPort, &r.caddy} {
+		port, err := harness.FreePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		*p = port
+	}
+	env = append(append(harness.BaseEnv(root),
+		"DATABASE_URL="+pgtest.NewDatabase(t),
+		fmt.Sprintf("JUDGE_ADDR=127.0.0.1:%d", r.judgePort),
+		fmt.Sprintf("INTERVIEW_ADDR=127.0.0.1:%d", r.interviewPort),
+		fmt.Sprintf("CADDY_PORT=%d", r.caddy)), env...)
+	proc, err := harness.StartProc("make run", root, env, "bash", "deploy/run.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.proc = proc
+	t.Cleanup(func() {
+		r.stop()
+		if t.Failed() {
+			t.Logf("--- run.sh output:\n%s", proc.Output())
+		}
+	})
+	deadline := time.Now().Add(90 * time.Second)
+	for !strings.Contains(proc.Output(), "[run] ready") {
+		select {
+		case <-proc.Done():
+			t.Fatalf("run.sh exited before it was ready:\n%s", proc.Output())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run.sh not ready within 90 s:\n%s", proc.Output())
+		}
+	}
+	return r
+}
+
+// stop ends run.sh as Ctrl-C would; it stops what it started.
+func (r *runScript) stop() {
+	select {
+	case <-r.proc.Done():
+	default:
+		r.proc.Stop(syscall.SIGTERM, 30*time.Second)
+	}
+}
+
+// scratchCheckout lays out what run.sh needs from a checkout.
+func scratchCheckout(t *testing.T) string {
+	t.Helper()
+	repo, dir := repoRoot(t), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "deploy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"deploy/run.sh", "deploy/Caddyfile"} {
+		b, err := os.ReadFile(filepath.Join(repo, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, b := range []string{"judge", "interview"} {
+		if _, err := os.Stat(filepath.Join(repo, "bin", b)); err != nil {
+			t.Fatalf("bin/%s is missing: run make build-go first", b)
+		}
+	}
+	if err := os.Symlink(filepath.Join(repo, "bin"), filepath.Join(dir, "bin")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// status sends GET path to the judge with key and returns the status.
+func (r *runScript) judgeStatus(t *testing.T, key string) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet,
+		fmt.Sprintf("http://127.0.0.1:%d/v1/models", r.judgePort), nil)
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// childEnv returns the environment of the process named comm that run.sh
+// started, read from /proc.
+func (r *runScript) childEnv(t *testing.T, comm string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := strconv.Itoa(r.proc.Pid())
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces, so split after ")".
+		open, closing := strings.IndexByte(string(stat), '('), strings.LastIndexByte(string(stat), ')')
+		if open < 0 || closing < open {
+			continue
+		}
+		fields := strings.Fields(string(stat[closing+1:]))
+		if string(stat[open+1:closing]) != comm || len(fields) < 2 || fields[1] != parent {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := map[string]string{}
+		for kv := range strings.SplitSeq(string(raw), "\x00") {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				env[k] = v
+			}
+		}
+		return env
+	}
+	t.Fatalf("no process %q started by run.sh (pid %s)", comm, parent)
+	return nil
+}
+
+// TestRunScriptGeneratesAJudgeKey: with a language model configured, make
+// run must not hand out dev-key. It generates a random key once, keeps it in
+// .data/judge-api-key (mode 600), prints it, gives the interview service the
+// same key, and reuses it on the next start. Caddy listens on loopback.
+func TestRunScriptGeneratesAJudgeKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the whole stack twice")
+	}
+	root := scratchCheckout(t)
+	// The model is never called here: nothing listens on port 1.
+	llm := []string{"LLM_BASE_URL=http://127.0.0.1:1/v1", "LLM_API_KEY=sk-run-script-test", "LLM_MODEL=test-model"}
+	keyLine := regexp.MustCompile(`\[run\] judge key \(kept in \.data/judge-api-key\): ([0-9a-f]+) `)
+
+	var first string
+	for run := 1; run <= 2; run++ {
+		r := startRunScript(t, root, llm...)
+		m := keyLine.FindStringSubmatch(r.proc.Output())
+		if m == nil {
+			t.Fatalf("run %d: no generated key printed", run)
+		}
+		key := m[1]
+		if len(key) < 32 {
+			t.Errorf("run %d: key of %d characters, want at least 32", run, len(key))
+		}
+		if strings.Contains(r.proc.Output(), "dev-key") {
+			t.Errorf("run %d: run.sh mentions dev-key with a model configured", run)
+		}
+		info, err := os.Stat(filepath.Join(root, ".data", "judge-api-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != 0o600 {
+			t.Errorf("run %d: .data/judge-api-key has mode %v, want 0600", run, info.Mode().Perm())
+		}
+		stored, err := os.ReadFile(filepath.Join(root, ".data", "judge-api-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(stored) != key {
+			t.Errorf("run %d: printed key %q, file holds %q", run, key, stored)
+		}
+		if run == 1 {
+			first = key
+		} else if key != first {
+			t.Errorf("second run generated a new key %q; want the kept %q", key, first)
+		}
+		if got := r.judgeStatus(t, key); got != http.StatusOK {
+			t.Errorf("run %d: judge answers %d for the printed key, want 200", run, got)
+		}
+		if got := r.judgeStatus(t, "dev-key"); got != http.StatusUnauthorized {
+			t.Errorf("run %d: judge answers %d for dev-key, want 401", run, got)
+		}
+		if got := r.childEnv(t, "interview")["JUDGE_API_KEY"]; got != key {
+			t.Errorf("run %d: interview's JUDGE_API_KEY %q, want the judge's key", run, got)
+		}
+		if got := listenAddrs(t, r.caddy); !slices.Equal(got, []string{"127.0.0.1"}) {
+			t.Errorf("run %d: Caddy listens on %v, want 127.0.0.1 only", run, got)
+		}
+		r.stop()
+	}
+}
+
+// TestRunScriptKeepsDevKeyOffline: without a model, make run keeps the
+// README's dev-key and writes no key file.
+func TestRunScriptKeepsDevKeyOffline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the whole stack")
+	}
+	root := scratchCheckout(t)
+	r := startRunScript(t, root)
+	if !strings.Contains(r.proc.Output(), "[run] judge development key: dev-key") {
+		t.Error("dev-key not printed")
+	}
+	if got := r.judgeStatus(t, "dev-key"); got != http.StatusOK {
+		t.Errorf("judge answers %d for dev-key offline, want 200", got)
+	}
+	if got := r.childEnv(t, "interview")["JUDGE_API_KEY"]; got != "dev-key" {
+		t.Errorf("interview's JUDGE_API_KEY %q, want dev-key", got)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".data", "judge-api-key")); !os.IsNotExist(err) {
+		t.Errorf(".data/judge-api-key exists offline (err %v)", err)
+	}
+}
+
+// TestRunScriptDefaultsAreLoopback pins the listen defaults of make run,
+// which the tests above cannot use (they need free ports on a shared
+// machine): the judge, the interview service and Caddy serve this machine
+// only unless the settings say otherwise.
+func TestRunScriptDefaultsAreLoopback(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "deploy", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"judge_addr=${JUDGE_ADDR:-127.0.0.1:8081}\n",
+		"interview_addr=${INTERVIEW_ADDR:-127.0.0.1:8082}\n",
+		"caddy_bind=${CADDY_BIND:-127.0.0.1}\n",
+		`CADDY_BIND="$caddy_bind"`,
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("deploy/run.sh lacks %q", want)
+		}
+	}
+}
