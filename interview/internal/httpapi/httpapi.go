@@ -205,15 +205,34 @@ func metrics(reg *prometheus.Registry) echo.MiddlewareFunc {
 			if err := next(c); err != nil {
 				c.Error(err)
 			}
-			// The route pattern, not the path: ids would explode the series.
-			route := c.Path()
-			if route == "" {
-				route = "unmatched"
-			}
-			method := c.Request().Method
+			route := routeLabel(c)
+			method := methodLabel(c.Request().Method)
 			requests.WithLabelValues(method, route, strconv.Itoa(c.Response().Status)).Inc()
 			duration.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
 			return nil
 		}
 	}
+}
+
+// Label values come from fixed sets: every value a client can choose would
+// otherwise become a series of its own, kept for the life of the process.
+
+// routeLabel is the registered route pattern, never the path (ids would
+// explode the series). echo sets Path to a registered pattern, for a 405
+// too, and leaves it empty when nothing matched.
+func routeLabel(c echo.Context) string {
+	if route := c.Path(); route != "" {
+		return route
+	}
+	return "unmatched"
+}
+
+// methodLabel is the method when it is one the API knows, else "other": a
+// client may send any token as a method.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodHead, http.MethodOptions:
+		return method
+	}
+	return "other"
 }
