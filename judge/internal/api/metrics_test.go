@@ -1,0 +1,152 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/judgeworks/shared/systemone"
+)
+
+// answering is a backend that answers every noul question with 0.5.
+type answering struct{}
+
+func (answering) Ask(_ context.Context, req systemone.Request) (*systemone.Response, error) {
+	half := 0.5
+	answers := map[string]systemone.Answer{}
+	for name := range req.Questions {
+		answers[name] = systemone.Answer{Type: systemone.TypeNoul, Noul: &half}
+	}
+	return &systemone.Response{Model: req.Model, Answers: answers}, nil
+}
+
+var (
+	sampleLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)\{(.*)\} \S+$`)
+	labelPair  = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
+)
+
+func randomToken(t *testing.T, alphabet string, n int) string {
+	t.Helper()
+	b := make([]byte, n)
+	for i := range b {
+		k, err := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[i] = alphabet[k.Int64()]
+	}
+	return string(b)
+}
+
+// TestMetricLabelsAreBounded: whatever methods, paths, model names and
+// question types clients make up, the judge's label values stay within fixed
+// sets: routes are registered patterns or "unmatched", models the registry's,
+// question types the three the API accepts.
+func TestMetricLabelsAreBounded(t *testing.T) {
+	srv := serve(t, answering{})
+	routes := map[string]bool{"unmatched": true}
+	for _, r := range srv.Config.Handler.(*echo.Echo).Routes() {
+		routes[r.Path] = true
+	}
+	allowed := map[string]map[string]bool{
+		"route": routes,
+		"type":  {"noul": true, "choice": true, "score": true},
+		"model": {"m-1": true},
+	}
+
+	do := func(method, path, body string) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer k")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	var sent []string
+	const requests = 150
+	for i := range requests {
+		seg := randomToken(t, "abcdefghijklmnopqrstuvwxyz0123456789", 12)
+		sent = append(sent, seg)
+		switch i % 5 {
+		case 0:
+			method := randomToken(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-.^_`|~", 10)
+			sent = append(sent, method)
+			do(method, []string{"/v1/systemone", "/v1/models", "/healthz", "/" + seg}[i%4], body)
+		case 1:
+			do(http.MethodGet, []string{"/" + seg, "/v1/" + seg, "/v1/systemone/" + seg, "/healthz/" + seg}[i%4], "")
+		case 2:
+			do(http.MethodPost, "/v1/systemone", fmt.Sprintf(`{"model": %q, "state": "s", "questions": {"q": {"type": "noul", "instructions": "i"}}}`, seg))
+		case 3:
+			do(http.MethodPost, "/v1/systemone", fmt.Sprintf(`{"model": "m-latest", "state": "s", "questions": {"q": {"type": %q, "instructions": "i"}}}`, seg))
+		default:
+			do(http.MethodPost, "/v1/systemone", body)
+		}
+	}
+
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	seen := map[string]map[string]bool{}
+	requestSeries := 0
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		if !strings.HasPrefix(line, "judge_") {
+			continue
+		}
+		m := sampleLine.FindStringSubmatch(line)
+		if m == nil {
+			continue // an unlabelled sample
+		}
+		if m[1] == "judge_http_requests_total" {
+			requestSeries++
+		}
+		for _, kv := range labelPair.FindAllStringSubmatch(m[2], -1) {
+			name, v := kv[1], kv[2]
+			if seen[name] == nil {
+				seen[name] = map[string]bool{}
+			}
+			seen[name][v] = true
+			switch {
+			case name == "status":
+				if len(v) != 3 || v < "100" || v > "599" {
+					t.Errorf("%s: status label %q", m[1], v)
+				}
+			case name == "le":
+			case allowed[name] == nil:
+				t.Errorf("%s: unexpected label %s=%q", m[1], name, v)
+			case !allowed[name][v]:
+				t.Errorf("%s: label %s=%q is outside the fixed set", m[1], name, v)
+			}
+			for _, made := range sent {
+				if strings.Contains(v, made) {
+					t.Errorf("%s: label %s=%q carries the client's %q", m[1], name, v, made)
+				}
+			}
+		}
+	}
+	// The requests were measured: answers by model and type, made-up paths
+	// as unmatched.
+	if !seen["model"]["m-1"] || !seen["type"]["noul"] || !seen["route"]["unmatched"] || !seen["route"]["/v1/systemone"] {
+		t.Errorf("expected series missing; label values seen: %v", seen)
+	}
+	if requestSeries >= requests/2 {
+		t.Errorf("%d request series for %d requests", requestSeries, requests)
+	}
+}
