@@ -276,19 +276,29 @@ else
 fi
 
 # --- services ----------------------------------------------------------------
-dev_key=
-if [ -z "${JUDGE_API_KEYS:-}" ]; then
-	dev_key=dev-key
-	export JUDGE_API_KEYS=$dev_key
-fi
-first_key=${JUDGE_API_KEYS%%,*}
-first_key=${first_key%%:*}
-
 if [ -z "${LLM_BASE_URL:-}" ] && [ -z "${LLM_API_KEY:-}" ]; then
 	offline=1
 else
 	offline=
 fi
+
+dev_key=
+if [ -z "${JUDGE_API_KEYS:-}" ]; then
+	if [ -n "$offline" ]; then
+		dev_key=dev-key
+	else
+		# A judge that can spend money on a language model refuses dev-key and
+		# keys under 32 characters: generate one on the first run and keep it.
+		key_file=$data/judge-api-key
+		if [ ! -s "$key_file" ]; then
+			(umask 077 && head -c 30 /dev/urandom | base64 | tr '+/' '-_' >"$key_file")
+		fi
+		dev_key=$(cat "$key_file")
+	fi
+	export JUDGE_API_KEYS=$dev_key
+fi
+first_key=${JUDGE_API_KEYS%%,*}
+first_key=${first_key%%:*}
 
 start judge env JUDGE_ADDR="$judge_addr" bin/judge
 start interview env INTERVIEW_ADDR="$interview_addr" DATABASE_URL="$database_url" \
