@@ -321,7 +321,8 @@ func TestManyQuestionsRefusedCheaply(t *testing.T) {
 }
 
 // TestLimitsThroughRedis: the figures and refusals hold with the buckets in
-// Redis, and the metrics report Redis up.
+// Redis, and the metrics report Redis up; with Redis stopped the judge goes
+// on answering and the metrics report the fallback.
 func TestLimitsThroughRedis(t *testing.T) {
 	rs := redistest.New(t)
 	opts, err := ratelimit.ParseRedisURL(rs.URL())
@@ -355,14 +356,41 @@ func TestLimitsThroughRedis(t *testing.T) {
 		t.Errorf("a request refused by the request bucket reports %d tokens left, want about 2000", remaining)
 	}
 
-	resp, err := http.Get(srv.URL + "/metrics")
+	wantMetrics(t, srv.URL, "judge_ratelimit_redis_up 1", "judge_ratelimit_fallback_decisions_total 0")
+
+	// Redis gone: answers go on from this process's buckets, and the
+	// metrics say so.
+	rs.Stop()
+	a = post(t, srv.URL, "other", body)
+	if a.status != http.StatusOK {
+		t.Fatalf("with Redis stopped: %d %s, want an answer from the process's own buckets", a.status, a.body)
+	}
+	if _, remaining, _ := limitHeaders(t, a.header, "requests"); remaining != 1 {
+		t.Errorf("with Redis stopped: %d requests left, want 1 of the local 2", remaining)
+	}
+	wantMetrics(t, srv.URL, "judge_ratelimit_redis_up 0")
+	if m := metricsText(t, srv.URL); strings.Contains(m, "judge_ratelimit_fallback_decisions_total 0\n") ||
+		!strings.Contains(m, "judge_ratelimit_fallback_decisions_total ") {
+		t.Error("no fallback decisions counted with Redis stopped")
+	}
+}
+
+func metricsText(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	m, _ := io.ReadAll(resp.Body)
-	for _, want := range []string{"judge_ratelimit_redis_up 1", "judge_ratelimit_fallback_decisions_total 0"} {
-		if !strings.Contains(string(m), want) {
+	return string(m)
+}
+
+func wantMetrics(t *testing.T, url string, lines ...string) {
+	t.Helper()
+	m := metricsText(t, url)
+	for _, want := range lines {
+		if !strings.Contains(m, want+"\n") {
 			t.Errorf("metrics lack %q", want)
 		}
 	}

@@ -160,7 +160,8 @@ func (l *Limiter) TakeRequest(ctx context.Context, id int) Result {
 
 // TakeTokens takes n input tokens from id's token bucket, all or nothing.
 func (l *Limiter) TakeTokens(ctx context.Context, id, n int) Result {
-	return l.take(ctx, l.tokens[id], n)
+	// A negative amount would fill the bucket.
+	return l.take(ctx, l.tokens[id], max(n, 0))
 }
 
 // PeekTokens reports id's token bucket without taking from it.

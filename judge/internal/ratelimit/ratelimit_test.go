@@ -133,6 +133,9 @@ func TestTokenBucket(t *testing.T) {
 	if r := l.TakeTokens(bg, 1, 6001); r.Allowed || r.RetryAfter != 0 {
 		t.Fatalf("more than the burst: %+v, want a refusal that never fits", r)
 	}
+	if r := l.TakeTokens(bg, 1, -5000); r.Remaining != 1000 {
+		t.Fatalf("a negative amount changed the bucket: %+v", r)
+	}
 	c.t = c.t.Add(5 * time.Second)
 	if r := l.TakeTokens(bg, 1, 1500); !r.Allowed || r.Remaining != 0 {
 		t.Fatalf("take 1500 five seconds later: %+v", r)
