@@ -16,7 +16,7 @@ import (
 // Secrets the security stack runs with. Each is distinctive, so finding it
 // in a log line cannot be a coincidence.
 const (
-	secJudgeKey   = "sec-judge-key-7Hq2Vx9Lm4"
+	secJudgeKey   = "sec-judge-key-7Hq2Vx9Lm4-at-least-32-chars"
 	secLLMKey     = "sk-sec-provider-key-3Wd8Rt6Yp1"
 	secJWTSecret  = "sec-jwt-secret-5Nf1Kc7Zb3-at-least-32-bytes"
 	secDBPassword = "sec-db-password-9Gs4Jw2Ex8"

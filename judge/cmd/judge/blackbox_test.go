@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/judgeworks/shared/redistest"
 )
 
 var binary string
@@ -462,5 +464,70 @@ func TestRefusesToStartWithoutKeys(t *testing.T) {
 		if strings.Contains(string(out), "a b") {
 			t.Errorf("error output quotes a key: %s", out)
 		}
+	}
+}
+
+// TestRefusesWeakKeysWithAModel: once the judge can spend money (a language
+// model is configured) or runs in production, it refuses dev-key and short
+// keys at start-up, naming the setting and the rule but not the key.
+func TestRefusesWeakKeysWithAModel(t *testing.T) {
+	strong := strings.Repeat("s", 32)
+	for _, tt := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"JUDGE_API_KEYS=dev-key", "LLM_BASE_URL=http://127.0.0.1:9/v1"}, "development key"},
+		{[]string{"JUDGE_API_KEYS=" + strong + ",only-twenty-chars-ab", "LLM_API_KEY=sk-test"}, "at least 32 characters"},
+		{[]string{"JUDGE_API_KEYS=only-twenty-chars-ab", "APP_ENV=production"}, "at least 32 characters"},
+	} {
+		cmd := exec.Command(binary)
+		cmd.Env = append([]string{"JUDGE_ADDR=127.0.0.1:0"}, tt.env...)
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("started with %q", tt.env)
+			continue
+		}
+		if !strings.Contains(string(out), "JUDGE_API_KEYS") || !strings.Contains(string(out), tt.want) {
+			t.Errorf("%q: output does not name JUDGE_API_KEYS and %q:\n%s", tt.env, tt.want, out)
+		}
+		if strings.Contains(string(out), "only-twenty-chars-ab") || strings.Contains(string(out), strong) {
+			t.Errorf("the output quotes a key:\n%s", out)
+		}
+	}
+	// A long key in production starts.
+	j := start(t, "JUDGE_API_KEYS="+strong, "APP_ENV=production")
+	if r := j.ask(t, strong, good); r.status != http.StatusOK {
+		t.Errorf("production judge with a strong key: %d %s", r.status, r.body)
+	}
+}
+
+// TestReplicasShareLimitsThroughRedis: two judge processes given the same
+// REDIS_URL share each key's buckets, and say so in their headers.
+func TestReplicasShareLimitsThroughRedis(t *testing.T) {
+	rs := redistest.New(t)
+	env := []string{"JUDGE_API_KEYS=first,second", "JUDGE_RATE_LIMIT_RPM=2", "REDIS_URL=" + rs.URL()}
+	a, b := start(t, env...), start(t, env...)
+	for i, j := range []*judge{a, b} {
+		r := j.ask(t, "first", good)
+		if r.status != http.StatusOK {
+			t.Fatalf("request %d: %d %s", i+1, r.status, r.body)
+		}
+		if got := r.header.Get("x-ratelimit-remaining-requests"); got != strconv.Itoa(1-i) {
+			t.Errorf("request %d: x-ratelimit-remaining-requests %q, want %d of the shared 2", i+1, got, 1-i)
+		}
+	}
+	// The bucket both replicas share is empty: either refuses.
+	for _, j := range []*judge{a, b} {
+		wantError(t, j.ask(t, "first", good), http.StatusTooManyRequests, "rate_limit_exceeded")
+	}
+	if r := b.ask(t, "second", good); r.status != http.StatusOK {
+		t.Errorf("another key: %d %s", r.status, r.body)
+	}
+	metrics := string(a.do(t, http.MethodGet, "/metrics", "", nil).body)
+	if !strings.Contains(metrics, "judge_ratelimit_redis_up 1") {
+		t.Error("metrics do not report Redis up")
+	}
+	if logs := a.logs.String(); !strings.Contains(logs, "rate limits shared through Redis") {
+		t.Errorf("the judge does not say its limits are shared:\n%s", logs)
 	}
 }

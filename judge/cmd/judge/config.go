@@ -9,6 +9,7 @@ import (
 	"github.com/judgeworks/judge/internal/evalset"
 	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/chatmodel"
+	"github.com/redis/go-redis/v9"
 )
 
 // config is every setting of the judge, read once from the environment.
@@ -19,6 +20,18 @@ type config struct {
 	Keys *auth.BearerKeys
 	// RateLimitRPM is each key's limit per minute (JUDGE_RATE_LIMIT_RPM).
 	RateLimitRPM int
+	// RateLimitTPM is each key's input tokens per minute (JUDGE_RATE_LIMIT_TPM).
+	RateLimitTPM int
+	// MaxQuestions bounds the questions of one request (JUDGE_MAX_QUESTIONS).
+	MaxQuestions int
+	// Redis, when REDIS_URL is set, holds the rate limits every replica
+	// shares; nil keeps them in the process.
+	Redis *redis.Options
+	// RedisPrefix starts the judge's keys in Redis (JUDGE_REDIS_PREFIX).
+	RedisPrefix string
+	// WeakKeys, when set, says which key breaks the rule for keys of a judge
+	// with a language model or in production; serve refuses to start.
+	WeakKeys error
 	// Prices override models' USD prices per million input tokens
 	// (JUDGE_MODEL_PRICES, "model=price,model=price").
 	Prices map[string]float64
@@ -32,6 +45,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
 		Addr:         strings.TrimSpace(getenv("JUDGE_ADDR")),
 		RateLimitRPM: 1200,
+		RateLimitTPM: 15_000_000,
+		MaxQuestions: 1000,
+		RedisPrefix:  "judge:",
 		Prices:       map[string]float64{},
 		LLM:          chatmodel.FromEnv(getenv),
 	}
@@ -57,6 +73,9 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return cfg, fmt.Errorf("JUDGE_RATE_LIMIT_RPM %q: want a whole number of requests per minute, at least 1", s)
 		}
 		cfg.RateLimitRPM = n
+	}
+	if err := limitsFromEnv(getenv, &cfg); err != nil {
+		return cfg, err
 	}
 	if s := strings.TrimSpace(getenv("JUDGE_MODEL_PRICES")); s != "" {
 		for item := range strings.SplitSeq(s, ",") {

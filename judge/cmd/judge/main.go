@@ -22,6 +22,7 @@ import (
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/tokens"
+	"github.com/redis/go-redis/v9"
 )
 
 func main() {
@@ -60,6 +61,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	if cfg.Keys.Len() == 0 {
 		return errors.New("JUDGE_API_KEYS is empty: set at least one bearer key")
+	}
+	if cfg.WeakKeys != nil {
+		return cfg.WeakKeys
 	}
 	counter := tokens.Default()
 	reg := registry.New(counter)
@@ -104,14 +108,23 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		}
 		ids = append(ids, k.ID)
 	}
+	limits := ratelimit.Settings{RPM: cfg.RateLimitRPM, TPM: cfg.RateLimitTPM, IDs: ids, Prefix: cfg.RedisPrefix, Logger: logger}
+	if cfg.Redis != nil {
+		redis.SetLogger(redisLog{logger})
+		rdb := redis.NewClient(cfg.Redis)
+		defer rdb.Close()
+		limits.Redis = rdb
+	}
 	e := api.New(logger, api.Deps{
-		Keys:     cfg.Keys,
-		Limiter:  ratelimit.New(cfg.RateLimitRPM, ids),
-		Registry: reg,
-		Metrics:  metrics.New(),
-		Tokens:   counter,
+		Keys:         cfg.Keys,
+		Limiter:      ratelimit.New(ctx, limits),
+		Registry:     reg,
+		Metrics:      metrics.New(),
+		Tokens:       counter,
+		MaxQuestions: cfg.MaxQuestions,
 	})
-	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM)
+	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM,
+		"rate_limit_tpm", cfg.RateLimitTPM, "max_questions", cfg.MaxQuestions, "redis", cfg.Redis != nil)
 	return server.Run(ctx, e, cfg.Addr, logger)
 }
 

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/judgeworks/judge/internal/fault"
@@ -29,6 +30,11 @@ import (
 // anything that could only be abuse before it is decoded.
 const DefaultBodyLimit = 1 << 20
 
+// DefaultMaxQuestions bounds the questions of one request. Each question is
+// at least one model call; a request with thousands of them would hold an
+// upstream for minutes and is refused before any token is counted.
+const DefaultMaxQuestions = 1000
+
 // Deps are what the HTTP layer needs; main builds them from the config.
 type Deps struct {
 	Keys     *auth.BearerKeys
@@ -38,6 +44,9 @@ type Deps struct {
 	// Tokens counts tokens for the request limits; nil uses the default.
 	Tokens    systemone.TokenCounter
 	BodyLimit int64
+	// MaxQuestions bounds the questions of a request; zero means
+	// DefaultMaxQuestions.
+	MaxQuestions int
 }
 
 type handler struct {
@@ -51,10 +60,16 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	if d.BodyLimit <= 0 {
 		d.BodyLimit = DefaultBodyLimit
 	}
+	if d.MaxQuestions <= 0 {
+		d.MaxQuestions = DefaultMaxQuestions
+	}
+	if d.Limiter.Shared() {
+		d.Metrics.WatchRedis(d.Limiter)
+	}
 	h := &handler{d}
 	e := server.New(logger)
 	e.HTTPErrorHandler = h.handleError
-	e.Use(h.measure)
+	e.Use(typesafeRequestID, h.measure)
 	e.GET("/healthz", h.healthz)
 	e.GET("/readyz", h.readyz)
 	e.GET("/metrics", echo.WrapHandler(d.Metrics.Handler()))
@@ -109,6 +124,13 @@ func (h *handler) systemOne(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if n := len(req.Questions); n > h.MaxQuestions {
+		return &systemone.ValidationError{Items: []systemone.ValidationItem{{
+			Loc:  []string{"body", "questions"},
+			Msg:  fmt.Sprintf("at most %d questions per request, got %d", h.MaxQuestions, n),
+			Type: "too_long",
+		}}}
+	}
 	m, ok := h.Registry.Resolve(req.Model)
 	if !ok {
 		return fault.New(fault.InvalidArgument, "unknown model %q: GET /v1/models lists the models", req.Model)
@@ -117,6 +139,9 @@ func (h *handler) systemOne(c echo.Context) error {
 		return fault.New(fault.PermissionDenied, "this key may not use model %q", req.Model)
 	}
 	if err := req.Validate(h.Tokens); err != nil {
+		return err
+	}
+	if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, req)); err != nil {
 		return err
 	}
 	// Validated: the adapter need not count every question's tokens again.
@@ -167,12 +192,71 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// rateLimit takes one request from the key's request bucket before the body
+// is read, and puts both buckets' figures on the answer, whatever it is. A
+// request later refused for tokens keeps its request taken: simpler, and it
+// errs on the side of the limit.
 func (h *handler) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		key := c.Get(keyCtx).(auth.BearerKey)
-		if ok, wait := h.Limiter.Allow(key.ID); !ok {
-			return fault.Retry(fault.RateLimited, wait, "rate limit exceeded for this key: retry in %d ms", ceilMillis(wait))
+		ctx := c.Request().Context()
+		r := h.Limiter.TakeRequest(ctx, key.ID)
+		setLimitHeaders(c.Response().Header(), "requests", r)
+		var err error
+		if r.Allowed {
+			err = next(c)
+		} else {
+			err = fault.Retry(fault.RateLimited, r.RetryAfter, "rate limit exceeded for this key: retry in %d ms", ceilMillis(r.RetryAfter))
 		}
+		// The handler sets the token figures when it charges; an answer that
+		// ends before the charge shows the bucket as it is.
+		if hdr := c.Response().Header(); !c.Response().Committed && hdr.Get(headerLimitTokens) == "" {
+			setLimitHeaders(hdr, "tokens", h.Limiter.PeekTokens(ctx, key.ID))
+		}
+		return err
+	}
+}
+
+// chargeTokens takes n input tokens from the key's budget, before any work.
+// A request needing more than a whole minute's budget can never pass (422);
+// one needing more than is left may pass later (429 with the wait).
+func (h *handler) chargeTokens(c echo.Context, key auth.BearerKey, n int) error {
+	if tpm := h.Limiter.TokensPerMinute(); n > tpm {
+		return fault.New(fault.TokensExceeded,
+			"this request needs %d input tokens, more than this key's budget of %d per minute: split it", n, tpm)
+	}
+	r := h.Limiter.TakeTokens(c.Request().Context(), key.ID, n)
+	setLimitHeaders(c.Response().Header(), "tokens", r)
+	if !r.Allowed {
+		return fault.Retry(fault.TokenRateLimited, r.RetryAfter,
+			"token rate limit exceeded for this key: this request needs %d input tokens, %d are left; retry in %d ms",
+			n, r.Remaining, ceilMillis(r.RetryAfter))
+	}
+	return nil
+}
+
+const headerLimitTokens = "x-ratelimit-limit-tokens"
+
+// setLimitHeaders writes one bucket's figures the way OpenAI's API does:
+// the limit per minute, what is left, and the time until the bucket is full.
+func setLimitHeaders(h http.Header, kind string, r ratelimit.Result) {
+	h.Set("x-ratelimit-limit-"+kind, strconv.Itoa(r.Limit))
+	h.Set("x-ratelimit-remaining-"+kind, strconv.Itoa(r.Remaining))
+	h.Set("x-ratelimit-reset-"+kind, resetString(r.ResetAfter))
+}
+
+// resetString writes d as "20ms", "1s", "6m0s": rounded up to whole
+// milliseconds, where Go's duration syntax stays plain ASCII (no "µs").
+func resetString(d time.Duration) string {
+	return (time.Duration(ceilMillis(d)) * time.Millisecond).String()
+}
+
+// typesafeRequestID repeats the request id under the name System One
+// clients read it from.
+func typesafeRequestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("x-typesafe-request-id", h.Get(server.HeaderRequestID))
 		return next(c)
 	}
 }

@@ -43,7 +43,8 @@ func serve(t *testing.T, backend systemone.Backend) *httptest.Server {
 		t.Fatal(err)
 	}
 	e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{
-		Keys: keys, Limiter: ratelimit.New(1000, []int{1}), Registry: reg, Metrics: metrics.New(), Tokens: byteCounter{},
+		Keys: keys, Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1000, TPM: 1_000_000, IDs: []int{1}}),
+		Registry: reg, Metrics: metrics.New(), Tokens: byteCounter{},
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

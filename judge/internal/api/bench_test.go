@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,39 +16,55 @@ import (
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/redistest"
 	"github.com/judgeworks/shared/tokens"
+	"github.com/redis/go-redis/v9"
 )
 
 // BenchmarkSystemOne measures one request through the whole HTTP layer in
-// process (decode, validate, count tokens, answer, encode) on the offline
-// engine with the real tokenizer.
+// process (limits, decode, validate, count tokens, answer, encode) on the
+// offline engine with the real tokenizer, with the limits in process and in
+// a local Redis (one round trip for the request bucket, one for tokens).
 func BenchmarkSystemOne(b *testing.B) {
 	keys, _ := auth.ParseBearerKeys("k")
 	reg := registry.New(tokens.Default())
 	if err := reg.Add(registry.Model{Name: lexical.Name, Aliases: []string{lexical.Alias}, Backend: lexical.Engine{}}); err != nil {
 		b.Fatal(err)
 	}
-	e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{
-		Keys: keys, Limiter: ratelimit.New(1<<30, []int{1}), Registry: reg, Metrics: metrics.New(), Tokens: tokens.Default(),
-	})
-	for _, n := range []int{1, 10, 100} {
-		qs := map[string]any{}
-		for i := range n {
-			qs[fmt.Sprintf("q%d", i)] = map[string]any{"type": "choice", "instructions": "Which team should handle it?",
-				"criteria": map[string]string{"billing": "Payments, invoices, refunds and charges", "technical": "Bugs, errors, crashes"}}
+	srv := redistest.New(b)
+	opts, _ := ratelimit.ParseRedisURL(srv.URL())
+	rdb := redis.NewClient(opts)
+	b.Cleanup(func() { rdb.Close() })
+	for _, store := range []string{"process", "redis"} {
+		limits := ratelimit.Settings{RPM: 1 << 30, TPM: 1 << 40, IDs: []int{1}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		if store == "redis" {
+			limits.Redis = rdb
 		}
-		body, _ := json.Marshal(map[string]any{"model": lexical.Alias, "questions": qs,
-			"state": "I was charged twice for my subscription and I am furious. The app crashed too. Please refund me."})
-		b.Run(fmt.Sprintf("questions=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				req := httptest.NewRequest(http.MethodPost, "/v1/systemone", strings.NewReader(string(body)))
-				req.Header.Set("Authorization", "Bearer k")
-				rec := httptest.NewRecorder()
-				e.ServeHTTP(rec, req)
-				if rec.Code != http.StatusOK {
-					b.Fatalf("status %d: %s", rec.Code, rec.Body)
-				}
-			}
+		e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{
+			Keys: keys, Limiter: ratelimit.New(context.Background(), limits), Registry: reg, Metrics: metrics.New(), Tokens: tokens.Default(),
 		})
+		for _, n := range []int{1, 10, 100} {
+			if store == "redis" && n != 1 {
+				continue // the limits cost the same whatever the request holds
+			}
+			qs := map[string]any{}
+			for i := range n {
+				qs[fmt.Sprintf("q%d", i)] = map[string]any{"type": "choice", "instructions": "Which team should handle it?",
+					"criteria": map[string]string{"billing": "Payments, invoices, refunds and charges", "technical": "Bugs, errors, crashes"}}
+			}
+			body, _ := json.Marshal(map[string]any{"model": lexical.Alias, "questions": qs,
+				"state": "I was charged twice for my subscription and I am furious. The app crashed too. Please refund me."})
+			b.Run(fmt.Sprintf("limits=%s/questions=%d", store, n), func(b *testing.B) {
+				for b.Loop() {
+					req := httptest.NewRequest(http.MethodPost, "/v1/systemone", strings.NewReader(string(body)))
+					req.Header.Set("Authorization", "Bearer k")
+					rec := httptest.NewRecorder()
+					e.ServeHTTP(rec, req)
+					if rec.Code != http.StatusOK {
+						b.Fatalf("status %d: %s", rec.Code, rec.Body)
+					}
+				}
+			})
+		}
 	}
 }

@@ -27,6 +27,8 @@ const (
 	Upstream                     // the model backend is misconfigured or answered nonsense
 	Overloaded                   // the model backend is saturated or failing
 	Unavailable                  // the service is not ready
+	TokensExceeded               // one request needs more than the key's token budget per minute
+	TokenRateLimited             // the key's token bucket holds less than the request needs
 )
 
 // codes maps each code to its HTTP status and error_type.
@@ -45,6 +47,8 @@ var codes = map[Code]struct {
 	Upstream:         {http.StatusBadGateway, "upstream_error"},
 	Overloaded:       {529, "overloaded"},
 	Unavailable:      {http.StatusServiceUnavailable, "unavailable"},
+	TokensExceeded:   {http.StatusUnprocessableEntity, "tokens_exceeded"},
+	TokenRateLimited: {http.StatusTooManyRequests, "token_rate_limit_exceeded"},
 }
 
 // Status is the HTTP status of c.

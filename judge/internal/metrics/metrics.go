@@ -77,6 +77,34 @@ func (m *Metrics) Answered(req systemone.Request, resp *systemone.Response) {
 	m.cost.WithLabelValues(resp.Model).Add(resp.Usage.Cost)
 }
 
+// SharedLimits is what the metrics read of a rate limiter whose buckets
+// live in Redis. *ratelimit.Limiter implements it.
+type SharedLimits interface {
+	RedisUp() bool
+	Fallbacks() uint64
+}
+
+// WatchRedis exports whether rate-limit decisions reach Redis and how many
+// were made per replica because they could not. Only a judge given a Redis
+// calls it, so one without reports no Redis rather than a Redis that is down.
+func (m *Metrics) WatchRedis(l SharedLimits) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "judge_ratelimit_redis_up",
+			Help: "1 while rate-limit decisions are made in Redis (shared by replicas), 0 while each replica decides alone.",
+		}, func() float64 {
+			if l.RedisUp() {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "judge_ratelimit_fallback_decisions_total",
+			Help: "Rate-limit decisions made per replica because Redis could not be used.",
+		}, func() float64 { return float64(l.Fallbacks()) }),
+	)
+}
+
 // Handler serves the metrics in the Prometheus text format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})

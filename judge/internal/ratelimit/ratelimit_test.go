@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -11,12 +12,14 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-func newAt(rpm int, ids ...int) (*Limiter, *clock) {
+func newAt(rpm, tpm int, ids ...int) (*Limiter, *clock) {
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := New(rpm, ids)
+	l := New(context.Background(), Settings{RPM: rpm, TPM: tpm, IDs: ids})
 	l.now = c.now
 	return l, c
 }
+
+var bg = context.Background()
 
 func TestBurstThenRefusal(t *testing.T) {
 	tests := []struct {
@@ -30,69 +33,116 @@ func TestBurstThenRefusal(t *testing.T) {
 		{rpm: 1, burst: 1, wantDelay: time.Minute},
 	}
 	for _, tt := range tests {
-		l, _ := newAt(tt.rpm, 1)
+		l, _ := newAt(tt.rpm, 1000, 1)
 		for i := range tt.burst {
-			if ok, _ := l.Allow(1); !ok {
+			r := l.TakeRequest(bg, 1)
+			if !r.Allowed {
 				t.Fatalf("rpm %d: request %d refused inside the burst of %d", tt.rpm, i+1, tt.burst)
 			}
+			if r.Limit != tt.rpm || r.Remaining != tt.burst-i-1 {
+				t.Errorf("rpm %d request %d: limit %d remaining %d, want %d and %d", tt.rpm, i+1, r.Limit, r.Remaining, tt.rpm, tt.burst-i-1)
+			}
 		}
-		ok, d := l.Allow(1)
-		if ok {
+		r := l.TakeRequest(bg, 1)
+		if r.Allowed {
 			t.Fatalf("rpm %d: request %d allowed past the burst", tt.rpm, tt.burst+1)
 		}
-		if d != tt.wantDelay {
-			t.Errorf("rpm %d: retry after %v, want %v", tt.rpm, d, tt.wantDelay)
+		if r.RetryAfter != tt.wantDelay {
+			t.Errorf("rpm %d: retry after %v, want %v", tt.rpm, r.RetryAfter, tt.wantDelay)
+		}
+		if want := time.Duration(tt.burst) * tt.wantDelay; r.ResetAfter != want {
+			t.Errorf("rpm %d: reset after %v, want %v for %d requests to refill", tt.rpm, r.ResetAfter, want, tt.burst)
 		}
 	}
 }
 
 func TestRefusalDoesNotConsume(t *testing.T) {
-	l, c := newAt(60, 1)
+	l, c := newAt(60, 1000, 1)
 	for range MaxBurst {
-		l.Allow(1)
+		l.TakeRequest(bg, 1)
 	}
 	// Many refused attempts must not push the next token further away.
 	for range 50 {
-		if ok, d := l.Allow(1); ok || d != time.Second {
-			t.Fatalf("Allow = %v %v, want refusal with 1s", ok, d)
+		if r := l.TakeRequest(bg, 1); r.Allowed || r.RetryAfter != time.Second {
+			t.Fatalf("TakeRequest = %+v, want refusal with 1s", r)
 		}
 	}
 	c.t = c.t.Add(time.Second)
-	if ok, _ := l.Allow(1); !ok {
+	if r := l.TakeRequest(bg, 1); !r.Allowed {
 		t.Fatal("refused one second later, when one token has refilled")
 	}
-	if ok, _ := l.Allow(1); ok {
+	if r := l.TakeRequest(bg, 1); r.Allowed {
 		t.Fatal("allowed a second request with one token refilled")
 	}
 }
 
 func TestKeysHaveSeparateBuckets(t *testing.T) {
-	l, _ := newAt(60, 1, 2)
+	l, _ := newAt(60, 1000, 1, 2)
 	for range MaxBurst {
-		l.Allow(1)
+		l.TakeRequest(bg, 1)
 	}
-	if ok, _ := l.Allow(1); ok {
+	if r := l.TakeRequest(bg, 1); r.Allowed {
 		t.Fatal("key 1 not limited")
 	}
-	if ok, _ := l.Allow(2); !ok {
+	if r := l.TakeRequest(bg, 2); !r.Allowed {
 		t.Fatal("key 2 refused because key 1 emptied its bucket")
 	}
-	if ok, _ := l.Allow(99); ok {
+	if r := l.TakeRequest(bg, 99); r.Allowed {
 		t.Fatal("unconfigured key id allowed")
+	}
+	if r := l.TakeTokens(bg, 99, 1); r.Allowed {
+		t.Fatal("unconfigured key id given tokens")
 	}
 }
 
 func TestEightWorkersAtDefaultRate(t *testing.T) {
 	// Eight workers each send one request every 400ms (20 requests/s, the
 	// default 1,200/min) and start together: none may be refused.
-	l, c := newAt(1200, 1)
+	l, c := newAt(1200, 1000, 1)
 	for round := range 50 {
 		for w := range 8 {
-			if ok, d := l.Allow(1); !ok {
-				t.Fatalf("round %d worker %d refused (retry %v)", round, w, d)
+			if r := l.TakeRequest(bg, 1); !r.Allowed {
+				t.Fatalf("round %d worker %d refused (retry %v)", round, w, r.RetryAfter)
 			}
 		}
 		c.t = c.t.Add(400 * time.Millisecond)
+	}
+}
+
+// TestTokenBucket: the burst is a minute's budget, taken all or nothing; a
+// refusal says how long until the amount fits and takes nothing; a peek
+// takes nothing either.
+func TestTokenBucket(t *testing.T) {
+	l, c := newAt(1000, 6000, 1) // 100 tokens per second
+	if l.TokensPerMinute() != 6000 {
+		t.Fatalf("TokensPerMinute = %d", l.TokensPerMinute())
+	}
+	if r := l.PeekTokens(bg, 1); !r.Allowed || r.Remaining != 6000 || r.ResetAfter != 0 || r.Limit != 6000 {
+		t.Fatalf("peek of a full bucket: %+v", r)
+	}
+	if r := l.TakeTokens(bg, 1, 5000); !r.Allowed || r.Remaining != 1000 || r.ResetAfter != 50*time.Second {
+		t.Fatalf("take 5000: %+v", r)
+	}
+	r := l.TakeTokens(bg, 1, 1500)
+	if r.Allowed || r.RetryAfter != 5*time.Second || r.Remaining != 1000 {
+		t.Fatalf("take 1500 with 1000 left: %+v, want refusal with 5s", r)
+	}
+	if r := l.PeekTokens(bg, 1); r.Remaining != 1000 {
+		t.Fatalf("a refusal took tokens: %+v", r)
+	}
+	if r := l.TakeTokens(bg, 1, 6001); r.Allowed || r.RetryAfter != 0 {
+		t.Fatalf("more than the burst: %+v, want a refusal that never fits", r)
+	}
+	if r := l.TakeTokens(bg, 1, -5000); r.Remaining != 1000 {
+		t.Fatalf("a negative amount changed the bucket: %+v", r)
+	}
+	c.t = c.t.Add(5 * time.Second)
+	if r := l.TakeTokens(bg, 1, 1500); !r.Allowed || r.Remaining != 0 {
+		t.Fatalf("take 1500 five seconds later: %+v", r)
+	}
+	// The request bucket is separate.
+	if r := l.TakeRequest(bg, 1); !r.Allowed {
+		t.Fatal("the token bucket emptied the request bucket")
 	}
 }
 
@@ -100,7 +150,7 @@ func TestEightWorkersAtDefaultRate(t *testing.T) {
 // exactly burst + rate × elapsed, however their refusals interleave.
 // Refusals must not eat tokens the bucket would otherwise have granted.
 func TestConcurrentRefusalsKeepCapacity(t *testing.T) {
-	l, c := newAt(1200, 1)
+	l, c := newAt(1200, 1000, 1)
 	admitted := 0
 	var mu sync.Mutex
 	phase := func() {
@@ -108,12 +158,12 @@ func TestConcurrentRefusalsKeepCapacity(t *testing.T) {
 		for range 8 {
 			wg.Go(func() {
 				for range 500 {
-					if ok, d := l.Allow(1); ok {
+					if r := l.TakeRequest(bg, 1); r.Allowed {
 						mu.Lock()
 						admitted++
 						mu.Unlock()
-					} else if d <= 0 || d > 50*time.Millisecond {
-						t.Errorf("refusal with retry after %v, want (0, 50ms]", d)
+					} else if r.RetryAfter <= 0 || r.RetryAfter > 50*time.Millisecond {
+						t.Errorf("refusal with retry after %v, want (0, 50ms]", r.RetryAfter)
 					}
 				}
 			})
@@ -130,5 +180,94 @@ func TestConcurrentRefusalsKeepCapacity(t *testing.T) {
 		if want := MaxBurst + 5*i; admitted != want {
 			t.Fatalf("after %d steps admitted %d, want %d", i, admitted, want)
 		}
+	}
+}
+
+// TestLocalFloodOnRealClock: the in-process buckets on the real clock never
+// admit more than burst + rate × elapsed, for requests and for tokens.
+func TestLocalFloodOnRealClock(t *testing.T) {
+	l := New(bg, Settings{RPM: 600, TPM: 60_000, IDs: []int{1}})
+	checkFlood(t, []*Limiter{l}, 1, 600, MaxBurst, 60_000, 60_000)
+}
+
+// flood runs 8 workers per limiter for about 600 ms (at most 3,000 calls
+// each) taking one request and then 700 tokens, and returns what was
+// admitted and the time from before the first call to after the last.
+func flood(ls []*Limiter, id int) (requests, tokens int, elapsed time.Duration) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	start := time.Now()
+	stop := start.Add(600 * time.Millisecond)
+	for _, l := range ls {
+		for range 8 {
+			wg.Go(func() {
+				for i := 0; i < 3000 && time.Now().Before(stop); i++ {
+					r := l.TakeRequest(bg, id)
+					tk := l.TakeTokens(bg, id, 700)
+					mu.Lock()
+					if r.Allowed {
+						requests++
+					}
+					if tk.Allowed {
+						tokens += 700
+					}
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	return requests, tokens, time.Since(start)
+}
+
+// checkFlood floods ls (limiters sharing, or one) and checks the bounds.
+func checkFlood(t *testing.T, ls []*Limiter, id, rpm, burst, tpm, tokenBurst int) {
+	t.Helper()
+	requests, tokens, elapsed := flood(ls, id)
+	maxRequests := float64(burst) + float64(rpm)/60*elapsed.Seconds()
+	maxTokens := float64(tokenBurst) + float64(tpm)/60*elapsed.Seconds()
+	t.Logf("%d limiter(s), %v: %d requests (bound %.1f), %d tokens (bound %.0f)",
+		len(ls), elapsed, requests, maxRequests, tokens, maxTokens)
+	if float64(requests) > maxRequests {
+		t.Errorf("admitted %d requests in %v, more than burst %d + rate × elapsed = %.1f", requests, elapsed, burst, maxRequests)
+	}
+	if float64(tokens) > maxTokens {
+		t.Errorf("admitted %d tokens in %v, more than burst %d + rate × elapsed = %.0f", tokens, elapsed, tokenBurst, maxTokens)
+	}
+	// A full bucket grants its burst to the first callers, whoever they are.
+	if requests < burst {
+		t.Errorf("admitted %d requests, fewer than the burst of %d", requests, burst)
+	}
+	if tokens < tokenBurst-700 {
+		t.Errorf("admitted %d tokens, fewer than the burst of %d less one request", tokens, tokenBurst)
+	}
+}
+
+// TestCompliantCallerIsNeverRefused: a caller at 95% of both rates, pacing
+// itself by sleeping after each call (so a slow machine only slows it),
+// is never refused.
+func TestCompliantCallerIsNeverRefused(t *testing.T) {
+	l := New(bg, Settings{RPM: 1200, TPM: 1_200_000, IDs: []int{1}})
+	checkCompliant(t, l, 1200, 1_200_000)
+}
+
+// checkCompliant sends 40 requests at 95% of rpm, each with tokens at 95%
+// of tpm, first emptying the token bucket's burst so the rate is what
+// counts.
+func checkCompliant(t *testing.T, l *Limiter, rpm, tpm int) {
+	t.Helper()
+	interval := time.Duration(float64(time.Minute) / (0.95 * float64(rpm)))
+	perCall := int(float64(tpm) / 60 * interval.Seconds())
+	if r := l.TakeTokens(bg, 1, tpm-perCall); !r.Allowed {
+		t.Fatalf("emptying the token burst was refused: %+v", r)
+	}
+	for i := range 40 {
+		if r := l.TakeRequest(bg, 1); !r.Allowed {
+			t.Fatalf("call %d: request refused (retry after %v)", i, r.RetryAfter)
+		}
+		if r := l.TakeTokens(bg, 1, perCall*95/100); !r.Allowed {
+			t.Fatalf("call %d: %d tokens refused (remaining %d, retry after %v)", i, perCall*95/100, r.Remaining, r.RetryAfter)
+		}
+		time.Sleep(interval)
 	}
 }

@@ -139,6 +139,26 @@ func (r *Registry) Unknown(names []string) []string {
 	return out
 }
 
+// Planner is implemented by a backend that knows how many input tokens it
+// will send to answer a request: every upstream call's prompt, with
+// repeated and follow-up calls, which can be many times the request's own
+// tokens. The judge charges that to the caller's token budget before any
+// work.
+type Planner interface {
+	PlannedInputTokens(req systemone.Request) int
+}
+
+// PlannedInputTokens is what answering req with m will cost in input tokens:
+// the backend's own plan when it is a Planner, else the request's tokens
+// counted as Ask reports them. req must be valid.
+func (r *Registry) PlannedInputTokens(m *Model, req systemone.Request) int {
+	if p, ok := m.Backend.(Planner); ok {
+		req.Model = m.Name
+		return p.PlannedInputTokens(req)
+	}
+	return req.CountTokens(r.count)
+}
+
 // Ask answers req with m and completes the response: the exact model name,
 // one answer per question, and usage. Input tokens are those the backend
 // reports, or else the request counted as Request.CountTokens does; the cost

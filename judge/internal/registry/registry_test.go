@@ -210,3 +210,35 @@ func mustAdd(t *testing.T, r *Registry, m Model) {
 		t.Fatal(err)
 	}
 }
+
+// planner is a backend that plans a fixed multiple of the request's tokens,
+// as an adapter making several calls per question would.
+type planner struct {
+	backend
+	times int
+	asked string
+}
+
+func (p *planner) PlannedInputTokens(req systemone.Request) int {
+	p.asked = req.Model
+	return p.times * req.CountTokens(runeCounter{})
+}
+
+func TestPlannedInputTokens(t *testing.T) {
+	r := New(runeCounter{})
+	p := &planner{times: 7}
+	mustAdd(t, r, Model{Name: "offline-1.0", Backend: &backend{}})
+	mustAdd(t, r, Model{Name: "llm-1.0", Aliases: []string{"llm-latest"}, Backend: p})
+	// "abcd" + "q\nxy": 8 runes.
+	offline, _ := r.Resolve("offline-1.0")
+	if got := r.PlannedInputTokens(offline, request("offline-1.0")); got != 8 {
+		t.Errorf("a backend without a plan: %d tokens, want the request's 8", got)
+	}
+	llm, _ := r.Resolve("llm-latest")
+	if got := r.PlannedInputTokens(llm, request("llm-latest")); got != 56 {
+		t.Errorf("a planner: %d tokens, want its plan of 7 × 8", got)
+	}
+	if p.asked != "llm-1.0" {
+		t.Errorf("the planner was asked about %q, want the exact name as Ask passes it", p.asked)
+	}
+}

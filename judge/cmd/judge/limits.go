@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/judgeworks/judge/internal/ratelimit"
+)
+
+// MinKeyLength is the shortest bearer key a judge accepts once it can spend
+// money (a language model is configured) or runs in production.
+const MinKeyLength = 32
+
+// limitsFromEnv reads the work limits, REDIS_URL, and the rule on key
+// strength into cfg.
+func limitsFromEnv(getenv func(string) string, cfg *config) error {
+	for _, v := range []struct {
+		name string
+		dst  *int
+		unit string
+	}{
+		{"JUDGE_RATE_LIMIT_TPM", &cfg.RateLimitTPM, "input tokens per minute"},
+		{"JUDGE_MAX_QUESTIONS", &cfg.MaxQuestions, "questions per request"},
+	} {
+		if s := strings.TrimSpace(getenv(v.name)); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				return fmt.Errorf("%s %q: want a whole number of %s, at least 1", v.name, s, v.unit)
+			}
+			*v.dst = n
+		}
+	}
+	if s := strings.TrimSpace(getenv("REDIS_URL")); s != "" {
+		opts, err := ratelimit.ParseRedisURL(s)
+		if err != nil {
+			return fmt.Errorf("REDIS_URL: %w", err)
+		}
+		cfg.Redis = opts
+	}
+	if s := strings.TrimSpace(getenv("JUDGE_REDIS_PREFIX")); s != "" {
+		cfg.RedisPrefix = s
+	}
+	if cfg.LLM.Configured() || strings.EqualFold(strings.TrimSpace(getenv("APP_ENV")), "production") {
+		// Kept for serve, so that commands needing no keys (calibrate,
+		// healthcheck) still run.
+		cfg.WeakKeys = checkKeyStrength(getenv("JUDGE_API_KEYS"))
+	}
+	return nil
+}
+
+// checkKeyStrength refuses short keys and the development key once the judge
+// can spend money or runs in production. It reads the raw setting (already
+// parsed, so well-formed) because parsed keys keep only digests. Messages
+// name the entry's position, never the key.
+func checkKeyStrength(keys string) error {
+	if strings.TrimSpace(keys) == "" {
+		return nil // serve refuses an empty list with its own message
+	}
+	for i, entry := range strings.Split(keys, ",") {
+		secret, _, _ := strings.Cut(strings.TrimSpace(entry), ":")
+		secret = strings.TrimSpace(secret)
+		if secret == "dev-key" {
+			return fmt.Errorf("JUDGE_API_KEYS entry %d is the development key dev-key: with a language model configured or APP_ENV=production every key must be a random string of at least %d characters", i+1, MinKeyLength)
+		}
+		if len(secret) < MinKeyLength {
+			return fmt.Errorf("JUDGE_API_KEYS entry %d is shorter than %d characters: with a language model configured or APP_ENV=production every key must be at least %d characters", i+1, MinKeyLength, MinKeyLength)
+		}
+	}
+	return nil
+}
+
+// redisLog sends the Redis client's own messages (failed dials, pool
+// trouble) to the structured log at debug level: the rate limiter already
+// reports losing Redis once, and a line per failed dial would flood.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, fmt.Sprintf(format, v...), "component", "redis")
+}
