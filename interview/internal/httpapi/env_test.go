@@ -156,11 +156,7 @@ func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.
 		o(&d, store)
 	}
 	e, api := httpapi.New(d)
-	vcfg, err := voice.LoadConfig(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	voice.NewHandler(voice.New(vcfg, voice.NewUsage(pool), nil), api.UserID).Register(e)
+	voice.NewHandler(voice.New(voice.Config{}, voice.NewUsage(pool), nil), api.UserID).Register(e)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	return &env{t: t, srv: srv, pool: pool, store: store, clock: clk, iv: iv}

@@ -72,7 +72,7 @@ type API struct {
 func New(d Deps) (*echo.Echo, *API) {
 	a := &API{d: d}
 	e := server.New(d.Logger)
-	e.HTTPErrorHandler = handleError
+	e.HTTPErrorHandler = HandleError
 	e.IPExtractor = ipExtractor(d.TrustedProxies)
 	e.Use(metrics(d.Registry), jsonOnly)
 
