@@ -230,4 +230,3 @@ func readSpeechRequest(body io.Reader) (string, error) {
 	}
 	return text, nil
 }
-

@@ -195,4 +195,3 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	return defaultRetryAfter
 }
-
