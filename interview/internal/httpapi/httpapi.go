@@ -171,6 +171,9 @@ func readJSON(c echo.Context, v any) error {
 		if errors.As(err, &he) {
 			return he
 		}
+		if server.ReadTimedOut(err) {
+			return problem.Wrap(err, problem.Timeout, "the request body did not arrive in time")
+		}
 		return problem.Wrap(err, problem.Invalid, "could not read the request body")
 	}
 	return decodeJSON(body, v)
