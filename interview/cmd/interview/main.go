@@ -83,7 +83,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	}
 	var limits *throttle.Auth
 	if cfg.AuthThrottle {
-		limits = throttle.NewAuth(nil)
+		limits = throttle.NewAuth(pool, throttle.DefaultRules, nil)
 	} else {
 		logger.Warn("sign-in and registration limits are off (AUTH_THROTTLE=off)")
 	}
