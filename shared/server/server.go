@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -127,22 +128,90 @@ func recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// Run serves e on addr until ctx is cancelled or SIGINT/SIGTERM arrives, then
-// drains in-flight requests for up to 10 seconds.
+// Timeouts bound every connection of a server, so a client that stalls
+// (a slow-loris header, a body that never ends, a response never read)
+// holds a connection and its goroutine for a known time at most. A route
+// that needs longer asks for it with Deadlines.
+type Timeouts struct {
+	// ReadHeader bounds the request line and headers.
+	ReadHeader time.Duration
+	// Read bounds the whole request, headers and body.
+	Read time.Duration
+	// Write bounds the response, counted from the end of the request's
+	// headers: it is the longest a handler may work and answer.
+	Write time.Duration
+	// Idle bounds the wait for the next request on a kept-alive connection.
+	Idle time.Duration
+}
+
+// DefaultTimeouts suit both services. JSON bodies are at most 1 MiB, so
+// 30 s to read one allows a 300 kbit/s link; the slowest ordinary route of
+// either service is a language-model call (the judge's 60 s request
+// deadline; the interview's evaluation, 30 s, plus the judge's scoring,
+// 45 s), hence 90 s to answer.
+var DefaultTimeouts = Timeouts{
+	ReadHeader: 10 * time.Second,
+	Read:       30 * time.Second,
+	Write:      90 * time.Second,
+	Idle:       120 * time.Second,
+}
+
+// Deadlines gives one route a longer time to read its body and to answer
+// than the server's Timeouts (uploads, say), counted from when the route
+// starts. Behind a recorder that has no connection it does nothing.
+func Deadlines(read, write time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			rc := http.NewResponseController(c.Response())
+			now := time.Now()
+			if err := rc.SetReadDeadline(now.Add(read)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+				return err
+			}
+			if err := rc.SetWriteDeadline(now.Add(write)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+				return err
+			}
+			return next(c)
+		}
+	}
+}
+
+// ReadTimedOut reports whether err, from reading a request body, means the
+// read deadline passed: the client stalled, and the answer is 408.
+func ReadTimedOut(err error) bool {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// Run serves e on addr with DefaultTimeouts until ctx is cancelled or
+// SIGINT/SIGTERM arrives, then drains in-flight requests for up to 10
+// seconds.
 func Run(ctx context.Context, e *echo.Echo, addr string, logger *slog.Logger) error {
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
+	return Serve(ctx, ln, e, logger, DefaultTimeouts)
+}
+
+// Serve is Run on a listener the caller opened, with the caller's timeouts.
+// It closes ln.
+func Serve(ctx context.Context, ln net.Listener, e *echo.Echo, logger *slog.Logger, t Timeouts) error {
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	srv := &http.Server{
 		Handler:           e,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: t.ReadHeader,
+		ReadTimeout:       t.Read,
+		WriteTimeout:      t.Write,
+		IdleTimeout:       t.Idle,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	logger.Info("listening", "addr", ln.Addr().String())
+	logger.Info("listening", "addr", ln.Addr().String(),
+		"read_header_timeout", t.ReadHeader.String(), "read_timeout", t.Read.String(),
+		"write_timeout", t.Write.String(), "idle_timeout", t.Idle.String())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -83,16 +83,12 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	}
 	var limits *throttle.Auth
 	if cfg.AuthThrottle {
-		limits = throttle.NewAuth(nil)
+		limits = throttle.NewAuth(pool, throttle.DefaultRules, nil)
 	} else {
 		logger.Warn("sign-in and registration limits are off (AUTH_THROTTLE=off)")
 	}
 
-	vcfg, err := voice.LoadConfig(os.Getenv)
-	if err != nil {
-		return err
-	}
-	vsvc := voice.New(vcfg, voice.NewUsage(pool), nil)
+	vsvc := voice.New(cfg.Voice, voice.NewUsage(pool), nil)
 	logger.Info("voice", "mode", vsvc.Describe())
 	transcribe, speech := vsvc.Features()
 

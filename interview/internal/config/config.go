@@ -5,14 +5,17 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/judgeworks/interview/internal/google"
+	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/shared/auth"
 )
 
@@ -43,6 +46,8 @@ type Config struct {
 	// AuthThrottle turns the sign-in and registration limits on
 	// (AUTH_THROTTLE, default on; off only outside production).
 	AuthThrottle bool
+	// Voice is the voice endpoints' part (see loadVoice).
+	Voice voice.Config
 }
 
 // Judge models: the judge serves llm-latest only when it has a language
@@ -137,7 +142,56 @@ func Load(getenv func(string) string) (Config, error) {
 	default:
 		return c, fmt.Errorf("AUTH_THROTTLE must be on or off, got %q", v)
 	}
+	if err := c.loadVoice(getenv); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// loadVoice reads the voice settings. VOICE_BASE_URL and VOICE_API_KEY
+// override LLM_BASE_URL and LLM_API_KEY, so speech can use another provider
+// than the interviewer's chat model. Offline speech uses espeak-ng when it
+// is on the PATH.
+func (c *Config) loadVoice(getenv func(string) string) error {
+	v := voice.Config{
+		BaseURL:              or(getenv("VOICE_BASE_URL"), c.LLMBaseURL),
+		APIKey:               or(getenv("VOICE_API_KEY"), c.LLMAPIKey),
+		STTModel:             getenv("STT_MODEL"),
+		TTSModel:             getenv("TTS_MODEL"),
+		TTSVoice:             or(getenv("TTS_VOICE"), voice.DefaultTTSVoice),
+		DailySpeechChars:     voice.DefaultDailySpeechChars,
+		DailyTranscribeBytes: voice.DefaultDailyTranscribeBytes,
+		MaxUploads:           voice.DefaultMaxUploads,
+		MaxUploadsPerUser:    voice.DefaultMaxUploadsPerUser,
+	}
+	if p, err := exec.LookPath("espeak-ng"); err == nil {
+		v.EspeakPath = p
+	}
+	for _, s := range []struct {
+		key      string
+		min, max int64
+		dst      func(int64)
+	}{
+		{"VOICE_DAILY_SPEECH_CHARS", 0, math.MaxInt64, func(n int64) { v.DailySpeechChars = n }},
+		{"VOICE_DAILY_TRANSCRIBE_BYTES", 0, math.MaxInt64, func(n int64) { v.DailyTranscribeBytes = n }},
+		{"VOICE_MAX_UPLOADS", 1, 10_000, func(n int64) { v.MaxUploads = int(n) }},
+		{"VOICE_MAX_UPLOADS_PER_USER", 1, 10_000, func(n int64) { v.MaxUploadsPerUser = int(n) }},
+	} {
+		val := getenv(s.key)
+		if val == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil || n < s.min || n > s.max {
+			if s.max == math.MaxInt64 {
+				return fmt.Errorf("%s must be a whole number ≥ %d, got %q", s.key, s.min, val)
+			}
+			return fmt.Errorf("%s must be a whole number from %d to %d, got %q", s.key, s.min, s.max, val)
+		}
+		s.dst(n)
+	}
+	c.Voice = v
+	return nil
 }
 
 // loadJudge reads the judge settings. The model defaults to the judge's

@@ -155,3 +155,47 @@ func TestAuthThrottleSetting(t *testing.T) {
 		t.Fatal("AUTH_THROTTLE=off accepted in production")
 	}
 }
+
+func TestVoiceSettings(t *testing.T) {
+	base := map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strings.Repeat("s", 32),
+		"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_API_KEY": "llm-key"}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	cfg, err := Load(env(with(map[string]string{"STT_MODEL": "whisper"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := cfg.Voice
+	if v.BaseURL != "http://127.0.0.1:9/v1" || v.APIKey != "llm-key" || v.STTModel != "whisper" || v.TTSVoice != "alloy" {
+		t.Fatalf("voice defaults to the LLM endpoint: %+v", v)
+	}
+	if v.DailySpeechChars != 6000 || v.DailyTranscribeBytes != 40<<20 || v.MaxUploads != 8 || v.MaxUploadsPerUser != 2 {
+		t.Fatalf("voice limits: %+v", v)
+	}
+	cfg, err = Load(env(with(map[string]string{"VOICE_BASE_URL": "http://127.0.0.1:10/v1", "VOICE_API_KEY": "voice-key",
+		"TTS_VOICE": "nova", "VOICE_DAILY_SPEECH_CHARS": "0", "VOICE_MAX_UPLOADS": "20", "VOICE_MAX_UPLOADS_PER_USER": "1"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v = cfg.Voice
+	if v.BaseURL != "http://127.0.0.1:10/v1" || v.APIKey != "voice-key" || v.TTSVoice != "nova" ||
+		v.DailySpeechChars != 0 || v.MaxUploads != 20 || v.MaxUploadsPerUser != 1 {
+		t.Fatalf("voice overrides: %+v", v)
+	}
+	for key, val := range map[string]string{
+		"VOICE_DAILY_TRANSCRIBE_BYTES": "-1", "VOICE_DAILY_SPEECH_CHARS": "lots",
+		"VOICE_MAX_UPLOADS": "0", "VOICE_MAX_UPLOADS_PER_USER": "100000",
+	} {
+		if _, err := Load(env(with(map[string]string{key: val}))); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s=%s: error %v, want it to name the setting", key, val, err)
+		}
+	}
+}

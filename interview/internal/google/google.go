@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/problem"
@@ -39,22 +40,37 @@ type Verifier struct {
 	keysURL  string
 	client   *http.Client
 	now      func() time.Time
+	// fetches makes one fetch at a time: requests that need the keys while
+	// a fetch runs wait for its result instead of starting their own.
+	fetches singleflight.Group
 
+	// mu guards the cache below; it is never held across a fetch.
 	mu      sync.Mutex
 	keys    map[string]*rsa.PublicKey
 	expires time.Time
 	fetched time.Time
+	// failed is when the last fetch failed, and why; zero after a success.
+	failed    time.Time
+	failedErr error
 }
 
-// minRefetch spaces fetches caused by unknown key ids: a token with a made-up
-// kid must not make every request fetch Google's keys.
-const minRefetch = time.Minute
+const (
+	// minRefetch spaces fetches caused by unknown key ids: a token with a
+	// made-up kid must not make every request fetch Google's keys.
+	minRefetch = time.Minute
+	// failureTTL is how long a failed fetch is remembered: while Google's
+	// endpoint is down or slow, sign-ins fail at once (or use stale keys)
+	// instead of each waiting fetchTimeout for the same failure.
+	failureTTL = 30 * time.Second
+	// fetchTimeout bounds one fetch of the keys.
+	fetchTimeout = 10 * time.Second
+)
 
 // NewVerifier returns a Verifier for clientID fetching keys from keysURL
 // (KeysURL in production). A nil now means time.Now.
 func NewVerifier(clientID, keysURL string, client *http.Client, now func() time.Time) *Verifier {
 	if client == nil {
-		client = &http.Client{Timeout: 10 * time.Second}
+		client = &http.Client{Timeout: fetchTimeout}
 	}
 	if now == nil {
 		now = time.Now
@@ -107,31 +123,64 @@ func (v *Verifier) Verify(ctx context.Context, credential string) (account.Googl
 var errKeysUnavailable = errors.New("google keys unavailable")
 
 // key returns the key kid, refreshing the cached set when it has expired or
-// does not know kid (Google rotates keys).
+// does not know kid (Google rotates keys). A refresh is shared by every
+// request that needs it and runs on its own context, so one caller giving up
+// does not fail the others; ctx bounds only this caller's wait.
 func (v *Verifier) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	now := v.now()
 	fresh := now.Before(v.expires)
-	if k, ok := v.keys[kid]; ok && fresh {
+	k, known := v.keys[kid]
+	refetched := now.Sub(v.fetched) < minRefetch
+	failedAt, failedErr := v.failed, v.failedErr
+	v.mu.Unlock()
+	failed := now.Sub(failedAt) < failureTTL
+	switch {
+	case known && fresh:
 		return k, nil
-	}
-	if fresh && now.Sub(v.fetched) < minRefetch {
+	case fresh && refetched:
 		return nil, fmt.Errorf("unknown key id %q", kid)
+	case failed && known:
+		return k, nil // a stale key beats no sign-in while Google is unreachable
+	case failed:
+		return nil, fmt.Errorf("%w (fetch failed %s ago): %v", errKeysUnavailable, now.Sub(failedAt).Round(time.Second), failedErr)
 	}
-	keys, ttl, err := v.fetch(ctx)
-	if err != nil {
-		if k, ok := v.keys[kid]; ok {
-			return k, nil // a stale key beats no sign-in while Google is unreachable
+	select {
+	case r := <-v.fetches.DoChan("keys", func() (any, error) { return nil, v.refresh() }):
+		if r.Err != nil {
+			if known {
+				return k, nil
+			}
+			return nil, fmt.Errorf("%w: %v", errKeysUnavailable, r.Err)
 		}
-		return nil, fmt.Errorf("%w: %v", errKeysUnavailable, err)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %v", errKeysUnavailable, ctx.Err())
 	}
-	v.keys, v.expires, v.fetched = keys, now.Add(ttl), now
-	k, ok := keys[kid]
+	v.mu.Lock()
+	k, ok := v.keys[kid]
+	v.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("unknown key id %q", kid)
 	}
 	return k, nil
+}
+
+// refresh fetches the keys and stores the outcome: the new set, or the
+// failure for failureTTL (the old set stays for known key ids).
+func (v *Verifier) refresh() error {
+	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+	defer cancel()
+	keys, ttl, err := v.fetch(ctx)
+	now := v.now()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if err != nil {
+		v.failed, v.failedErr = now, err
+		return err
+	}
+	v.keys, v.expires, v.fetched = keys, now.Add(ttl), now
+	v.failed, v.failedErr = time.Time{}, nil
+	return nil
 }
 
 type jwks struct {
@@ -144,8 +193,6 @@ type jwks struct {
 }
 
 func (v *Verifier) fetch(ctx context.Context) (map[string]*rsa.PublicKey, time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, v.keysURL, nil)
 	if err != nil {
 		return nil, 0, err

@@ -31,7 +31,7 @@ type googleRequest struct {
 
 func (a *API) register(c echo.Context) error {
 	if a.d.Throttle != nil {
-		if err := a.d.Throttle.Register(c.RealIP()); err != nil {
+		if err := a.d.Throttle.Register(c.Request().Context(), c.RealIP()); err != nil {
 			return err
 		}
 	}
@@ -54,7 +54,7 @@ func (a *API) login(c echo.Context) error {
 	done := func(error) {}
 	if a.d.Throttle != nil {
 		var err error
-		if done, err = a.d.Throttle.Login(req.Email, c.RealIP()); err != nil {
+		if done, err = a.d.Throttle.Login(c.Request().Context(), req.Email, c.RealIP()); err != nil {
 			return err
 		}
 	}

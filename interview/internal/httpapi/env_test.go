@@ -113,7 +113,9 @@ type env struct {
 	iv    *fakeInterviewer
 }
 
-type envOption func(*httpapi.Deps, *postgres.Store)
+// envOption adjusts the router's dependencies; the pool is the env's own
+// database.
+type envOption func(*httpapi.Deps, *postgres.Store, *pgxpool.Pool)
 
 func newEnv(t *testing.T, opts ...envOption) *env {
 	t.Helper()
@@ -153,14 +155,10 @@ func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.
 		Registry:   prometheus.NewRegistry(),
 	}
 	for _, o := range opts {
-		o(&d, store)
+		o(&d, store, pool)
 	}
 	e, api := httpapi.New(d)
-	vcfg, err := voice.LoadConfig(func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	voice.NewHandler(voice.New(vcfg, voice.NewUsage(pool), nil), api.UserID).Register(e)
+	voice.NewHandler(voice.New(voice.Config{}, voice.NewUsage(pool), nil), api.UserID).Register(e)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
 	return &env{t: t, srv: srv, pool: pool, store: store, clock: clk, iv: iv}

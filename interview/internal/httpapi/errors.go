@@ -3,9 +3,7 @@ package httpapi
 import (
 	"errors"
 	"log/slog"
-	"math"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -33,17 +31,23 @@ var echoCodes = map[int]problem.Code{
 	http.StatusServiceUnavailable:    problem.Unavailable,
 }
 
-// handleError is the one place errors become responses.
-func handleError(err error, c echo.Context) {
+// HandleError is the one place errors become responses: the service's
+// echo HTTPErrorHandler. A problem's cause is logged, never sent: server
+// failures at error level, a refusal passed on from a provider (a 429 with
+// a cause) at warning level.
+func HandleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
 	status, detail := describe(err)
-	if status >= 500 {
+	switch {
+	case status >= 500:
 		server.Logger(c).Error("request failed", slog.String("code", string(detail.Code)), slog.Any("err", err))
+	case status == http.StatusTooManyRequests && problem.From(err).Err != nil:
+		server.Logger(c).Warn("request refused upstream", slog.String("code", string(detail.Code)), slog.Any("err", err))
 	}
 	if d, ok := retryAfter(err); ok {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+		c.Response().Header().Set("Retry-After", problem.RetryAfterSeconds(d))
 	}
 	if c.Request().Method == http.MethodHead {
 		_ = c.NoContent(status)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/google"
@@ -35,7 +36,7 @@ func googleEnv(t *testing.T) (*env, func(sub, email string, verified bool) strin
 		}}})
 	}))
 	t.Cleanup(keys.Close)
-	e := newEnv(t, func(d *httpapi.Deps, store *postgres.Store) {
+	e := newEnv(t, func(d *httpapi.Deps, store *postgres.Store, _ *pgxpool.Pool) {
 		v := google.NewVerifier("client-1", keys.URL, nil, nil)
 		d.Accounts = account.NewService(store, v)
 		d.GoogleClientID = "client-1"

@@ -72,7 +72,7 @@ type API struct {
 func New(d Deps) (*echo.Echo, *API) {
 	a := &API{d: d}
 	e := server.New(d.Logger)
-	e.HTTPErrorHandler = handleError
+	e.HTTPErrorHandler = HandleError
 	e.IPExtractor = ipExtractor(d.TrustedProxies)
 	e.Use(metrics(d.Registry), jsonOnly)
 
@@ -170,6 +170,9 @@ func readJSON(c echo.Context, v any) error {
 		var he *echo.HTTPError
 		if errors.As(err, &he) {
 			return he
+		}
+		if server.ReadTimedOut(err) {
+			return problem.Wrap(err, problem.Timeout, "the request body did not arrive in time")
 		}
 		return problem.Wrap(err, problem.Invalid, "could not read the request body")
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/judgeworks/interview/internal/httpapi"
 	"github.com/judgeworks/interview/internal/postgres"
 	"github.com/judgeworks/interview/internal/throttle"
@@ -211,7 +213,7 @@ func TestCrossSiteBodiesAreRefused(t *testing.T) {
 func TestCookieFlags(t *testing.T) {
 	for _, production := range []bool{false, true} {
 		t.Run(fmt.Sprintf("production=%v", production), func(t *testing.T) {
-			e := newEnv(t, func(d *httpapi.Deps, _ *postgres.Store) { d.SecureCookies = production })
+			e := newEnv(t, func(d *httpapi.Deps, _ *postgres.Store, _ *pgxpool.Pool) { d.SecureCookies = production })
 			c := e.client()
 			check := func(r response, cleared bool) {
 				t.Helper()
@@ -242,8 +244,8 @@ func TestCookieFlags(t *testing.T) {
 // client, as behind Caddy.
 func throttledEnv(t *testing.T, proxies []*net.IPNet) (*env, *clock) {
 	clk := newClock()
-	e := newEnv(t, func(d *httpapi.Deps, _ *postgres.Store) {
-		d.Throttle = throttle.NewAuth(clk.Now)
+	e := newEnv(t, func(d *httpapi.Deps, _ *postgres.Store, pool *pgxpool.Pool) {
+		d.Throttle = throttle.NewAuth(pool, throttle.DefaultRules, clk.Now)
 		d.TrustedProxies = proxies
 	})
 	return e, clk
@@ -270,7 +272,7 @@ func TestLoginThrottle(t *testing.T) {
 	must(t, owner.raw("POST", "/api/auth/login", "application/json", jsonBody(creds), "X-Forwarded-For", home), http.StatusOK)
 
 	wrong := map[string]string{"email": "owner@example.com", "password": "guess"}
-	for i := range throttle.LoginPerAccount.Burst {
+	for i := range throttle.DefaultRules.LoginPerAccount.Burst {
 		r := attacker.raw("POST", "/api/auth/login", "application/json", jsonBody(wrong), "X-Forwarded-For", away)
 		if r.status != http.StatusUnauthorized {
 			t.Fatalf("guess %d: %d %s", i+1, r.status, r.body)
@@ -299,7 +301,7 @@ func TestLoginThrottle(t *testing.T) {
 func TestForwardedForFromUntrustedPeerIsIgnored(t *testing.T) {
 	e, _ := throttledEnv(t, nil)
 	c := e.client()
-	for i := range throttle.LoginPerAddress.Burst {
+	for i := range throttle.DefaultRules.LoginPerAddress.Burst {
 		r := c.raw("POST", "/api/auth/login", "application/json",
 			fmt.Sprintf(`{"email":"nobody%d@example.com","password":"guess"}`, i), "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i))
 		if r.status != http.StatusUnauthorized {
@@ -318,7 +320,7 @@ func TestRegisterThrottle(t *testing.T) {
 		return e.client().raw("POST", "/api/auth/register", "application/json",
 			fmt.Sprintf(`{"fullName":"U %d","email":"reg%d@example.com","password":"long enough password"}`, i, i), "X-Forwarded-For", addr)
 	}
-	for i := range throttle.RegisterPerAddress.Burst {
+	for i := range throttle.DefaultRules.RegisterPerAddress.Burst {
 		must(t, reg(i, "203.0.113.5"), http.StatusCreated)
 	}
 	r := reg(100, "203.0.113.5")

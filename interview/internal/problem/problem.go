@@ -6,7 +6,9 @@ package problem
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -19,6 +21,7 @@ const (
 	Unauthenticated Code = "unauthenticated"
 	NotFound        Code = "not_found"
 	Conflict        Code = "conflict"
+	Timeout         Code = "request_timeout"
 	TooLarge        Code = "payload_too_large"
 	Unsupported     Code = "unsupported_media_type"
 	RateLimited     Code = "rate_limited"
@@ -33,6 +36,7 @@ var statuses = map[Code]int{
 	Unauthenticated: http.StatusUnauthorized,
 	NotFound:        http.StatusNotFound,
 	Conflict:        http.StatusConflict,
+	Timeout:         http.StatusRequestTimeout,
 	TooLarge:        http.StatusRequestEntityTooLarge,
 	Unsupported:     http.StatusUnsupportedMediaType,
 	RateLimited:     http.StatusTooManyRequests,
@@ -51,7 +55,8 @@ func Status(c Code) int {
 }
 
 // Error is an error meant for the client: Message is shown to users, Err
-// (if any) is the cause, logged but never sent.
+// (if any) is the cause, logged but never sent, so it may name what the
+// user must not see (a provider's answer, a file system path).
 type Error struct {
 	Code    Code
 	Message string
@@ -59,6 +64,17 @@ type Error struct {
 	// RetryAfter, when set, is sent as the Retry-After header (whole
 	// seconds, rounded up).
 	RetryAfter time.Duration
+}
+
+// Retry returns a rate_limited error asking the client to wait d.
+func Retry(d time.Duration, format string, args ...any) *Error {
+	return &Error{Code: RateLimited, Message: fmt.Sprintf(format, args...), RetryAfter: d}
+}
+
+// RetryAfterSeconds renders a wait for the Retry-After header: whole
+// seconds, rounded up, at least 1.
+func RetryAfterSeconds(d time.Duration) string {
+	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
 }
 
 func (e *Error) Error() string {

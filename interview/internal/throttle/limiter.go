@@ -1,17 +1,30 @@
 // Package throttle slows down password guessing and mass registration:
-// token buckets per client address and per account, kept in memory.
+// token buckets per client address, per account and for the whole service,
+// kept in Postgres so that every replica of the service counts against the
+// same buckets and a restart forgets nothing.
 //
-// The state is a throttle, not data: a restart forgets it (an attacker
-// gains one fresh burst per restart), and each table is bounded, dropping
-// the least recently used entries when full.
+// Postgres rather than Redis: the service needs Postgres anyway, a sign-in
+// already costs a query there, and the throttle adds one or two indexed
+// single-row statements to it; Redis would be a second store to run and
+// secure for a rate of requests Postgres takes without notice.
 package throttle
 
 import (
-	"container/list"
+	"context"
 	"crypto/sha256"
-	"sync"
+	"errors"
+	"net/netip"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
+
+// DB is what the throttle needs of a pool or connection.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
 
 // Rule is a token bucket: Burst attempts at once, then one per Every.
 type Rule struct {
@@ -19,146 +32,154 @@ type Rule struct {
 	Every time.Duration
 }
 
-// Limiter holds one token bucket per key, at most max of them. A bucket
-// that has refilled is the same as no bucket, so dropping the least
-// recently used one when full loses the least.
+// refill is how long an empty bucket takes to be full again; a bucket
+// untouched that long is the same as none.
+func (r Rule) refill() time.Duration { return time.Duration(r.Burst) * r.Every }
+
+// Limiter holds one token bucket per key for one rule.
 type Limiter struct {
+	db   DB
+	name string
 	rule Rule
-	max  int
 	now  func() time.Time
-
-	mu      sync.Mutex
-	order   *list.List // front = most recently used
-	buckets map[string]*list.Element
 }
 
-type bucket struct {
-	key    string
-	tokens float64
-	at     time.Time
-}
-
-// NewLimiter returns a Limiter for rule holding at most max keys; now is
-// the clock (nil: time.Now).
-func NewLimiter(rule Rule, max int, now func() time.Time) *Limiter {
+// NewLimiter returns the Limiter named name (its rows' rule column) for
+// rule; now is the clock (nil: time.Now).
+func NewLimiter(db DB, name string, rule Rule, now func() time.Time) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	return &Limiter{rule: rule, max: max, now: now, order: list.New(), buckets: map[string]*list.Element{}}
+	return &Limiter{db: db, name: name, rule: rule, now: now}
 }
+
+// The take and the check are one statement: the conflict arm updates only
+// while the refilled bucket holds a token, and the row lock it takes
+// serialises concurrent attempts, on one replica or several. A new bucket
+// starts full, less the token taken. No row back means no token.
+const allowSQL = `
+INSERT INTO throttle_buckets AS b (rule, key, tokens, at)
+VALUES ($1, $2, $3::float8 - 1, $4)
+ON CONFLICT (rule, key) DO UPDATE
+   SET tokens = LEAST($3::float8, b.tokens + GREATEST(EXTRACT(EPOCH FROM ($4 - b.at))::float8, 0) / $5::float8) - 1,
+       at = GREATEST(b.at, $4)
+ WHERE LEAST($3::float8, b.tokens + GREATEST(EXTRACT(EPOCH FROM ($4 - b.at))::float8, 0) / $5::float8) >= 1
+RETURNING tokens`
+
+const bucketSQL = `SELECT tokens, at FROM throttle_buckets WHERE rule = $1 AND key = $2`
+
+const refundSQL = `
+UPDATE throttle_buckets SET tokens = LEAST($3::float8, tokens + 1)
+ WHERE rule = $1 AND key = $2`
+
+const pruneBucketsSQL = `DELETE FROM throttle_buckets WHERE rule = $1 AND at < $2`
 
 // Allow takes a token from key's bucket if it has one. Otherwise it takes
 // nothing and returns how long until a token will be there.
-func (l *Limiter) Allow(key string) (bool, time.Duration) {
-	key = shorten(key)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.get(key)
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
+func (l *Limiter) Allow(ctx context.Context, key string) (bool, time.Duration, error) {
+	now := l.now()
+	every := l.rule.Every.Seconds()
+	var left float64
+	err := l.db.QueryRow(ctx, allowSQL, l.name, digest(key), float64(l.rule.Burst), now, every).Scan(&left)
+	if err == nil {
+		return true, 0, nil
 	}
-	wait := time.Duration((1 - b.tokens) * float64(l.rule.Every))
-	return false, wait
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return false, 0, err
+	}
+	var (
+		tokens float64
+		at     time.Time
+	)
+	err = l.db.QueryRow(ctx, bucketSQL, l.name, digest(key)).Scan(&tokens, &at)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, l.rule.Every, nil // pruned in between: the wait is a guess
+	}
+	if err != nil {
+		return false, 0, err
+	}
+	refilled := min(float64(l.rule.Burst), tokens+max(now.Sub(at).Seconds(), 0)/every)
+	return false, time.Duration((1 - refilled) * float64(l.rule.Every)), nil
 }
 
 // Refund gives back a token taken by Allow, up to the burst.
-func (l *Limiter) Refund(key string) {
-	key = shorten(key)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := l.get(key)
-	b.tokens = min(b.tokens+1, float64(l.rule.Burst))
+func (l *Limiter) Refund(ctx context.Context, key string) error {
+	_, err := l.db.Exec(ctx, refundSQL, l.name, digest(key), float64(l.rule.Burst))
+	return err
 }
 
-// Len is the number of keys held.
-func (l *Limiter) Len() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.buckets)
+// prune deletes the buckets that have refilled.
+func (l *Limiter) prune(ctx context.Context) error {
+	_, err := l.db.Exec(ctx, pruneBucketsSQL, l.name, l.now().Add(-l.rule.refill()))
+	return err
 }
 
-// get returns key's bucket refilled up to now, creating it full, and marks
-// it most recently used. l.mu is held.
-func (l *Limiter) get(key string) *bucket {
-	now := l.now()
-	if el, ok := l.buckets[key]; ok {
-		l.order.MoveToFront(el)
-		b := el.Value.(*bucket)
-		if d := now.Sub(b.at); d > 0 {
-			b.tokens = min(float64(l.rule.Burst), b.tokens+float64(d)/float64(l.rule.Every))
-			b.at = now
-		}
-		return b
-	}
-	if len(l.buckets) >= l.max {
-		oldest := l.order.Back()
-		l.order.Remove(oldest)
-		delete(l.buckets, oldest.Value.(*bucket).key)
-	}
-	b := &bucket{key: key, tokens: float64(l.rule.Burst), at: now}
-	l.buckets[key] = l.order.PushFront(b)
-	return b
-}
-
-// Seen remembers keys for a while, at most max of them.
+// Seen remembers keys for a while.
 type Seen struct {
+	db  DB
 	ttl time.Duration
-	max int
 	now func() time.Time
-
-	mu    sync.Mutex
-	order *list.List
-	at    map[string]*list.Element
-}
-
-type seenEntry struct {
-	key string
-	at  time.Time
 }
 
 // NewSeen returns a Seen keeping keys for ttl; now is the clock (nil:
 // time.Now).
-func NewSeen(ttl time.Duration, max int, now func() time.Time) *Seen {
+func NewSeen(db DB, ttl time.Duration, now func() time.Time) *Seen {
 	if now == nil {
 		now = time.Now
 	}
-	return &Seen{ttl: ttl, max: max, now: now, order: list.New(), at: map[string]*list.Element{}}
+	return &Seen{db: db, ttl: ttl, now: now}
 }
 
+const (
+	seenAddSQL = `
+INSERT INTO throttle_known (key, at) VALUES ($1, $2)
+ON CONFLICT (key) DO UPDATE SET at = GREATEST(throttle_known.at, EXCLUDED.at)`
+	seenHasSQL   = `SELECT EXISTS (SELECT 1 FROM throttle_known WHERE key = $1 AND at > $2)`
+	seenPruneSQL = `DELETE FROM throttle_known WHERE at <= $1`
+)
+
 // Add remembers key from now on.
-func (s *Seen) Add(key string) {
-	key = shorten(key)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if el, ok := s.at[key]; ok {
-		el.Value.(*seenEntry).at = s.now()
-		s.order.MoveToFront(el)
-		return
-	}
-	if len(s.at) >= s.max {
-		oldest := s.order.Back()
-		s.order.Remove(oldest)
-		delete(s.at, oldest.Value.(*seenEntry).key)
-	}
-	s.at[key] = s.order.PushFront(&seenEntry{key: key, at: s.now()})
+func (s *Seen) Add(ctx context.Context, key string) error {
+	_, err := s.db.Exec(ctx, seenAddSQL, digest(key), s.now())
+	return err
 }
 
 // Has reports whether key was added within the ttl.
-func (s *Seen) Has(key string) bool {
-	key = shorten(key)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	el, ok := s.at[key]
-	return ok && s.now().Sub(el.Value.(*seenEntry).at) < s.ttl
+func (s *Seen) Has(ctx context.Context, key string) (bool, error) {
+	var ok bool
+	err := s.db.QueryRow(ctx, seenHasSQL, digest(key), s.now().Add(-s.ttl)).Scan(&ok)
+	return ok, err
 }
 
-// shorten bounds the memory a key costs: keys come from request bodies
-// (emails) and may be long, so long ones are kept as their hash.
-func shorten(key string) string {
-	if len(key) <= 64 {
-		return key
-	}
+func (s *Seen) prune(ctx context.Context) error {
+	_, err := s.db.Exec(ctx, seenPruneSQL, s.now().Add(-s.ttl))
+	return err
+}
+
+// digest is what the tables keep of a key: fixed in size whatever the
+// request body held, and not the address or email itself.
+func digest(key string) []byte {
 	sum := sha256.Sum256([]byte(key))
-	return string(sum[:])
+	return sum[:]
+}
+
+// Network names the bucket of a client address: an IPv4 address itself, an
+// IPv6 address its /64. One subscriber's network is a /64 at least, and a
+// host in it can use any of its 2^64 addresses, so counting addresses
+// would give a guesser a fresh bucket per attempt. Anything that is not an
+// address is its own bucket.
+func Network(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return addr
+	}
+	ip = ip.WithZone("").Unmap()
+	if ip.Is4() {
+		return ip.String()
+	}
+	p, err := ip.Prefix(64)
+	if err != nil {
+		return ip.String()
+	}
+	return p.String()
 }

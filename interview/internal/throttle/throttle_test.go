@@ -1,108 +1,144 @@
 package throttle
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"math/rand/v2"
+	"net/netip"
+	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/judgeworks/interview/internal/postgres"
 	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/shared/pgtest"
 )
 
-type clock struct{ t time.Time }
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-func (c *clock) now() time.Time          { return c.t }
-func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+// clock is shared by every Auth of a test, as replicas share real time.
+type clock struct{ ns atomic.Int64 }
 
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+func newClock() *clock {
+	c := &clock{}
+	c.ns.Store(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+
+// newDB returns a migrated database of its own and its URL, for a second
+// pool standing in for a second replica.
+func newDB(t *testing.T) (*pgxpool.Pool, string) {
+	t.Helper()
+	url := pgtest.NewDatabase(t)
+	return openDB(t, url), url
+}
+
+func openDB(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
+	ctx := context.Background()
+	pool, err := postgres.Open(ctx, url, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if err := postgres.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	return pool
+}
+
+var ctx = context.Background()
 
 var wrongPassword = problem.New(problem.Unauthenticated, "email or password is incorrect")
 
+func allow(t *testing.T, l *Limiter, key string) (bool, time.Duration) {
+	t.Helper()
+	ok, wait, err := l.Allow(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok, wait
+}
+
 func TestLimiterBurstRefillAndWait(t *testing.T) {
+	db, _ := newDB(t)
 	clk := newClock()
-	l := NewLimiter(Rule{Burst: 3, Every: 10 * time.Second}, 10, clk.now)
+	l := NewLimiter(db, "test", Rule{Burst: 3, Every: 10 * time.Second}, clk.now)
 	for i := range 3 {
-		if ok, _ := l.Allow("k"); !ok {
+		if ok, _ := allow(t, l, "k"); !ok {
 			t.Fatalf("attempt %d refused within the burst", i+1)
 		}
 	}
-	ok, wait := l.Allow("k")
+	ok, wait := allow(t, l, "k")
 	if ok || wait != 10*time.Second {
 		t.Fatalf("after the burst: ok %v wait %v", ok, wait)
 	}
 	clk.advance(4 * time.Second)
-	if ok, wait := l.Allow("k"); ok || wait != 6*time.Second {
+	if ok, wait := allow(t, l, "k"); ok || wait != 6*time.Second {
 		t.Fatalf("4 s later: ok %v wait %v", ok, wait)
 	}
 	clk.advance(6 * time.Second)
-	if ok, _ := l.Allow("k"); !ok {
+	if ok, _ := allow(t, l, "k"); !ok {
 		t.Fatal("refused after a full interval")
 	}
-	if ok, _ := l.Allow("other"); !ok {
+	if ok, _ := allow(t, l, "other"); !ok {
 		t.Fatal("keys share a bucket")
+	}
+	if ok, _ := allow(t, NewLimiter(db, "another rule", Rule{Burst: 1, Every: time.Hour}, clk.now), "k"); !ok {
+		t.Fatal("rules share a bucket")
 	}
 	// Refunds never exceed the burst.
 	clk.advance(time.Hour)
 	for range 10 {
-		l.Refund("k")
+		if err := l.Refund(ctx, "k"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i := range 4 {
-		ok, _ := l.Allow("k")
+		ok, _ := allow(t, l, "k")
 		if ok != (i < 3) {
 			t.Fatalf("attempt %d after refunds: %v", i+1, ok)
 		}
 	}
 }
 
-func TestLimiterIsBounded(t *testing.T) {
-	clk := newClock()
-	l := NewLimiter(Rule{Burst: 1, Every: time.Minute}, 100, clk.now)
-	l.Allow("victim")
-	for i := range 1000 {
-		l.Allow(fmt.Sprintf("key-%d", i))
-		if i%10 == 0 {
-			l.Allow("victim") // recently used: kept
-		}
-	}
-	if n := l.Len(); n != 100 {
-		t.Fatalf("%d keys held, want the bound 100", n)
-	}
-	if ok, _ := l.Allow("victim"); ok {
-		t.Fatal("a recently used bucket was evicted")
-	}
-	// Long keys cost a hash, and still limit.
-	long := strings.Repeat("x", 100000)
-	l.Allow(long)
-	if ok, _ := l.Allow(long); ok {
-		t.Fatal("a long key is not limited")
-	}
-}
-
+// Concurrent attempts through two pools, as from two replicas, never get
+// more than the burst between them.
 func TestLimiterConcurrentAttemptsNeverExceedBurst(t *testing.T) {
-	l := NewLimiter(Rule{Burst: 5, Every: time.Hour}, 10, nil)
-	var mu sync.Mutex
-	allowed := 0
+	db, url := newDB(t)
+	other := openDB(t, url)
+	rule := Rule{Burst: 5, Every: time.Hour}
+	replicas := []*Limiter{NewLimiter(db, "test", rule, nil), NewLimiter(other, "test", rule, nil)}
+	var allowed atomic.Int32
 	var wg sync.WaitGroup
-	for range 100 {
+	for i := range 100 {
 		wg.Go(func() {
-			if ok, _ := l.Allow("k"); ok {
-				mu.Lock()
-				allowed++
-				mu.Unlock()
+			ok, _, err := replicas[i%2].Allow(ctx, "k")
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				allowed.Add(1)
 			}
 		})
 	}
 	wg.Wait()
-	if allowed != 5 {
-		t.Fatalf("%d of 100 concurrent attempts allowed, want 5", allowed)
+	if n := allowed.Load(); n != 5 {
+		t.Fatalf("%d of 100 concurrent attempts allowed, want 5", n)
 	}
 }
 
 // fail runs one failed sign-in and reports the throttle's error.
 func fail(a *Auth, email, addr string) error {
-	done, err := a.Login(email, addr)
+	done, err := a.Login(ctx, email, addr)
 	if err != nil {
 		return err
 	}
@@ -111,7 +147,7 @@ func fail(a *Auth, email, addr string) error {
 }
 
 func succeed(a *Auth, email, addr string) error {
-	done, err := a.Login(email, addr)
+	done, err := a.Login(ctx, email, addr)
 	if err != nil {
 		return err
 	}
@@ -128,9 +164,15 @@ func retryAfter(t *testing.T, err error) time.Duration {
 	return p.RetryAfter
 }
 
-func TestAccountLimit(t *testing.T) {
+func newAuth(t *testing.T, rules Rules) (*Auth, *clock) {
+	t.Helper()
+	db, _ := newDB(t)
 	clk := newClock()
-	a := NewAuth(clk.now)
+	return NewAuth(db, rules, clk.now), clk
+}
+
+func TestAccountLimit(t *testing.T) {
+	a, clk := newAuth(t, DefaultRules)
 	for i := range 5 {
 		if err := fail(a, "ada@example.com", "198.51.100.1"); err != nil {
 			t.Fatalf("failure %d refused: %v", i+1, err)
@@ -160,8 +202,7 @@ func TestAccountLimit(t *testing.T) {
 // The owner keeps signing in from an address where they signed in before,
 // while someone guesses the password from elsewhere.
 func TestKnownAddressIsNotLockedOut(t *testing.T) {
-	clk := newClock()
-	a := NewAuth(clk.now)
+	a, clk := newAuth(t, DefaultRules)
 	home, attacker := "192.0.2.10", "203.0.113.66"
 	if err := succeed(a, "ada@example.com", home); err != nil {
 		t.Fatal(err)
@@ -177,7 +218,7 @@ func TestKnownAddressIsNotLockedOut(t *testing.T) {
 		}
 	}
 	// Known for KnownAddressTTL only.
-	clk.advance(KnownAddressTTL + time.Second)
+	clk.advance(DefaultRules.KnownAddressTTL + time.Second)
 	for range 5 {
 		_ = fail(a, "ada@example.com", attacker)
 	}
@@ -185,8 +226,7 @@ func TestKnownAddressIsNotLockedOut(t *testing.T) {
 }
 
 func TestAddressLimit(t *testing.T) {
-	clk := newClock()
-	a := NewAuth(clk.now)
+	a, clk := newAuth(t, DefaultRules)
 	addr := "203.0.113.7"
 	for i := range 20 {
 		if err := fail(a, fmt.Sprintf("user%d@example.com", i), addr); err != nil {
@@ -209,15 +249,113 @@ func TestAddressLimit(t *testing.T) {
 	}
 }
 
+func TestNetwork(t *testing.T) {
+	for in, want := range map[string]string{
+		"203.0.113.7":               "203.0.113.7",
+		"::ffff:203.0.113.7":        "203.0.113.7",
+		"2001:db8:1:2:3:4:5:6":      "2001:db8:1:2::/64",
+		"2001:db8:1:2:ffff::1":      "2001:db8:1:2::/64",
+		"2001:db8:1:3::1":           "2001:db8:1:3::/64",
+		"fe80::1%eth0":              "fe80::/64",
+		"::1":                       "::/64",
+		"not an address":            "not an address",
+		"2001:0DB8:0001:0002::0001": "2001:db8:1:2::/64",
+	} {
+		if got := Network(in); got != want {
+			t.Errorf("Network(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A host picks any address of its /64 at will: a thousand of them are one
+// client to the throttle.
+func TestIPv6NetworkSharesABucket(t *testing.T) {
+	a, _ := newAuth(t, DefaultRules)
+	prefix := netip.MustParsePrefix("2001:db8:7:9::/64")
+	burst := DefaultRules.LoginPerAddress.Burst
+	rng := rand.New(rand.NewPCG(1, 2))
+	refused := 0
+	for i := range 1000 {
+		b := prefix.Addr().As16()
+		for j := 8; j < 16; j++ {
+			b[j] = byte(rng.Uint32())
+		}
+		addr := netip.AddrFrom16(b).String()
+		err := fail(a, fmt.Sprintf("user%d@example.com", i), addr)
+		if err == nil && i >= burst {
+			t.Fatalf("attempt %d from %s allowed: the /64 has had its %d", i+1, addr, burst)
+		}
+		if err != nil {
+			if i < burst {
+				t.Fatalf("attempt %d refused within the burst: %v", i+1, err)
+			}
+			retryAfter(t, err)
+			refused++
+		}
+	}
+	if refused != 1000-burst {
+		t.Fatalf("%d refused, want %d", refused, 1000-burst)
+	}
+	if err := fail(a, "user1@example.com", "2001:db8:7:a::1"); err != nil {
+		t.Fatalf("the next /64 is refused too: %v", err)
+	}
+}
+
+// smallBreaker keeps the default per-address and per-account rules and
+// trips the breaker after 12 failures, so a test reaches it quickly.
+var smallBreaker = func() Rules {
+	r := DefaultRules
+	r.LoginGlobal = Rule{Burst: 12, Every: 10 * time.Second}
+	r.RegisterGlobal = Rule{Burst: 6, Every: 10 * time.Second}
+	return r
+}()
+
+// Failures spread over many addresses and accounts trip the breaker: then
+// an unknown address cannot sign in, while a known one still can, right
+// or wrong password.
+func TestGlobalBreakerSparesKnownAddresses(t *testing.T) {
+	a, clk := newAuth(t, smallBreaker)
+	if err := succeed(a, "owner@example.com", "192.0.2.10"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range smallBreaker.LoginGlobal.Burst {
+		if err := fail(a, fmt.Sprintf("victim%d@example.com", i), fmt.Sprintf("198.51.100.%d", i)); err != nil {
+			t.Fatalf("failure %d refused before the breaker trips: %v", i+1, err)
+		}
+	}
+	err := fail(a, "victim99@example.com", "198.51.100.99")
+	if d := retryAfter(t, err); d != 10*time.Second {
+		t.Fatalf("breaker: Retry-After %v, want 10 s", d)
+	}
+	if err := succeed(a, "owner@example.com", "203.0.113.50"); err == nil {
+		t.Fatal("a sign-in from an unknown address passed the tripped breaker")
+	}
+	for i := range 3 {
+		if err := fail(a, "owner@example.com", "192.0.2.10"); err != nil {
+			t.Fatalf("owner's typo %d from a known address refused: %v", i+1, err)
+		}
+		if err := succeed(a, "owner@example.com", "192.0.2.10"); err != nil {
+			t.Fatalf("owner's sign-in %d from a known address refused: %v", i+1, err)
+		}
+	}
+	// A refused attempt spent nothing: one interval later exactly one
+	// unknown attempt passes.
+	clk.advance(10 * time.Second)
+	if err := fail(a, "victim100@example.com", "198.51.100.100"); err != nil {
+		t.Fatalf("after one interval: %v", err)
+	}
+	retryAfter(t, fail(a, "victim101@example.com", "198.51.100.101"))
+}
+
 func TestSuccessesAndOtherErrorsCostNothing(t *testing.T) {
-	a := NewAuth(newClock().now)
-	for i := range 100 {
-		if err := succeed(a, "ada@example.com", "192.0.2.1"); err != nil {
+	a, _ := newAuth(t, smallBreaker)
+	for i := range 30 {
+		if err := succeed(a, fmt.Sprintf("user%d@example.com", i%3), "192.0.2.1"); err != nil {
 			t.Fatalf("success %d refused: %v", i+1, err)
 		}
 	}
-	for i := range 100 {
-		done, err := a.Login("grace@example.com", "192.0.2.2")
+	for i := range 30 {
+		done, err := a.Login(ctx, "grace@example.com", "192.0.2.2")
 		if err != nil {
 			t.Fatalf("attempt %d refused after database errors: %v", i+1, err)
 		}
@@ -226,21 +364,119 @@ func TestSuccessesAndOtherErrorsCostNothing(t *testing.T) {
 }
 
 func TestRegisterLimit(t *testing.T) {
-	clk := newClock()
-	a := NewAuth(clk.now)
+	a, clk := newAuth(t, DefaultRules)
 	for i := range 20 {
-		if err := a.Register("203.0.113.8"); err != nil {
+		if err := a.Register(ctx, "203.0.113.8"); err != nil {
 			t.Fatalf("registration %d refused: %v", i+1, err)
 		}
 	}
-	if d := retryAfter(t, a.Register("203.0.113.8")); d != 6*time.Second {
+	if d := retryAfter(t, a.Register(ctx, "203.0.113.8")); d != 6*time.Second {
 		t.Fatalf("Retry-After %v", d)
 	}
-	if err := a.Register("203.0.113.9"); err != nil {
+	if err := a.Register(ctx, "203.0.113.9"); err != nil {
 		t.Fatalf("another address refused: %v", err)
 	}
 	clk.advance(6 * time.Second)
-	if err := a.Register("203.0.113.8"); err != nil {
+	if err := a.Register(ctx, "203.0.113.8"); err != nil {
 		t.Fatalf("one per 6 s refused: %v", err)
+	}
+}
+
+func TestGlobalRegistrationLimit(t *testing.T) {
+	a, clk := newAuth(t, smallBreaker)
+	for i := range smallBreaker.RegisterGlobal.Burst {
+		if err := a.Register(ctx, fmt.Sprintf("198.51.100.%d", i)); err != nil {
+			t.Fatalf("registration %d refused: %v", i+1, err)
+		}
+	}
+	if d := retryAfter(t, a.Register(ctx, "203.0.113.1")); d != 10*time.Second {
+		t.Fatalf("global limit: Retry-After %v", d)
+	}
+	// The refusal did not cost the new address its own budget.
+	clk.advance(10 * time.Second)
+	if err := a.Register(ctx, "203.0.113.1"); err != nil {
+		t.Fatalf("after one interval: %v", err)
+	}
+	for range smallBreaker.RegisterPerAddress.Burst - 1 {
+		clk.advance(10 * time.Second)
+		if err := a.Register(ctx, "203.0.113.1"); err != nil {
+			t.Fatalf("the address's own budget shrank: %v", err)
+		}
+	}
+}
+
+// Two instances on one database are one throttle: failures counted by one
+// refuse on the other, and an address known to one is known to both.
+func TestReplicasShareState(t *testing.T) {
+	db, url := newDB(t)
+	clk := newClock()
+	one, two := NewAuth(db, DefaultRules, clk.now), NewAuth(openDB(t, url), DefaultRules, clk.now)
+	for i := range DefaultRules.LoginPerAccount.Burst {
+		replica := []*Auth{one, two}[i%2]
+		if err := fail(replica, "ada@example.com", fmt.Sprintf("203.0.113.%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	retryAfter(t, fail(one, "ada@example.com", "203.0.113.200"))
+	retryAfter(t, fail(two, "ada@example.com", "203.0.113.201"))
+	for i := range DefaultRules.RegisterPerAddress.Burst {
+		if err := []*Auth{one, two}[i%2].Register(ctx, "198.51.100.9"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	retryAfter(t, two.Register(ctx, "198.51.100.9"))
+
+	clk.advance(time.Hour)
+	if err := succeed(one, "grace@example.com", "192.0.2.44"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range DefaultRules.LoginPerAccount.Burst {
+		_ = fail(one, "grace@example.com", fmt.Sprintf("203.0.113.%d", 50+i))
+	}
+	if err := succeed(two, "grace@example.com", "192.0.2.44"); err != nil {
+		t.Fatalf("the other replica does not know grace's address: %v", err)
+	}
+}
+
+func TestPruneForgetsOnlyWhatExpired(t *testing.T) {
+	db, _ := newDB(t)
+	clk := newClock()
+	a := NewAuth(db, DefaultRules, clk.now)
+	count := func(table string) int {
+		var n int
+		if err := db.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for i := range 50 {
+		_ = fail(a, fmt.Sprintf("user%d@example.com", i), fmt.Sprintf("198.51.100.%d", i))
+	}
+	if err := succeed(a, "ada@example.com", "192.0.2.1"); err != nil {
+		t.Fatal(err)
+	}
+	buckets := count("throttle_buckets")
+	if buckets < 100 || count("throttle_known") != 1 {
+		t.Fatalf("%d buckets and %d known addresses after 50 failures and a success", buckets, count("throttle_known"))
+	}
+	// Within every rule's refill time nothing goes; the address limit
+	// (2 min) and the account limit (2.5 min) are full after 3 minutes.
+	clk.advance(pruneEvery)
+	_ = fail(a, "late@example.com", "203.0.113.1")
+	if got := count("throttle_buckets"); got < 3 {
+		t.Fatalf("%d buckets left; the newest attempt's are gone", got)
+	}
+	if got := count("throttle_known"); got != 1 {
+		t.Fatalf("the known address was pruned within its 30 days: %d left", got)
+	}
+	clk.advance(DefaultRules.KnownAddressTTL)
+	_ = fail(a, "later@example.com", "203.0.113.2")
+	if got := count("throttle_known"); got != 0 {
+		t.Fatalf("%d known addresses left after their time", got)
+	}
+	// What remains is the last attempt's buckets: its address, its account
+	// and the breaker's one.
+	if got := count("throttle_buckets"); got != 3 {
+		t.Fatalf("%d buckets left, want the last attempt's 3", got)
 	}
 }

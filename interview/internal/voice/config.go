@@ -5,20 +5,16 @@
 // Postgres, stops one account from spending a provider's free tier.
 package voice
 
-import (
-	"fmt"
-	"os/exec"
-	"strconv"
-	"time"
-)
+import "time"
 
 // Limits of the two endpoints.
 const (
 	// MaxUpload is the largest audio file accepted, the transcription
 	// endpoints' own limit.
 	MaxUpload = 25 << 20
-	// multipartSlack covers boundaries and part headers around the file.
-	multipartSlack = 64 << 10
+	// MaxBody is the largest transcription request body: the file plus
+	// 64 KiB for the boundaries and part headers around it.
+	MaxBody = MaxUpload + 64<<10
 	// MaxSpeechChars is the longest text spoken in one request, in
 	// characters (runes).
 	MaxSpeechChars = 200
@@ -32,6 +28,14 @@ const (
 	transcribeTimeout = 60 * time.Second
 	speechTimeout     = 30 * time.Second
 	espeakTimeout     = 10 * time.Second
+
+	// UploadReadTimeout bounds reading one upload: 25 MiB in two minutes
+	// needs about 1.8 Mbit/s; a recorded answer (1 to 3 MB) needs far less.
+	// It replaces the server's 30 s read timeout on this route only.
+	UploadReadTimeout = 2 * time.Minute
+	// UploadWriteTimeout bounds the whole transcription request: the
+	// upload, then the provider's transcribeTimeout, with room to answer.
+	UploadWriteTimeout = UploadReadTimeout + transcribeTimeout + 30*time.Second
 )
 
 // Defaults of the daily allowance: about one interview's worth. A 10-question
@@ -46,7 +50,17 @@ const (
 	DefaultTTSVoice             = "alloy"
 )
 
-// Config is the voice part of the service's settings, read once in main.
+// Defaults of the upload limits, checked before a body is read. Each
+// upload in flight costs a 32 KB buffer and a temporary file of up to
+// 25 MiB, so 8 at once are 200 MiB of disk, not of memory; two per user
+// leave room for a retry while one is still sending.
+const (
+	DefaultMaxUploads        = 8
+	DefaultMaxUploadsPerUser = 2
+)
+
+// Config is the voice part of the service's settings, read once with the
+// rest (the config package) and passed down.
 type Config struct {
 	BaseURL  string // OpenAI-compatible base URL including /v1
 	APIKey   string
@@ -57,55 +71,14 @@ type Config struct {
 	// installed.
 	EspeakPath string
 
+	// DailySpeechChars and DailyTranscribeBytes are each user's daily
+	// allowance; 0 keeps none.
 	DailySpeechChars     int64
 	DailyTranscribeBytes int64
-}
-
-// LoadConfig reads the voice settings. VOICE_BASE_URL and VOICE_API_KEY
-// override LLM_BASE_URL and LLM_API_KEY, so speech can use another provider
-// than the interviewer's chat model.
-func LoadConfig(getenv func(string) string) (Config, error) {
-	first := func(keys ...string) string {
-		for _, k := range keys {
-			if v := getenv(k); v != "" {
-				return v
-			}
-		}
-		return ""
-	}
-	cfg := Config{
-		BaseURL:              first("VOICE_BASE_URL", "LLM_BASE_URL"),
-		APIKey:               first("VOICE_API_KEY", "LLM_API_KEY"),
-		STTModel:             getenv("STT_MODEL"),
-		TTSModel:             getenv("TTS_MODEL"),
-		TTSVoice:             first("TTS_VOICE"),
-		DailySpeechChars:     DefaultDailySpeechChars,
-		DailyTranscribeBytes: DefaultDailyTranscribeBytes,
-	}
-	if cfg.TTSVoice == "" {
-		cfg.TTSVoice = DefaultTTSVoice
-	}
-	if p, err := exec.LookPath("espeak-ng"); err == nil {
-		cfg.EspeakPath = p
-	}
-	for _, s := range []struct {
-		key string
-		dst *int64
-	}{
-		{"VOICE_DAILY_SPEECH_CHARS", &cfg.DailySpeechChars},
-		{"VOICE_DAILY_TRANSCRIBE_BYTES", &cfg.DailyTranscribeBytes},
-	} {
-		v := getenv(s.key)
-		if v == "" {
-			continue
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			return Config{}, fmt.Errorf("%s must be a whole number ≥ 0, got %q", s.key, v)
-		}
-		*s.dst = n
-	}
-	return cfg, nil
+	// MaxUploads and MaxUploadsPerUser bound the transcription uploads in
+	// flight in this process; 0 means the default.
+	MaxUploads        int
+	MaxUploadsPerUser int
 }
 
 // remoteSpeech reports whether speech goes to the configured endpoint.

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/judgeworks/interview/internal/problem"
 )
 
 // espeak synthesises text with the local espeak-ng. The text goes in on
@@ -32,7 +34,7 @@ func espeak(ctx context.Context, path, text string, timeout time.Duration) ([]by
 		if ctx.Err() != nil {
 			msg = "local speech synthesis took too long"
 		}
-		return nil, &Error{Kind: KindUpstream, Message: msg, Detail: fmt.Sprintf("%v: %s", err, truncate(stderr.String(), 300))}
+		return nil, problem.Wrap(fmt.Errorf("espeak-ng: %v: %s", err, cut(stderr.String(), 300)), problem.Upstream, msg)
 	}
 	return stdout.Bytes(), nil
 }

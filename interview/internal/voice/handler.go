@@ -1,9 +1,9 @@
 package voice
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -30,107 +30,148 @@ func NewHandler(svc *Service, userID func(echo.Context) (string, error)) *Handle
 }
 
 // Register mounts the two routes on e. They stay outside the API group's
-// 64 KB body limit: uploads are bounded here, at 25 MB, while reading.
+// 64 KB body limit: uploads are bounded here, at 25 MiB, while reading.
+// The upload route alone gets longer than the server's read and write
+// timeouts (UploadReadTimeout, UploadWriteTimeout).
 func (h *Handler) Register(e *echo.Echo) {
-	e.POST("/api/voice/transcribe", h.Transcribe)
+	e.POST("/api/voice/transcribe", h.Transcribe, server.Deadlines(UploadReadTimeout, UploadWriteTimeout))
 	e.POST("/api/voice/speech", h.Speech)
 }
 
 // Transcribe handles POST /api/voice/transcribe: a multipart body with
-// exactly one file part of at most 25 MB and nothing else; 200 {text}.
+// exactly one file part of at most 25 MiB and nothing else; 200 {text}.
+// A body declared too large, an upload over the user's or the server's
+// limit in flight, or over the daily allowance is refused (413, 429)
+// before a byte of it is read.
 func (h *Handler) Transcribe(c echo.Context) error {
 	user, err := h.userID(c)
 	if err != nil {
 		return err
 	}
-	if on, _ := h.svc.Features(); !on {
-		return h.fail(c, errorf(KindDisabled, "transcription is not configured on this server"))
-	}
-	audio, err := readUpload(c.Response(), c.Request())
+	r := c.Request()
+	text, err := h.svc.Transcribe(r.Context(), user, r.ContentLength, func(dst io.Writer) (Container, int64, error) {
+		return readUpload(c.Response(), r, dst)
+	})
 	if err != nil {
 		return err
-	}
-	container, ok := Sniff(audio)
-	if !ok {
-		return problem.New(problem.Unsupported,
-			"the file is not audio this server accepts (webm, ogg, wav, mp4/m4a, mp3, flac)")
-	}
-	text, err := h.svc.Transcribe(c.Request().Context(), user, audio, container)
-	if err != nil {
-		return h.fail(c, err)
 	}
 	return c.JSON(http.StatusOK, map[string]string{"text": text})
 }
 
-// readUpload reads the one audio file of a transcription request. It
-// refuses while reading: the body is capped a little above MaxUpload, the
-// file part at MaxUpload+1 bytes, so nothing beyond the limit is ever held
-// and a 26 MB upload is cut off at 25 MB.
-func readUpload(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	tooLarge := problem.New(problem.TooLarge, "the audio file is larger than %d MB", MaxUpload>>20)
-	if r.ContentLength > MaxUpload+multipartSlack {
-		return nil, tooLarge
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, MaxUpload+multipartSlack)
+func errTooLarge() error {
+	return problem.New(problem.TooLarge, "the audio file is larger than %d MB", MaxUpload>>20)
+}
+
+// sniffLen is how much of a file Sniff needs: the longest signature ends
+// at byte 12.
+const sniffLen = 16
+
+// readUpload copies the one audio file of a transcription request to dst
+// and names its container. It refuses while reading: the body is capped at
+// MaxBody and the file at MaxUpload+1 bytes, so a 26 MB upload is cut off
+// at 25 MiB; the container is named from the file's first bytes, so a file
+// that is not audio is refused before the rest is read. The whole body is
+// read, so a second file or a stray field is refused before the provider
+// sees anything.
+func readUpload(w http.ResponseWriter, r *http.Request, dst io.Writer) (Container, int64, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return nil, problem.New(problem.Invalid, "send the audio as multipart/form-data with one file part")
+		return Container{}, 0, problem.New(problem.Invalid, "send the audio as multipart/form-data with one file part")
 	}
-	var audio []byte
-	seen := false
+	var (
+		container Container
+		size      int64
+		seen      bool
+	)
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			if isMaxBytes(err) {
-				return nil, tooLarge
-			}
-			return nil, problem.New(problem.Invalid, "the multipart body is malformed")
+			return Container{}, 0, bodyError(err)
 		}
 		if part.FileName() == "" {
-			return nil, problem.New(problem.Invalid,
-				"unexpected form field %q: send only the audio file", truncate(part.FormName(), 40))
+			return Container{}, 0, problem.New(problem.Invalid,
+				"unexpected form field %q: send only the audio file", cut(part.FormName(), 40))
 		}
 		if seen {
-			return nil, problem.New(problem.Invalid, "send exactly one audio file, not several")
+			return Container{}, 0, problem.New(problem.Invalid, "send exactly one audio file, not several")
 		}
 		seen = true
-		audio, err = readPart(part)
-		if err != nil {
-			if isMaxBytes(err) || errors.Is(err, errPartTooLarge) {
-				return nil, tooLarge
-			}
-			return nil, problem.New(problem.Invalid, "the multipart body is malformed")
+		if container, size, err = copyAudio(dst, part); err != nil {
+			return Container{}, 0, err
 		}
 	}
 	if !seen {
-		return nil, problem.New(problem.Invalid, "no audio file in the request")
+		return Container{}, 0, problem.New(problem.Invalid, "no audio file in the request")
 	}
-	if len(audio) == 0 {
-		return nil, problem.New(problem.Invalid, "the audio file is empty")
-	}
-	return audio, nil
+	return container, size, nil
 }
 
-var errPartTooLarge = errors.New("file part over the limit")
-
-func readPart(p *multipart.Part) ([]byte, error) {
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(p, MaxUpload+1))
+// copyAudio sniffs the part's first bytes, then copies the part to dst.
+func copyAudio(dst io.Writer, part *multipart.Part) (Container, int64, error) {
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(part, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return Container{}, 0, bodyError(err)
+	}
+	head = head[:n]
+	if n == 0 {
+		return Container{}, 0, problem.New(problem.Invalid, "the audio file is empty")
+	}
+	container, ok := Sniff(head)
+	if !ok {
+		return Container{}, 0, problem.New(problem.Unsupported,
+			"the file is not audio this server accepts (webm, ogg, wav, mp4/m4a, mp3, flac)")
+	}
+	if _, err := dst.Write(head); err != nil {
+		return Container{}, 0, fmt.Errorf("voice upload file: %w", err)
+	}
+	rest, err := copyPart(dst, io.LimitReader(part, MaxUpload+1-int64(n)))
 	if err != nil {
-		return nil, err
+		return Container{}, 0, err
 	}
-	if n > MaxUpload {
-		return nil, errPartTooLarge
+	size := int64(n) + rest
+	if size > MaxUpload {
+		return Container{}, 0, errTooLarge()
 	}
-	return buf.Bytes(), nil
+	return container, size, nil
 }
 
-func isMaxBytes(err error) bool {
+// copyPart copies src to dst telling a failed read (the client's fault,
+// or its connection's) from a failed write (ours).
+func copyPart(dst io.Writer, src io.Reader) (int64, error) {
+	var written int64
+	buf := make([]byte, 32<<10)
+	for {
+		n, rerr := src.Read(buf)
+		if n > 0 {
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return written, fmt.Errorf("voice upload file: %w", err)
+			}
+			written += int64(n)
+		}
+		if errors.Is(rerr, io.EOF) {
+			return written, nil
+		}
+		if rerr != nil {
+			return written, bodyError(rerr)
+		}
+	}
+}
+
+// bodyError names what went wrong reading the request body.
+func bodyError(err error) error {
 	var mb *http.MaxBytesError
-	return errors.As(err, &mb)
+	switch {
+	case errors.As(err, &mb):
+		return errTooLarge()
+	case server.ReadTimedOut(err):
+		return problem.Wrap(err, problem.Timeout, fmt.Sprintf("the upload took longer than %s; try a shorter recording or a faster connection", UploadReadTimeout))
+	}
+	return problem.Wrap(err, problem.Invalid, "the multipart body is malformed")
 }
 
 // Speech handles POST /api/voice/speech: {text} of 1 to 200 characters;
@@ -141,7 +182,7 @@ func (h *Handler) Speech(c echo.Context) error {
 		return err
 	}
 	if _, on := h.svc.Features(); !on {
-		return h.fail(c, errorf(KindDisabled, "speech is not configured on this server"))
+		return problem.New(problem.NotImplemented, "speech is not configured on this server")
 	}
 	text, err := readSpeechRequest(c.Request().Body)
 	if err != nil {
@@ -149,7 +190,7 @@ func (h *Handler) Speech(c echo.Context) error {
 	}
 	audio, err := h.svc.Speak(c.Request().Context(), user, text)
 	if err != nil {
-		return h.fail(c, err)
+		return err
 	}
 	// Every request synthesises afresh; the clip is for this page only.
 	c.Response().Header().Set("Cache-Control", "no-store")
@@ -164,6 +205,9 @@ func readSpeechRequest(body io.Reader) (string, error) {
 	}
 	dec := json.NewDecoder(io.LimitReader(body, maxSpeechBody+1))
 	if err := dec.Decode(&req); err != nil {
+		if server.ReadTimedOut(err) {
+			return "", problem.Wrap(err, problem.Timeout, "the request body did not arrive in time")
+		}
 		return "", problem.New(problem.Invalid, `send JSON {"text": "..."}`)
 	}
 	if dec.More() {
@@ -185,24 +229,4 @@ func readSpeechRequest(body io.Reader) (string, error) {
 			"text has %d characters; at most %d are spoken per request", n, MaxSpeechChars)
 	}
 	return text, nil
-}
-
-// fail logs what the user is not shown and turns a voice error into the
-// service's HTTP error.
-func (h *Handler) fail(c echo.Context, err error) error {
-	logFailure(server.Logger(c), err)
-	var e *Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	switch e.Kind {
-	case KindDisabled:
-		return problem.Wrap(err, problem.NotImplemented, e.Message)
-	case KindRateLimited, KindAllowanceSpent:
-		c.Response().Header().Set("Retry-After", RetryAfterSeconds(e.RetryAfter))
-		return problem.Wrap(err, problem.RateLimited, e.Message)
-	case KindTermsRequired:
-		return problem.Wrap(err, problem.Unavailable, e.Message)
-	}
-	return problem.Wrap(err, problem.Upstream, e.Message)
 }

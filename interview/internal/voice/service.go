@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
+	"io"
 	"net/http"
+	"os"
 	"time"
 
+	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/wav"
+	"github.com/judgeworks/shared/server"
 )
 
 // Service does the voice work behind the two endpoints.
@@ -16,6 +19,7 @@ type Service struct {
 	cfg       Config
 	up        *upstream
 	allowance Allowance
+	uploads   *uploads
 	now       func() time.Time
 	// Deadlines of the outbound calls; fields so tests can shorten them.
 	transcribeTimeout, speechTimeout, espeakTimeout time.Duration
@@ -29,6 +33,7 @@ func New(cfg Config, allowance Allowance, client *http.Client) *Service {
 	}
 	s := &Service{
 		cfg: cfg, allowance: allowance, now: time.Now,
+		uploads:           newUploads(cfg.MaxUploads, cfg.MaxUploadsPerUser),
 		transcribeTimeout: transcribeTimeout, speechTimeout: speechTimeout, espeakTimeout: espeakTimeout,
 	}
 	s.up = &upstream{baseURL: cfg.BaseURL, apiKey: cfg.APIKey, client: client, now: func() time.Time { return s.now() }}
@@ -54,18 +59,52 @@ func (s *Service) Describe() string {
 	return "transcription: " + stt + "; speech: " + tts
 }
 
-// Transcribe turns one recorded answer into text.
-func (s *Service) Transcribe(ctx context.Context, userID string, audio []byte, c Container) (string, error) {
+// Receive reads one upload's audio into w, returning its container and
+// size, or a problem (400, 408, 413, 415) when the body is not one audio
+// file within the limits.
+type Receive func(w io.Writer) (Container, int64, error)
+
+// Transcribe turns one uploaded answer into text. Everything that can
+// refuse the upload is checked before receive reads a byte of it: the
+// user's and the process's uploads in flight, and the daily allowance,
+// which reserves the body's declared length (or the largest body accepted,
+// when none is declared) and gives back what the audio did not use. The
+// audio goes to an unlinked temporary file and streams from there to the
+// provider, so memory holds buffers, never a file.
+func (s *Service) Transcribe(ctx context.Context, userID string, declared int64, receive Receive) (string, error) {
 	if on, _ := s.Features(); !on {
-		return "", errorf(KindDisabled, "transcription is not configured on this server (STT_MODEL)")
+		return "", problem.New(problem.NotImplemented, "transcription is not configured on this server (STT_MODEL)")
+	}
+	if declared > MaxBody {
+		return "", errTooLarge()
+	}
+	release, err := s.uploads.enter(userID)
+	if err != nil {
+		return "", err
+	}
+	defer release()
+	reserve := declared
+	if reserve < 0 || reserve > MaxBody {
+		reserve = MaxBody
 	}
 	var text string
-	err := s.spend(ctx, userID, TranscribeBytes, int64(len(audio)), s.cfg.DailyTranscribeBytes, func(ctx context.Context) error {
+	err = s.spend(ctx, userID, TranscribeBytes, reserve, s.cfg.DailyTranscribeBytes, func(ctx context.Context) (int64, error) {
+		f, err := os.CreateTemp("", "voice-upload-*")
+		if err != nil {
+			return 0, fmt.Errorf("voice upload file: %w", err)
+		}
+		// Unlinked at once: the open file lives on until Close, and nothing
+		// is left behind whatever happens to the process.
+		_ = os.Remove(f.Name())
+		defer f.Close()
+		c, n, err := receive(f)
+		if err != nil {
+			return 0, err
+		}
 		ctx, cancel := context.WithTimeout(ctx, s.transcribeTimeout)
 		defer cancel()
-		var err error
-		text, err = s.up.transcribe(ctx, s.cfg.STTModel, audio, c)
-		return err
+		text, err = s.up.transcribe(ctx, s.cfg.STTModel, io.NewSectionReader(f, 0, n), n, c)
+		return n, err
 	})
 	return text, err
 }
@@ -74,10 +113,11 @@ func (s *Service) Transcribe(ctx context.Context, userID string, audio []byte, c
 // already validated (1 to MaxSpeechChars characters).
 func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error) {
 	if _, on := s.Features(); !on {
-		return nil, errorf(KindDisabled, "speech is not configured on this server (TTS_MODEL, or install espeak-ng)")
+		return nil, problem.New(problem.NotImplemented, "speech is not configured on this server (TTS_MODEL, or install espeak-ng)")
 	}
+	chars := int64(len([]rune(text)))
 	var out []byte
-	err := s.spend(ctx, userID, SpeechChars, int64(len([]rune(text))), s.cfg.DailySpeechChars, func(ctx context.Context) error {
+	err := s.spend(ctx, userID, SpeechChars, chars, s.cfg.DailySpeechChars, func(ctx context.Context) (int64, error) {
 		var (
 			raw []byte
 			err error
@@ -90,23 +130,25 @@ func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error
 			raw, err = espeak(ctx, s.cfg.EspeakPath, text, s.espeakTimeout)
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 		out, err = wav.Fix(raw)
 		if err != nil {
-			return &Error{Kind: KindUpstream, Message: "the speech service did not send a WAV file", Detail: err.Error()}
+			return 0, problem.Wrap(err, problem.Upstream, "the speech service did not send a WAV file")
 		}
-		return nil
+		return chars, nil
 	})
 	return out, err
 }
 
-// spend reserves amount of the user's daily allowance, runs work, and gives
-// the reservation back when work fails: a provider outage must not use up
-// the user's day. A limit of 0 means no allowance is kept.
-func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, limit int64, work func(context.Context) error) error {
+// spend reserves amount of the user's daily allowance, runs work, and keeps
+// only what work reports it used: a failure (used 0) gives the whole
+// reservation back, since a provider outage or a refused file must not use
+// up the user's day. A limit of 0 means no allowance is kept.
+func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, limit int64, work func(context.Context) (used int64, err error)) error {
 	if limit == 0 {
-		return work(ctx)
+		_, err := work(ctx)
+		return err
 	}
 	now := s.now()
 	ok, err := s.allowance.Spend(ctx, userID, now, r, amount, limit)
@@ -118,29 +160,26 @@ func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, 
 		if r == TranscribeBytes {
 			what = "transcription"
 		}
-		return &Error{
-			Kind:       KindAllowanceSpent,
-			Message:    fmt.Sprintf("today's %s allowance is used up; it resets at midnight UTC", what),
-			RetryAfter: untilTomorrow(now),
-		}
+		return problem.Retry(untilTomorrow(now), "today's %s allowance is used up; it resets at midnight UTC", what)
 	}
-	werr := work(ctx)
+	used, werr := work(ctx)
 	if werr != nil {
+		used = 0
+	}
+	if back := amount - min(max(used, 0), amount); back > 0 {
 		// The request's context may be the reason work failed; the refund
 		// still has to happen.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if err := s.allowance.Refund(rctx, userID, now, r, amount); err != nil {
+		if err := s.allowance.Refund(rctx, userID, now, r, back); err != nil {
+			if werr == nil {
+				// The work is done and the user should have it; they lose
+				// at most this reservation's unused part for today.
+				server.LoggerFrom(ctx).Error("voice allowance refund failed", "resource", string(r), "err", err)
+				return nil
+			}
 			return errors.Join(werr, fmt.Errorf("voice allowance refund: %w", err))
 		}
 	}
 	return werr
-}
-
-// logFailure records what the user is not shown.
-func logFailure(logger *slog.Logger, err error) {
-	var e *Error
-	if errors.As(err, &e) && e.Detail != "" {
-		logger.Warn("voice upstream failure", "kind", e.Kind, "detail", e.Detail)
-	}
 }

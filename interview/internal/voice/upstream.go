@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/judgeworks/interview/internal/problem"
 )
 
 // upstream calls the OpenAI-compatible audio endpoints with plain net/http:
@@ -27,10 +28,10 @@ type upstream struct {
 	now     func() time.Time
 }
 
-// transcribe sends audio to POST {base}/audio/transcriptions.
-func (u *upstream) transcribe(ctx context.Context, model string, audio []byte, c Container) (string, error) {
-	// The multipart envelope is built around the audio rather than copying
-	// up to 25 MB into a second buffer.
+// transcribe sends size bytes of audio to POST {base}/audio/transcriptions.
+func (u *upstream) transcribe(ctx context.Context, model string, audio io.Reader, size int64, c Container) (string, error) {
+	// The multipart envelope is built around the audio, which streams from
+	// its temporary file: nothing holds the whole file in memory.
 	var head, tail bytes.Buffer
 	mw := multipart.NewWriter(&head)
 	if err := mw.WriteField("model", model); err != nil {
@@ -53,9 +54,9 @@ func (u *upstream) transcribe(ctx context.Context, model string, audio []byte, c
 	if err := closing.Close(); err != nil {
 		return "", err
 	}
-	size := int64(head.Len() + len(audio) + tail.Len())
-	body := io.MultiReader(&head, bytes.NewReader(audio), &tail)
-	resp, err := u.post(ctx, "/audio/transcriptions", mw.FormDataContentType(), body, size)
+	total := int64(head.Len()) + size + int64(tail.Len())
+	body := io.MultiReader(&head, audio, &tail)
+	resp, err := u.post(ctx, "/audio/transcriptions", mw.FormDataContentType(), body, total)
 	if err != nil {
 		return "", err
 	}
@@ -67,7 +68,8 @@ func (u *upstream) transcribe(ctx context.Context, model string, audio []byte, c
 		Text *string `json:"text"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out); err != nil || out.Text == nil {
-		return "", &Error{Kind: KindUpstream, Message: "the transcription service answered in an unexpected format", Detail: fmt.Sprint(err)}
+		return "", problem.Wrap(fmt.Errorf("transcription reply: %v", err), problem.Upstream,
+			"the transcription service answered in an unexpected format")
 	}
 	return strings.TrimSpace(*out.Text), nil
 }
@@ -94,10 +96,10 @@ func (u *upstream) speech(ctx context.Context, model, voice, text string) ([]byt
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxSpeechWAV+1))
 	if err != nil {
-		return nil, &Error{Kind: KindUpstream, Message: "the speech service broke off its answer", Detail: err.Error()}
+		return nil, problem.Wrap(err, problem.Upstream, "the speech service broke off its answer")
 	}
 	if len(b) > maxSpeechWAV {
-		return nil, errorf(KindUpstream, "the speech service sent more than %d MB", maxSpeechWAV>>20)
+		return nil, problem.New(problem.Upstream, "the speech service sent more than %d MB", maxSpeechWAV>>20)
 	}
 	return b, nil
 }
@@ -105,7 +107,7 @@ func (u *upstream) speech(ctx context.Context, model, voice, text string) ([]byt
 func (u *upstream) post(ctx context.Context, path, contentType string, body io.Reader, size int64) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(u.baseURL, "/")+path, body)
 	if err != nil {
-		return nil, &Error{Kind: KindUpstream, Message: "the voice service URL is invalid", Detail: err.Error()}
+		return nil, problem.Wrap(err, problem.Upstream, "the voice service URL is invalid")
 	}
 	// A known length: some providers refuse chunked uploads.
 	req.ContentLength = size
@@ -119,12 +121,14 @@ func (u *upstream) post(ctx context.Context, path, contentType string, body io.R
 		if ctx.Err() != nil {
 			msg = "the voice service did not answer in time"
 		}
-		return nil, &Error{Kind: KindUpstream, Message: msg, Detail: err.Error()}
+		return nil, problem.Wrap(err, problem.Upstream, msg)
 	}
 	return resp, nil
 }
 
-// failure turns a provider's non-200 answer into an Error.
+// failure turns a provider's non-200 answer into the error the client
+// sees. What the provider said goes to the log only, and redacted: see
+// providerDetail.
 func (u *upstream) failure(resp *http.Response, model string) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var body struct {
@@ -139,24 +143,18 @@ func (u *upstream) failure(resp *http.Response, model string) error {
 	if err := json.Unmarshal(body.Error.Code, &code); err != nil {
 		code = string(body.Error.Code)
 	}
-	detail := fmt.Sprintf("status %d: %s", resp.StatusCode, truncate(string(raw), 500))
+	cause := fmt.Errorf("voice provider status %d: %s", resp.StatusCode, providerDetail(resp.StatusCode, raw, u.apiKey))
 
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
-		return &Error{
-			Kind:       KindRateLimited,
-			Message:    "the voice service is rate limited; try again shortly",
-			Detail:     detail,
-			RetryAfter: retryAfter(resp.Header, u.now()),
-		}
+		p := problem.Wrap(cause, problem.RateLimited, "the voice service is rate limited; try again shortly")
+		p.RetryAfter = retryAfter(resp.Header, u.now())
+		return p
 	case termsRequired(resp.StatusCode, code, body.Error.Message):
-		return &Error{
-			Kind:    KindTermsRequired,
-			Message: fmt.Sprintf("the voice provider will not serve model %q until its terms are accepted in the provider's console", model),
-			Detail:  detail,
-		}
+		return problem.Wrap(cause, problem.Unavailable,
+			fmt.Sprintf("the voice provider will not serve model %q until its terms are accepted in the provider's console", model))
 	}
-	return &Error{Kind: KindUpstream, Message: fmt.Sprintf("the voice service failed (status %d)", resp.StatusCode), Detail: detail}
+	return problem.Wrap(cause, problem.Upstream, fmt.Sprintf("the voice service failed (status %d)", resp.StatusCode))
 }
 
 // termsRequired recognises the "accept the model's terms first" refusal.
@@ -196,17 +194,4 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return defaultRetryAfter
-}
-
-// RetryAfterSeconds renders a delay for the Retry-After header: whole
-// seconds, rounded up, at least 1.
-func RetryAfterSeconds(d time.Duration) string {
-	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -1,0 +1,314 @@
+package voice
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+const testBoundary = "b0undary"
+
+// uploadParts are the multipart framing around one file part of size bytes
+// of WebM (a real EBML signature, then filler).
+func uploadParts(size int64) (head, tail string, total int64) {
+	head = "--" + testBoundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.webm\"\r\nContent-Type: audio/webm\r\n\r\n" +
+		string(webmHeader)
+	tail = "\r\n--" + testBoundary + "--\r\n"
+	return head, tail, int64(len(head)) + (size - int64(len(webmHeader))) + int64(len(tail))
+}
+
+// streamedUpload is a request whose body is generated while it is sent:
+// the client holds no file either.
+func streamedUpload(t testing.TB, url, user string, size int64) *http.Request {
+	head, tail, total := uploadParts(size)
+	body := io.MultiReader(strings.NewReader(head), io.LimitReader(fill('a'), size-int64(len(webmHeader))), strings.NewReader(tail))
+	req, err := http.NewRequest(http.MethodPost, url+"/api/voice/transcribe", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = total
+	req.Header.Set("Content-Type", "multipart/form-data; boundary="+testBoundary)
+	req.Header.Set("X-Test-User", user)
+	return req
+}
+
+// rawUpload opens a connection, sends the headers of an upload declaring
+// length bytes and then only sent, and reads the answer: a server that
+// answers has decided without the body.
+func rawUpload(t *testing.T, addr, user string, length int64, sent string) *http.Response {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(conn, "POST /api/voice/transcribe HTTP/1.1\r\nHost: %s\r\nX-Test-User: %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s", addr, user, testBoundary, length, sent)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer while the body is withheld: %v", err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
+// heldUpload is an upload whose body is sent up to the file's first bytes
+// and then held until finish is called.
+type heldUpload struct {
+	pw     *io.PipeWriter
+	tail   string
+	size   int64
+	result chan int
+}
+
+func holdUpload(t *testing.T, url, user string, size int64) *heldUpload {
+	t.Helper()
+	head, tail, total := uploadParts(size)
+	pr, pw := io.Pipe()
+	req, err := http.NewRequest(http.MethodPost, url+"/api/voice/transcribe", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = total
+	req.Header.Set("Content-Type", "multipart/form-data; boundary="+testBoundary)
+	req.Header.Set("X-Test-User", user)
+	h := &heldUpload{pw: pw, tail: tail, size: size - int64(len(webmHeader)), result: make(chan int, 1)}
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			h.result <- 0
+			return
+		}
+		resp.Body.Close()
+		h.result <- resp.StatusCode
+	}()
+	go func() { _, _ = io.WriteString(pw, head) }()
+	t.Cleanup(func() { pw.CloseWithError(errors.New("test over")) })
+	return h
+}
+
+// finish sends the rest of the body and returns the status.
+func (h *heldUpload) finish(t *testing.T) int {
+	t.Helper()
+	go func() {
+		_, _ = io.Copy(h.pw, io.LimitReader(fill('a'), h.size))
+		_, _ = io.WriteString(h.pw, h.tail)
+		_ = h.pw.Close()
+	}()
+	select {
+	case s := <-h.result:
+		return s
+	case <-time.After(30 * time.Second):
+		t.Fatal("held upload did not finish")
+		return 0
+	}
+}
+
+// waitInFlight waits until n uploads hold a slot.
+func waitInFlight(t *testing.T, svc *Service, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		svc.uploads.mu.Lock()
+		got := svc.uploads.total
+		svc.uploads.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d uploads in flight, want %d", got, n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestUploadLimitsRefuseBeforeReading(t *testing.T) {
+	f := newFakeProvider(t, okTranscription)
+	cfg := remoteConfig(f)
+	cfg.MaxUploads, cfg.MaxUploadsPerUser = 3, 2
+	env := newEnv(t, cfg)
+	srv := httptest.NewServer(env.e)
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+
+	ada1, ada2 := holdUpload(t, srv.URL, "ada", 100_000), holdUpload(t, srv.URL, "ada", 100_000)
+	waitInFlight(t, env.svc, 2)
+	resp := rawUpload(t, addr, "ada", 1<<20, "")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "5" {
+		t.Fatalf("third upload of one user: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	grace := holdUpload(t, srv.URL, "grace", 100_000)
+	waitInFlight(t, env.svc, 3)
+	resp = rawUpload(t, addr, "alan", 1<<20, "")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "5" {
+		t.Fatalf("upload over the global limit: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	for name, h := range map[string]*heldUpload{"ada 1": ada1, "ada 2": ada2, "grace": grace} {
+		if s := h.finish(t); s != http.StatusOK {
+			t.Fatalf("%s's held upload: status %d", name, s)
+		}
+	}
+	waitInFlight(t, env.svc, 0)
+	resp, err := http.DefaultClient.Do(streamedUpload(t, srv.URL, "alan", 100_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("upload once slots are free: %d", resp.StatusCode)
+	}
+	if n := len(f.received()); n != 4 {
+		t.Fatalf("provider got %d uploads, want the 4 admitted", n)
+	}
+}
+
+func TestAllowanceRefusesBeforeReading(t *testing.T) {
+	f := newFakeProvider(t, okTranscription)
+	cfg := remoteConfig(f)
+	cfg.DailyTranscribeBytes = 1 << 20
+	env := newEnv(t, cfg)
+	srv := httptest.NewServer(env.e)
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+
+	// 5 MiB declared against 1 MiB left: refused on the headers alone.
+	resp := rawUpload(t, addr, "ada", 5<<20, "")
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("over the allowance: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if used := env.allowance.used[TranscribeBytes]; used != 0 {
+		t.Fatalf("a refused upload left %d bytes charged", used)
+	}
+	// The reservation is the declared length, adjusted to the audio sent:
+	// 600 KB of audio leaves about 400 KB, so a second 600 KB is refused
+	// and a 300 KB one passes.
+	send := func(size int64) int {
+		resp, err := http.DefaultClient.Do(streamedUpload(t, srv.URL, "ada", size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if s := send(600_000); s != http.StatusOK {
+		t.Fatalf("600 KB within the allowance: %d", s)
+	}
+	if used := env.allowance.used[TranscribeBytes]; used != 600_000 {
+		t.Fatalf("charged %d bytes for 600,000 bytes of audio", used)
+	}
+	if s := send(600_000); s != http.StatusTooManyRequests {
+		t.Fatalf("600 KB over what is left: %d", s)
+	}
+	if s := send(300_000); s != http.StatusOK {
+		t.Fatalf("300 KB within what is left: %d", s)
+	}
+	if n := len(f.received()); n != 2 {
+		t.Fatalf("provider got %d uploads, want 2", n)
+	}
+}
+
+// countingProvider reads each upload as it arrives, keeping nothing.
+func countingProvider(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var bytesIn atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		bytesIn.Add(n)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		okTranscription(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &bytesIn
+}
+
+// Forty accounts each send a 25 MiB file at once. Refused uploads cost
+// nothing; admitted ones stream through a temporary file. The heap of the
+// whole test process (clients and provider included) stays far below one
+// file per upload, which the old handler, buffering every file, needed.
+func TestConcurrentUploadsStayInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends a gigabyte over loopback")
+	}
+	provider, bytesIn := countingProvider(t)
+	env := newEnv(t, Config{BaseURL: provider.URL + "/v1", APIKey: "k", STTModel: "whisper", DailyTranscribeBytes: 1 << 40})
+	srv := httptest.NewServer(env.e)
+	t.Cleanup(srv.Close)
+
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var peak atomic.Uint64
+	ctx, stop := context.WithCancel(context.Background())
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var m runtime.MemStats
+		for ctx.Err() == nil {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+
+	const uploads = 40
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		statuses = map[int]int{}
+		failed   int
+	)
+	client := &http.Client{Timeout: 2 * time.Minute}
+	for i := range uploads {
+		wg.Go(func() {
+			resp, err := client.Do(streamedUpload(t, srv.URL, fmt.Sprintf("user-%d", i), MaxUpload))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				// A refusal closes the connection while the client may
+				// still be sending; the answer can be lost with it.
+				failed++
+				return
+			}
+			resp.Body.Close()
+			statuses[resp.StatusCode]++
+		})
+	}
+	wg.Wait()
+	stop()
+	<-sampled
+
+	grew := int64(peak.Load()) - int64(before.HeapInuse)
+	t.Logf("statuses %v, connections cut %d, provider received %d MiB, heap in use grew by %.1f MiB at most",
+		statuses, failed, bytesIn.Load()>>20, float64(grew)/(1<<20))
+	for s := range statuses {
+		if s != http.StatusOK && s != http.StatusTooManyRequests {
+			t.Fatalf("status %d among the answers %v", s, statuses)
+		}
+	}
+	if statuses[http.StatusOK] < 1 {
+		t.Fatalf("no upload went through: %v", statuses)
+	}
+	if got := bytesIn.Load(); got < int64(statuses[http.StatusOK])*MaxUpload {
+		t.Fatalf("provider received %d bytes for %d transcriptions of 25 MiB", got, statuses[http.StatusOK])
+	}
+	if limit := int64(64 << 20); grew > limit {
+		t.Fatalf("heap in use grew by %d MiB during 40 uploads of 25 MiB, over the %d MiB bound", grew>>20, limit>>20)
+	}
+}
