@@ -14,7 +14,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 )
 
-// designSettings are the variables of DESIGN.md §4, by the service that reads them.
+// designSettings are the pinned variables (docs/api.md, "Settings"), by the service that reads them.
 var designSettings = map[string][]string{
 	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM"},
 	"interview": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "STT_MODEL", "TTS_MODEL", "TTS_VOICE",
@@ -266,7 +266,7 @@ func TestComposeEveryDesignSettingReachesItsService(t *testing.T) {
 }
 
 // TestEnvExampleDocumentsEverySetting keeps .env.example complete: every
-// DESIGN §4 variable and every variable docker-compose.yml interpolates.
+// pinned variable (docs/api.md, "Settings") and every variable docker-compose.yml interpolates.
 func TestEnvExampleDocumentsEverySetting(t *testing.T) {
 	root := repoRoot(t)
 	example, err := os.ReadFile(filepath.Join(root, ".env.example"))

@@ -81,7 +81,7 @@ func (j *judge) ask(t *testing.T, key, body string) result {
 	return j.do(t, http.MethodPost, "/v1/systemone", key, []byte(body))
 }
 
-// wantError checks the status and DESIGN §5's error body.
+// wantError checks the status and the error body (docs/api.md, "Judge errors").
 func wantError(t *testing.T, r result, status int, errorType string) {
 	t.Helper()
 	if r.status != status {
