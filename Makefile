@@ -22,6 +22,9 @@ deps:
 
 test: deps build lint test-go test-web test-e2e test-deploy
 
+# Every module's Go tests. Suites that run a service build it from source
+# once per test run (shared/proctest), never from bin/; the interview binary
+# embeds the web client as build-web last left it.
 test-go:
 	@fail=0; for dir in $(MODULES); do echo "== go test $$dir"; (cd $$dir && $(GO) test -count=1 ./...) || fail=1; done; exit $$fail
 
@@ -46,5 +49,6 @@ tidy:
 run: deps build
 	@bash deploy/run.sh
 
+# Figures a busy machine moves, which tests only bound: see docs/resilience.md.
 bench: build
 	@bash deploy/bench.sh

@@ -2,7 +2,6 @@ package deploy
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,11 +12,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/judgeworks/deploy/harness"
+	"github.com/judgeworks/shared/proctest"
 )
 
 // startCaddy runs the real Caddy with deploy/Caddyfile in front of upstream
@@ -30,28 +27,17 @@ func startCaddy(t *testing.T, upstream string, env ...string) (string, int) {
 		t.Fatal("caddy is not installed: run make deps")
 	}
 	work := t.TempDir()
-	port, err := harness.FreePort()
+	port, err := proctest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
 	host := strings.TrimPrefix(upstream, "http://")
-	env = append(append(harness.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", port),
+	env = append(append(proctest.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", port),
 		"JUDGE_UPSTREAM="+host, "INTERVIEW_UPSTREAM="+host), env...)
-	caddy, err := harness.StartProc("caddy", work, env, caddyBin,
-		"run", "--config", filepath.Join(repoRoot(t), "deploy/Caddyfile"), "--adapter", "caddyfile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		caddy.Stop(syscall.SIGTERM, 15*time.Second)
-		if t.Failed() {
-			t.Logf("--- caddy output:\n%s", caddy.Output())
-		}
-	})
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	if err := harness.WaitOK(context.Background(), base+"/healthz", caddy); err != nil {
-		t.Fatal(err)
-	}
+	proctest.Run(t, proctest.Cmd{Name: "caddy", Path: caddyBin, Dir: work, Env: env,
+		Args: []string{"run", "--config", filepath.Join(repoRoot(t), "deploy/Caddyfile"), "--adapter", "caddyfile"}},
+		base+"/healthz")
 	return base, port
 }
 

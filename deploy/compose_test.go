@@ -14,9 +14,9 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 )
 
-// designSettings are the variables of the settings table the design pins,
-// plus REDIS_URL (shared limits for replicas) and the judge's APP_ENV (strict
-// keys in production), by the service that reads them.
+// designSettings are the pinned variables (docs/api.md, "Settings"), plus
+// REDIS_URL (shared limits for replicas) and the judge's APP_ENV (strict keys
+// in production), by the service that reads them.
 var designSettings = map[string][]string{
 	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM",
 		"APP_ENV", "REDIS_URL"},
@@ -326,7 +326,7 @@ func TestComposeEveryDesignSettingReachesItsService(t *testing.T) {
 }
 
 // TestEnvExampleDocumentsEverySetting keeps .env.example complete: every
-// DESIGN §4 variable and every variable docker-compose.yml interpolates.
+// pinned variable (docs/api.md, "Settings") and every variable docker-compose.yml interpolates.
 func TestEnvExampleDocumentsEverySetting(t *testing.T) {
 	root := repoRoot(t)
 	example, err := os.ReadFile(filepath.Join(root, ".env.example"))

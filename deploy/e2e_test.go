@@ -2,7 +2,6 @@ package deploy
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -18,22 +17,24 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/judgeworks/deploy/harness"
 	"github.com/judgeworks/shared/pgtest"
+	"github.com/judgeworks/shared/proctest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func TestMain(m *testing.M) {
+	os.Exit(proctest.Main(func() int { return pgtest.Main(m) }))
+}
 
-// stack is the built judge and interview binaries from bin/ and the real
-// Caddy with deploy/Caddyfile in front, each on a free loopback port, with a
-// fresh database: what `make run` starts, minus the terminal.
+// stack is the judge and interview built from source and the real Caddy
+// with deploy/Caddyfile in front, each on a free loopback port, with a fresh
+// database: what `make run` starts, minus the terminal.
 type stack struct {
 	base  string // Caddy, e.g. http://127.0.0.1:41234
-	caddy *harness.Proc
+	caddy *proctest.Proc
 }
 
 // judgeKey is at least 32 characters: a judge with a language model refuses shorter keys.
@@ -45,23 +46,6 @@ func startStack(t *testing.T) *stack {
 	t.Helper()
 	s := startSuiteStack(t, harness.Config{DatabaseURL: pgtest.NewDatabase(t)})
 	return &stack{base: s.URL, caddy: s.Caddy}
-}
-
-// startProc starts one process for t, stopping it (SIGTERM, then SIGKILL
-// after 15 s) when t ends and printing its output if t failed.
-func startProc(t *testing.T, dir, name string, env []string, bin string, args ...string) *harness.Proc {
-	t.Helper()
-	p, err := harness.StartProc(name, dir, env, bin, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		p.Stop(syscall.SIGTERM, 15*time.Second)
-		if t.Failed() {
-			t.Logf("--- %s output:\n%s", name, p.Output())
-		}
-	})
-	return p
 }
 
 // call sends a JSON request and decodes a JSON answer into out (if non-nil).
@@ -489,7 +473,7 @@ func testAccessLog(t *testing.T, s *stack) {
 		}
 	}
 	if !found {
-		t.Errorf("no JSON access log line for POST /v1/systemone 200 in Caddy's output:\n%s", s.caddy.Output())
+		t.Errorf("no JSON access log line for POST /v1/systemone 200 in Caddy's output (its end is shown below)")
 	}
 }
 
@@ -511,19 +495,16 @@ func TestCaddyBodyLimit(t *testing.T) {
 	}))
 	defer upstream.Close()
 	work := t.TempDir()
-	port, err := harness.FreePort()
+	port, err := proctest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	caddy := startProc(t, work, "caddy",
-		append(harness.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", port),
-			"JUDGE_UPSTREAM="+strings.TrimPrefix(upstream.URL, "http://"),
-			"INTERVIEW_UPSTREAM="+strings.TrimPrefix(upstream.URL, "http://")),
-		caddyBin, "run", "--config", filepath.Join(repoRoot(t), "deploy/Caddyfile"), "--adapter", "caddyfile")
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	if err := harness.WaitOK(context.Background(), base+"/healthz", caddy); err != nil {
-		t.Fatal(err)
-	}
+	proctest.Run(t, proctest.Cmd{Name: "caddy", Path: caddyBin, Dir: work,
+		Args: []string{"run", "--config", filepath.Join(repoRoot(t), "deploy/Caddyfile"), "--adapter", "caddyfile"},
+		Env: append(proctest.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", port),
+			"JUDGE_UPSTREAM="+strings.TrimPrefix(upstream.URL, "http://"),
+			"INTERVIEW_UPSTREAM="+strings.TrimPrefix(upstream.URL, "http://"))}, base+"/healthz")
 
 	const mib = 1 << 20
 	for _, tc := range []struct {

@@ -8,16 +8,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/judgeworks/deploy/harness"
+	"github.com/judgeworks/shared/proctest"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -27,49 +26,37 @@ import (
 // is TestKilledMidEvaluation in interview/cmd/interview/main_test.go; these
 // tests cover the judge, Postgres and the provider.
 
-// judgeProc is bin/judge alone on a free port.
+// judgeProc is the judge, built from source, alone on a free port.
 type judgeProc struct {
-	*harness.Proc
+	*proctest.Proc
 	url string
 }
 
 func startJudge(t *testing.T, env ...string) *judgeProc {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("starts bin/judge")
+		t.Skip("builds and starts the judge")
 	}
-	root := repoRoot(t)
-	port, err := harness.FreePort()
+	port, err := proctest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	env = append(harness.BaseEnv(work), append([]string{fmt.Sprintf("JUDGE_ADDR=127.0.0.1:%d", port),
+	env = append(proctest.BaseEnv(work), append([]string{fmt.Sprintf("JUDGE_ADDR=127.0.0.1:%d", port),
 		"JUDGE_API_KEYS=" + judgeKey, "JUDGE_LLM_READOUT=probabilities"}, env...)...)
-	p, err := harness.StartProc("judge", work, env, filepath.Join(root, "bin/judge"))
-	if err != nil {
-		t.Fatalf("%v (run make build-go first)", err)
-	}
-	j := &judgeProc{Proc: p, url: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	t.Cleanup(func() {
-		p.Stop(syscall.SIGTERM, 10*time.Second)
-		if t.Failed() {
-			t.Logf("--- judge output:\n%s", p.Output())
-		}
-	})
-	if err := harness.WaitOK(context.Background(), j.url+"/healthz", p); err != nil {
-		t.Fatal(err)
-	}
-	return j
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
+	p := proctest.Run(t, proctest.Cmd{Name: "judge", Path: proctest.Build(t, judgePkg), Dir: work, Env: env}, url+"/healthz")
+	return &judgeProc{Proc: p, url: url}
 }
 
-// judgeCall is one POST /v1/systemone: status, headers, body, time taken,
-// or the transport error.
+// judgeCall is one POST /v1/systemone: status, headers, body, time taken
+// and when the answer was read, or the transport error.
 type judgeCall struct {
 	status  int
 	header  http.Header
 	body    []byte
 	elapsed time.Duration
+	done    time.Time
 	err     error
 }
 
@@ -85,11 +72,11 @@ func askJudgeWith(c *http.Client, url, key string, req any) judgeCall {
 	start := time.Now()
 	resp, err := c.Do(hreq)
 	if err != nil {
-		return judgeCall{err: err, elapsed: time.Since(start)}
+		return judgeCall{err: err, elapsed: time.Since(start), done: time.Now()}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	return judgeCall{status: resp.StatusCode, header: resp.Header, body: body, elapsed: time.Since(start), err: err}
+	return judgeCall{status: resp.StatusCode, header: resp.Header, body: body, elapsed: time.Since(start), done: time.Now(), err: err}
 }
 
 func (c judgeCall) detail(t *testing.T) judgeError {
@@ -125,7 +112,8 @@ func TestJudgeKilledMidRequest(t *testing.T) {
 	raw := make(chan judgeCall, 1)
 	go func() { raw <- askJudge(j.url, noulRequest("llm-latest")) }()
 	client := systemone.NewClient(systemone.WithBaseURL(j.url), systemone.WithAPIKey(judgeKey),
-		systemone.WithMaxAttempts(6), systemone.WithBackoff(300*time.Millisecond, 2*time.Second))
+		// Retries for about 20 s: room for a restart on a busy machine.
+		systemone.WithMaxAttempts(12), systemone.WithBackoff(300*time.Millisecond, 2*time.Second))
 	type result struct {
 		resp *systemone.Response
 		err  error
@@ -148,10 +136,10 @@ func TestJudgeKilledMidRequest(t *testing.T) {
 	if c := <-raw; c.err == nil {
 		t.Fatalf("request in flight at kill -9 got %d %s, want a transport error", c.status, c.body)
 	}
-	if err := j.Start(); err != nil {
+	if err := j.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.WaitOK(context.Background(), j.url+"/healthz", j.Proc); err != nil {
+	if err := proctest.WaitOK(context.Background(), j.url+"/healthz", j.Proc); err != nil {
 		t.Fatal(err)
 	}
 
@@ -163,8 +151,8 @@ func TestJudgeKilledMidRequest(t *testing.T) {
 		if !reflect.DeepEqual(*r.resp, want) {
 			t.Errorf("answer after restart %+v, want the one before the kill %+v", *r.resp, want)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the Go client did not finish within 30s of the restart")
+	case <-time.After(time.Minute):
+		t.Fatal("the Go client did not finish within a minute of the restart")
 	}
 	if n := len(llm.chatCalls()); n != 1 {
 		t.Errorf("the model was asked %d times after the kill, want exactly 1 (the client's retry)", n)
@@ -174,7 +162,7 @@ func TestJudgeKilledMidRequest(t *testing.T) {
 	}
 }
 
-// TestUpstreamFaults drives bin/judge against a provider that fails in each
+// TestUpstreamFaults drives the judge against a provider that fails in each
 // documented way (docs/adapter.md, "Upstream faults") and checks the status,
 // the error body, Retry-After and how often the provider was asked.
 func TestUpstreamFaults(t *testing.T) {
@@ -257,10 +245,10 @@ func TestUpstreamHang(t *testing.T) {
 	if ra, err := strconv.Atoi(c.header.Get("Retry-After")); err != nil || ra < 1 {
 		t.Errorf("Retry-After %q, want whole seconds ≥ 1", c.header.Get("Retry-After"))
 	}
-	// Bounds with room for a loaded machine: not before the deadline, and
-	// not much after it.
-	if c.elapsed < deadline-100*time.Millisecond || c.elapsed > deadline+3*time.Second {
-		t.Errorf("answered after %v, want about the %v deadline", c.elapsed, deadline)
+	// Not before the deadline, and well before five of it (the deadline
+	// bounds the whole request, not each try): bounds a busy machine keeps.
+	if c.elapsed < deadline-100*time.Millisecond || c.elapsed >= 5*deadline {
+		t.Errorf("answered after %v, want at the %v deadline", c.elapsed, deadline)
 	}
 	t.Logf("hung provider: 529 after %v (deadline %v)", c.elapsed.Round(time.Millisecond), deadline)
 }
@@ -286,8 +274,9 @@ func TestJudgeSaturated(t *testing.T) {
 		wg.Go(func() { more[i] = askJudge(j.url, noulRequest("llm-latest")) })
 	}
 	wg.Wait()
-	if c := <-first; c.status != http.StatusOK {
-		t.Errorf("first request: %d %s", c.status, c.body)
+	firstCall := <-first
+	if firstCall.status != http.StatusOK {
+		t.Errorf("first request: %d %s", firstCall.status, firstCall.body)
 	}
 	var refused, queued []judgeCall
 	for _, c := range more {
@@ -310,10 +299,10 @@ func TestJudgeSaturated(t *testing.T) {
 	if r.header.Get("Retry-After") == "" {
 		t.Error("refusal without Retry-After")
 	}
-	// A behaviour check, not a timing target: the refusal did not wait for
-	// the provider.
-	if r.elapsed >= upstreamDelay/2 {
-		t.Errorf("refusal took %v, want well under the provider's %v", r.elapsed, upstreamDelay)
+	// The refusal did not wait for the provider: it came back while the
+	// first call was still there. An order, not a time a busy machine moves.
+	if f := firstCall; !r.done.Before(f.done) {
+		t.Errorf("refusal answered %v after the first request, want before it: it waited for the provider", r.done.Sub(f.done))
 	}
 	if queued[0].elapsed < upstreamDelay {
 		t.Errorf("queued request answered after %v, before the first call could have finished", queued[0].elapsed)
@@ -433,21 +422,49 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 		return 0
 	}
 
-	time.Sleep(time.Second)
+	// Each phase lasts until what it is for has happened, not for a fixed
+	// time a busy machine could make too short.
+	count := func(match func(outcome) bool) int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, o := range outcomes {
+			if match(o) {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s within a minute", what)
+			}
+		}
+	}
+	waitFor("successful flow before the outage", func() bool { return count(func(o outcome) bool { return o.ok }) > 0 })
 	if st := ready(); st != http.StatusOK {
 		t.Fatalf("/readyz %d before the outage", st)
 	}
 	pg.Stop() // fast shutdown (SIGINT): sessions are cut
 	downAt := time.Now()
-	notReady := waitReady(false, 10*time.Second)
-	time.Sleep(1500 * time.Millisecond) // the clients keep trying through the outage
+	notReady := waitReady(false, time.Minute)
+	// The clients keep trying through the outage until one started in it
+	// has failed.
+	waitFor("failed flow during the outage", func() bool {
+		return count(func(o outcome) bool { return !o.ok && !o.start.Before(downAt) }) > 0
+	})
 	if err := pg.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	upAt := time.Now()
-	readyAgain := waitReady(true, 30*time.Second)
+	readyAgain := waitReady(true, time.Minute)
 	recovered := time.Now()
-	time.Sleep(2 * time.Second)
+	settled := recovered.Add(500 * time.Millisecond)
+	waitFor("5 flows after recovery", func() bool {
+		return count(func(o outcome) bool { return o.start.After(settled) }) >= 5
+	})
 	close(stop)
 	wg.Wait()
 	stop = make(chan struct{}) // the deferred close
@@ -465,7 +482,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 				during++
 				failures = append(failures, o.what)
 			}
-		case o.start.After(recovered.Add(500 * time.Millisecond)):
+		case o.start.After(settled):
 			after++
 			if !o.ok {
 				afterFailed++

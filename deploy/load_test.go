@@ -34,15 +34,18 @@ func (p *pacer) wait(ctx context.Context) bool {
 	}
 }
 
-// TestRateLimitUnderLoad runs two clients of bin/judge at once, each with
+// TestRateLimitUnderLoad runs two clients of the judge at once, each with
 // its own key at the default 1,200 requests/minute (burst 10, see
-// docs/judge.md). The compliant one, eight workers sending 95 % of the
-// limit, is never refused. The flood, eight workers as fast as they can,
-// gets exactly the limit: burst + rate × elapsed, ± 1 plus the timing
-// uncertainty of the first and last request.
+// docs/judge.md). It asserts only what must hold however busy the machine
+// is: the compliant client, eight workers sending 95 % of the limit, is
+// never refused; the flood, eight workers as fast as they can, is never
+// admitted more than burst + rate × elapsed, elapsed measured from before
+// its first request to after its last, and is refused once it has used
+// that up. How close the flood comes to the bound is a figure, not a test:
+// the run logs it, and make bench prints it (deploy/bench.d/judge-ratelimit-flood.sh).
 func TestRateLimitUnderLoad(t *testing.T) {
 	if testing.Short() {
-		t.Skip("load: about 30 s against bin/judge")
+		t.Skip("load: about 30 s against the judge")
 	}
 	const (
 		rpm       = 1200
@@ -54,31 +57,31 @@ func TestRateLimitUnderLoad(t *testing.T) {
 	j := startJudge(t, "JUDGE_API_KEYS=compliant-key,flood-key")
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 2 * workers}}
 	body := noulRequest("local/lexical-latest")
-	post := func(key string) (int, time.Time, time.Time) {
-		start := time.Now()
+	post := func(key string) int {
 		st, err := postJSON(c, j.url+"/v1/systemone", key, body)
 		if err != nil {
 			t.Errorf("%s: %v", key, err)
 		}
-		return st, start, time.Now()
+		return st
 	}
 
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		statuses = map[string]map[int]int{"compliant-key": {}, "flood-key": {}}
-		// First and last flood request: start and end times.
-		firstStart, firstEnd, lastStart, lastEnd time.Time
+		// Before the flood's first request is sent, after its last answer.
+		floodStart, floodEnd time.Time
 	)
 	p := &pacer{interval: time.Minute / (rpm * 95 / 100)}
 	ctxC, cancelC := context.WithTimeout(context.Background(), compliant)
 	defer cancelC()
 	ctxF, cancelF := context.WithTimeout(context.Background(), flood)
 	defer cancelF()
+	floodStart = time.Now()
 	for range workers {
 		wg.Go(func() {
 			for p.wait(ctxC) {
-				st, _, _ := post("compliant-key")
+				st := post("compliant-key")
 				mu.Lock()
 				statuses["compliant-key"][st]++
 				mu.Unlock()
@@ -86,14 +89,12 @@ func TestRateLimitUnderLoad(t *testing.T) {
 		})
 		wg.Go(func() {
 			for ctxF.Err() == nil {
-				st, s, e := post("flood-key")
+				st := post("flood-key")
+				end := time.Now()
 				mu.Lock()
 				statuses["flood-key"][st]++
-				if firstStart.IsZero() || s.Before(firstStart) {
-					firstStart, firstEnd = s, e
-				}
-				if e.After(lastEnd) {
-					lastStart, lastEnd = s, e
+				if end.After(floodEnd) {
+					floodEnd = end
 				}
 				mu.Unlock()
 			}
@@ -106,26 +107,31 @@ func TestRateLimitUnderLoad(t *testing.T) {
 	for _, n := range comp {
 		sent += n
 	}
-	if comp[http.StatusOK] != sent || sent == 0 {
-		t.Errorf("compliant client: %v, want every one of %d requests answered 200", comp, sent)
+	if comp[http.StatusOK] != sent {
+		t.Errorf("compliant client: %v, want every one of its %d requests answered 200", comp, sent)
 	}
-	// At 95 % of the limit for the whole run, give or take start and end.
-	if want := int(compliant.Seconds() * rpm * 0.95 / 60); sent < want-workers-2 || sent > want+2 {
-		t.Errorf("compliant client sent %d requests in %v, want about %d: the pacing is off", sent, compliant, want)
+	// The pacer never sends faster than 95 % of the limit; a busy machine
+	// can only make it send fewer. Past the burst, the limit is what lets
+	// them through.
+	if most := int(compliant/p.interval) + 1; sent > most {
+		t.Errorf("compliant client sent %d requests in %v, more than the %d of 95 %% of the limit: the pacer is broken", sent, compliant, most)
 	}
-	rate := float64(rpm) / 60
-	hi := burst + rate*lastEnd.Sub(firstStart).Seconds()
-	lo := burst + rate*lastStart.Sub(firstEnd).Seconds()
-	got := fl[http.StatusOK]
-	if float64(got) < lo-1 || float64(got) > hi+1 {
-		t.Errorf("flood admitted %d, want burst + rate × elapsed = %.1f … %.1f (± 1)", got, lo, hi)
+	if sent <= burst {
+		t.Errorf("compliant client sent only %d requests, not past the burst of %d: nothing was tested", sent, burst)
 	}
-	if fl[http.StatusTooManyRequests] == 0 || len(fl) != 2 {
-		t.Errorf("flood statuses %v, want only 200 and 429", fl)
+	elapsed := floodEnd.Sub(floodStart)
+	bound := burst + float64(rpm)/60*elapsed.Seconds()
+	admitted, refused := fl[http.StatusOK], fl[http.StatusTooManyRequests]
+	if float64(admitted) > bound {
+		t.Errorf("flood admitted %d in %v, more than burst + rate × elapsed = %.1f", admitted, elapsed, bound)
 	}
-	t.Logf("compliant: %d requests in %v at %.1f/s, statuses %v; flood: %d admitted of %d over %.3f s, expected %.1f … %.1f",
-		sent, compliant, float64(sent)/compliant.Seconds(), comp, got, got+fl[http.StatusTooManyRequests],
-		lastEnd.Sub(firstStart).Seconds(), lo, hi)
+	// A fresh bucket admits its burst whatever the timing; every refusal
+	// is a 429.
+	if admitted < min(burst, admitted+refused) || len(fl) > 2 {
+		t.Errorf("flood statuses %v, want at least the burst of %d admitted and nothing but 200 and 429", fl, burst)
+	}
+	t.Logf("rate limit: compliant %d requests in %v at %.1f/s, statuses %v; flood %d admitted of %d in %.3f s, bound burst + rate × elapsed = %.1f (%.1f %% of it)",
+		sent, compliant, float64(sent)/compliant.Seconds(), comp, admitted, admitted+refused, elapsed.Seconds(), bound, 100*float64(admitted)/bound)
 }
 
 // postJSON posts body with a bearer key and drains the answer.

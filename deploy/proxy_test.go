@@ -1,18 +1,17 @@
 package deploy
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
-	"github.com/judgeworks/deploy/harness"
 	"github.com/judgeworks/shared/pgtest"
+	"github.com/judgeworks/shared/proctest"
 )
 
 // frontProxy stands for a load balancer or CDN in front of Caddy: it names
@@ -40,33 +39,30 @@ func frontProxy(t *testing.T, caddyURL string) string {
 func startInterviewBehindCaddy(t *testing.T, caddyEnv ...string) string {
 	t.Helper()
 	root := repoRoot(t)
-	bin := filepath.Join(root, "bin", "interview")
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("%s is missing: run make build-go first", bin)
+	caddyBin, err := exec.LookPath("caddy")
+	if err != nil {
+		t.Fatal("caddy is not installed: run make deps")
 	}
 	work := t.TempDir()
-	port, err := harness.FreePort()
+	port, err := proctest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc := fmt.Sprintf("127.0.0.1:%d", port)
-	interview := startProc(t, work, "interview", append(harness.BaseEnv(work),
-		"INTERVIEW_ADDR="+svc, "DATABASE_URL="+pgtest.NewDatabase(t), "DATA_DIR="+filepath.Join(work, ".data"),
-		"TRUSTED_PROXIES=loopback", "AUTH_THROTTLE=on"), bin)
-	if err := harness.WaitOK(context.Background(), "http://"+svc+"/healthz", interview); err != nil {
-		t.Fatal(err)
-	}
-	caddyPort, err := harness.FreePort()
+	proctest.Run(t, proctest.Cmd{Name: "interview", Path: proctest.Build(t, interviewPkg), Dir: work,
+		Env: append(proctest.BaseEnv(work),
+			"INTERVIEW_ADDR="+svc, "DATABASE_URL="+pgtest.NewDatabase(t), "DATA_DIR="+filepath.Join(work, ".data"),
+			"TRUSTED_PROXIES=loopback", "AUTH_THROTTLE=on")}, "http://"+svc+"/healthz")
+	caddyPort, err := proctest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	caddy := startProc(t, work, "caddy", append(append(harness.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", caddyPort),
-		"JUDGE_UPSTREAM=127.0.0.1:9", "INTERVIEW_UPSTREAM="+svc), caddyEnv...),
-		"caddy", "run", "--config", filepath.Join(root, "deploy/Caddyfile"), "--adapter", "caddyfile")
 	base := fmt.Sprintf("http://127.0.0.1:%d", caddyPort)
-	if err := harness.WaitOK(context.Background(), base+"/healthz", caddy, interview); err != nil {
-		t.Fatal(err)
-	}
+	proctest.Run(t, proctest.Cmd{Name: "caddy", Path: caddyBin, Dir: work,
+		Env: append(append(proctest.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", caddyPort),
+			"JUDGE_UPSTREAM=127.0.0.1:9", "INTERVIEW_UPSTREAM="+svc), caddyEnv...),
+		Args: []string{"run", "--config", filepath.Join(root, "deploy/Caddyfile"), "--adapter", "caddyfile"}},
+		base+"/healthz")
 	return base
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,16 +15,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/deploy/harness"
 	"github.com/judgeworks/shared/pgtest"
+	"github.com/judgeworks/shared/proctest"
 )
 
 // runScript is one deploy/run.sh (make run without the build) started in a
-// scratch checkout: deploy/run.sh and deploy/Caddyfile copied, bin/ linked
-// to the built binaries, so its .data/ is the test's own.
+// scratch checkout: deploy/run.sh and deploy/Caddyfile copied, bin/ holding
+// links to the judge and interview built from source for this test run, so
+// its .data/ is the test's own and no stale binary is tested.
 type runScript struct {
 	root                            string
-	proc                            *harness.Proc
+	proc                            *proctest.Proc
 	judgePort, interviewPort, caddy int
 }
 
@@ -33,18 +35,22 @@ func startRunScript(t *testing.T, root string, env ...string) *runScript {
 	t.Helper()
 	r := &runScript{root: root}
 	for _, p := range []*int{&r.judgePort, &r.interviewPort, &r.caddy} {
-		port, err := harness.FreePort()
+		port, err := proctest.FreePort()
 		if err != nil {
 			t.Fatal(err)
 		}
 		*p = port
 	}
-	env = append(append(harness.BaseEnv(root),
+	env = append(append(proctest.BaseEnv(root),
 		"DATABASE_URL="+pgtest.NewDatabase(t),
 		fmt.Sprintf("JUDGE_ADDR=127.0.0.1:%d", r.judgePort),
 		fmt.Sprintf("INTERVIEW_ADDR=127.0.0.1:%d", r.interviewPort),
 		fmt.Sprintf("CADDY_PORT=%d", r.caddy)), env...)
-	proc, err := harness.StartProc("make run", root, env, "bash", "deploy/run.sh")
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := proctest.Start(proctest.Cmd{Name: "make run", Path: bash, Args: []string{"deploy/run.sh"}, Dir: root, Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +100,13 @@ func scratchCheckout(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	for _, b := range []string{"judge", "interview"} {
-		if _, err := os.Stat(filepath.Join(repo, "bin", b)); err != nil {
-			t.Fatalf("bin/%s is missing: run make build-go first", b)
-		}
-	}
-	if err := os.Symlink(filepath.Join(repo, "bin"), filepath.Join(dir, "bin")); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	for name, pkg := range map[string]string{"judge": judgePkg, "interview": interviewPkg} {
+		if err := os.Symlink(proctest.Build(t, pkg), filepath.Join(dir, "bin", name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }

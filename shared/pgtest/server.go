@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/judgeworks/shared/proctest"
 )
 
 // Options say how StartServer sets up a server.
@@ -73,7 +74,7 @@ func StartServer(ctx context.Context, opts Options) (*Server, error) {
 	}
 	var lastErr error
 	for range 3 {
-		if s.port, lastErr = freePort(); lastErr != nil {
+		if s.port, lastErr = proctest.FreePort(); lastErr != nil {
 			break
 		}
 		if lastErr = s.Start(ctx); lastErr == nil {
@@ -282,13 +283,4 @@ func credential() (*syscall.Credential, error) {
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
 	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

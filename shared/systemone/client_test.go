@@ -225,15 +225,16 @@ func TestClientCapsRetryWait(t *testing.T) {
 	if _, err := fastClient(srv.URL, WithMaxRetryWait(50*time.Millisecond)).Ask(context.Background(), askReq()); err != nil {
 		t.Fatal(err)
 	}
-	if el := time.Since(start); el < 50*time.Millisecond || el > 5*time.Second {
+	// Uncapped, the wait would be an hour: a generous bound tells.
+	if el := time.Since(start); el < 50*time.Millisecond || el > time.Minute {
 		t.Errorf("retry after %v, want the 50ms cap", el)
 	}
 }
 
 func TestClientDeadlineShorterThanRetryWait(t *testing.T) {
 	var calls atomic.Int32
-	srv := statusServer(t, &calls, []int{429, 200}, http.Header{"Retry-After": {"20"}})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	srv := statusServer(t, &calls, []int{429, 200}, http.Header{"Retry-After": {"50"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
 	_, err := fastClient(srv.URL).Ask(ctx, askReq())
@@ -241,7 +242,9 @@ func TestClientDeadlineShorterThanRetryWait(t *testing.T) {
 	if !errors.As(err, &e) || e.Status != 429 || e.RequestID != "rid-1" {
 		t.Fatalf("err = %v, want the 429", err)
 	}
-	if el := time.Since(start); el > time.Second {
+	// A wait would last until the 30 s deadline: half of it tells, however
+	// busy the machine.
+	if el := time.Since(start); el > 15*time.Second {
 		t.Errorf("returned after %v; a wait past the deadline should not start", el)
 	}
 }
@@ -274,12 +277,13 @@ func TestClientAttemptTimeout(t *testing.T) {
 		io.WriteString(w, okBody)
 	}))
 	defer srv.Close()
-	resp, err := fastClient(srv.URL, WithAttemptTimeout(100*time.Millisecond)).Ask(context.Background(), askReq())
+	// Long enough for a retry to answer on a busy machine.
+	resp, err := fastClient(srv.URL, WithAttemptTimeout(time.Second)).Ask(context.Background(), askReq())
 	if err != nil || resp.Model == "" {
 		t.Fatalf("err = %v", err)
 	}
-	if calls.Load() != 2 {
-		t.Errorf("calls = %d, want 2", calls.Load())
+	if calls.Load() < 2 {
+		t.Errorf("calls = %d, want the hung attempt and at least one retry", calls.Load())
 	}
 }
 

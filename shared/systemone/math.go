@@ -7,8 +7,9 @@ import (
 	"strconv"
 )
 
-// The formulas of DESIGN §5, shared by every engine so that answers from
-// the offline engine, the judge and the client-side adapter mean the same.
+// The formulas of docs/api.md, "Judge: POST /v1/systemone", shared by every
+// engine so that answers from the offline engine, the judge and the
+// client-side adapter mean the same.
 
 // Normalize scales non-negative weights so they sum to 1. It rejects an
 // empty slice, negative, NaN or infinite weights, and an all-zero slice.

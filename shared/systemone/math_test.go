@@ -56,7 +56,7 @@ func TestChoiceConfidence(t *testing.T) {
 
 func TestScoreValue(t *testing.T) {
 	if got := ScoreValue([]float64{.1, .6, .3}); !near(got, 1.2) {
-		t.Errorf("ScoreValue = %v, want 1.2 (the DESIGN example)", got)
+		t.Errorf("ScoreValue = %v, want 1.2 (the example in docs/api.md)", got)
 	}
 	if got := ScoreValue([]float64{0, .4, .6}); !near(got, 1.6) {
 		t.Errorf("ScoreValue = %v, want 1.6", got)

@@ -10,7 +10,7 @@ import (
 	"github.com/judgeworks/shared/tokens"
 )
 
-// Bounds of a request (DESIGN §5).
+// Bounds of a request (docs/api.md, "Judge: POST /v1/systemone").
 const (
 	MinOptions = 2
 	MaxOptions = 255
@@ -68,12 +68,13 @@ func (v *validator) err() error {
 	return &ValidationError{Items: v.items}
 }
 
-// Validate checks every bound of DESIGN §5: a model, at least one question,
-// non-empty question names, known types, 2–255 options and 2–10 levels with
-// non-empty names, noul criteria, the shape of state, instructions and
-// descriptions, and the token limits (state plus the longest question at
-// most 32,000 tokens; the whole request at most 64,000). A nil count uses
-// tokens.Default(). The error is a *ValidationError listing every problem.
+// Validate checks every bound of docs/api.md, "Judge: POST /v1/systemone":
+// a model, at least one question, non-empty question names, known types,
+// 2–255 options and 2–10 levels with non-empty names, noul criteria, the
+// shape of state, instructions and descriptions, and the token limits
+// (state plus the longest question at most 32,000 tokens; the whole request
+// at most 64,000). A nil count uses tokens.Default(). The error is a
+// *ValidationError listing every problem.
 func (r Request) Validate(count TokenCounter) error {
 	var v validator
 	if strings.TrimSpace(r.Model) == "" {

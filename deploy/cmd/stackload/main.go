@@ -1,9 +1,10 @@
 // Command stackload starts what make run starts (a throwaway Postgres, the
-// judge and interview binaries from bin/, Caddy with deploy/Caddyfile) on
-// free loopback ports, then runs simulated interview users through Caddy:
-// each registers, starts an interview, answers every question, finishes
-// and reads its history. It prints latency percentiles per step and
-// overall, and throughput, and exits 1 on any error.
+// judge and interview binaries from bin/, which make bench builds just
+// before, Caddy with deploy/Caddyfile) on free loopback ports, then runs
+// simulated interview users through Caddy: each registers, starts an
+// interview, answers every question, finishes and reads its history. It
+// prints latency percentiles per step and overall, and throughput, and
+// exits 1 on any error.
 //
 //	go run ./deploy/cmd/stackload -users 100 -questions 3
 package main
@@ -19,6 +20,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -58,6 +60,7 @@ func run(users, questions, judgeRPM int, timeout time.Duration) error {
 	defer pg.Close()
 	s, err := harness.Start(ctx, harness.Config{
 		Root: root, Work: work, DatabaseURL: pg.URL, JudgeKeys: "load-key",
+		JudgeBin: filepath.Join(root, "bin/judge"), InterviewBin: filepath.Join(root, "bin/interview"),
 		JudgeEnv: []string{fmt.Sprintf("JUDGE_RATE_LIMIT_RPM=%d", judgeRPM)},
 		// Every simulated user comes from 127.0.0.1: the per-address
 		// sign-in limit would refuse the 11th registration.

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,111 +20,63 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/judgeworks/shared/pgtest"
+	"github.com/judgeworks/shared/proctest"
 )
 
 func TestMain(m *testing.M) {
-	code := pgtest.Main(m)
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
-	os.Exit(code)
+	os.Exit(proctest.Main(func() int { return pgtest.Main(m) }))
 }
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// build compiles the service once per test binary.
-func build(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "interview-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "interview")
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build: %v", buildErr)
-	}
-	return binPath
-}
-
-// service is the built binary running against its own database.
+// service is the service built from source (once per test process),
+// running against its own database.
 type service struct {
 	t    *testing.T
 	bin  string
 	addr string
 	env  []string
-	logs syncBuffer
-	proc *exec.Cmd
+	proc *proctest.Proc
 	http *http.Client
 	db   string
 }
 
 func newService(t *testing.T, extraEnv ...string) *service {
 	t.Helper()
-	bin := build(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := proctest.Build(t, ".")
+	port, err := proctest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	db := pgtest.NewDatabase(t)
-	env := append(os.Environ(),
-		"DATABASE_URL="+db, "INTERVIEW_ADDR="+addr, "DATA_DIR="+t.TempDir(),
-		"APP_ENV=development", "LLM_BASE_URL=", "LLM_API_KEY=", "GOOGLE_CLIENT_ID=", "JWT_SECRET=",
-		"STT_MODEL=", "TTS_MODEL=", "JUDGE_URL=", "JUDGE_API_KEY=", "JUDGE_MODEL=", "TRUSTED_PROXIES=", "AUTH_THROTTLE=")
+	// Nothing of the caller's environment (model keys, a judge) leaks in.
+	env := append(proctest.BaseEnv(t.TempDir()),
+		"DATABASE_URL="+db, "INTERVIEW_ADDR="+addr, "DATA_DIR="+t.TempDir(), "APP_ENV=development")
 	env = append(env, extraEnv...)
 	jar, _ := cookiejar.New(nil)
-	s := &service{t: t, bin: bin, addr: addr, env: env, db: db, http: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("service log:\n%s", s.logs.String())
-		}
-	})
-	return s
+	return &service{t: t, bin: bin, addr: addr, env: env, db: db, http: &http.Client{Jar: jar, Timeout: 10 * time.Second}}
 }
 
+// start starts the service, or starts it again after kill, and waits until
+// it serves. It is stopped when the test ends, and the end of its log is
+// shown if the test failed.
 func (s *service) start() {
 	s.t.Helper()
-	cmd := exec.Command(s.bin)
-	cmd.Env = s.env
-	cmd.Stdout, cmd.Stderr = &s.logs, &s.logs
-	if err := cmd.Start(); err != nil {
+	if s.proc == nil {
+		s.proc = proctest.Run(s.t, proctest.Cmd{Name: "interview", Path: s.bin, Env: s.env}, "http://"+s.addr+"/healthz")
+		return
+	}
+	if err := s.proc.Restart(); err != nil {
 		s.t.Fatal(err)
 	}
-	s.proc = cmd
-	s.t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get("http://" + s.addr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("service did not come up: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := proctest.WaitOK(context.Background(), "http://"+s.addr+"/healthz", s.proc); err != nil {
+		s.t.Fatal(err)
 	}
 }
 
-func (s *service) kill() {
-	_ = s.proc.Process.Signal(syscall.SIGKILL)
-	_ = s.proc.Wait()
-}
+func (s *service) kill() { s.proc.Kill() }
 
 func (s *service) healthcheck() int {
 	cmd := exec.Command(s.bin, "healthcheck")
@@ -213,18 +164,10 @@ func TestBinary(t *testing.T) {
 		t.Fatal("unknown API path without JSON error")
 	}
 
-	_ = s.proc.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- s.proc.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("no exit after SIGTERM")
+	if err := s.proc.Stop(syscall.SIGTERM, 15*time.Second); err != nil {
+		t.Fatalf("stop with SIGTERM: %v", err)
 	}
-	if !strings.Contains(s.logs.String(), "shutting down") {
+	if !strings.Contains(s.proc.Output(), "shutting down") {
 		t.Fatal("no graceful shutdown logged")
 	}
 }
@@ -339,23 +282,4 @@ func TestKilledMidEvaluation(t *testing.T) {
 	if results := sess["questionResults"].([]any); len(results) != 1 {
 		t.Fatalf("%d results, want exactly 1", len(results))
 	}
-}
-
-// syncBuffer collects the logs of successive processes while the test reads
-// them.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

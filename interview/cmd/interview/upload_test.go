@@ -106,7 +106,7 @@ func TestConcurrentUploadsStayUnder200MB(t *testing.T) {
 			t.Fatalf("register %d: %d", i, resp.StatusCode)
 		}
 	}
-	before := peakRSS(t, s.proc.Process.Pid)
+	before := peakRSS(t, s.proc.Pid())
 
 	head := "--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.webm\"\r\nContent-Type: audio/webm\r\n\r\n\x1a\x45\xdf\xa3"
 	tail := "\r\n--b--\r\n"
@@ -137,7 +137,7 @@ func TestConcurrentUploadsStayUnder200MB(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	peak := peakRSS(t, s.proc.Process.Pid)
+	peak := peakRSS(t, s.proc.Pid())
 	t.Logf("peak RSS %.1f MB (%.1f MB before the uploads); statuses %v, connections cut %d; provider received %d MiB",
 		float64(peak)/1e6, float64(before)/1e6, statuses, cut, received.Load()>>20)
 

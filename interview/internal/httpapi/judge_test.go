@@ -89,7 +89,9 @@ func TestJudgeFailureReleasesClaim(t *testing.T) {
 	}{
 		{"judge answers 500", 0, func(j *judgetest.Server) { j.Fail(http.StatusInternalServerError) }, func(j *judgetest.Server) { j.Fail(0) }},
 		{"judge overloaded", 0, func(j *judgetest.Server) { j.Fail(529) }, func(j *judgetest.Server) { j.Fail(0) }},
-		{"judge hangs past the timeout", 300 * time.Millisecond, func(j *judgetest.Server) { j.Delay(time.Minute) }, func(j *judgetest.Server) { j.Delay(0) }},
+		// The retry after healing must be scored within the timeout, on a
+		// busy machine too.
+		{"judge hangs past the timeout", 2 * time.Second, func(j *judgetest.Server) { j.Delay(time.Minute) }, func(j *judgetest.Server) { j.Delay(0) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -721,7 +721,8 @@ func TestProviderTimeout(t *testing.T) {
 	if rec.Code != 502 || !strings.Contains(rec.Body.String(), "in time") {
 		t.Fatalf("status %d body %s", rec.Code, rec.Body)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	// The provider never answers: a generous bound tells.
+	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("deadline not applied: took %v", d)
 	}
 }

@@ -1,6 +1,7 @@
 // Package api is the judge's HTTP layer: it authenticates and rate-limits
 // callers, decodes System One requests, hands them to the model registry and
-// translates every error into the DESIGN §5 body in one error handler.
+// translates every error into the body of docs/api.md, "Judge errors", in
+// one error handler.
 package api
 
 import (
@@ -278,7 +279,7 @@ func (h *handler) measure(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// errorBody is DESIGN §5's error shape.
+// errorBody is the error shape of docs/api.md, "Judge errors".
 type errorBody struct {
 	Detail errorDetail `json:"detail"`
 }

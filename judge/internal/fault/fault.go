@@ -1,8 +1,8 @@
 // Package fault holds the judge's one error type. Domain code and handlers
 // return a *fault.Error with a Code; the HTTP error handler maps the code to
-// a status and the DESIGN §5 body in one place. Anything that is not a
-// *fault.Error (or a known library error) is reported as "internal" without
-// its text.
+// a status and the body of docs/api.md, "Judge errors", in one place.
+// Anything that is not a *fault.Error (or a known library error) is
+// reported as "internal" without its text.
 package fault
 
 import (
