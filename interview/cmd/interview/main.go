@@ -70,7 +70,10 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	if cfg.GoogleClientID != "" {
 		verifier = google.NewVerifier(cfg.GoogleClientID, cfg.GoogleKeysURL, nil, nil)
 	}
-	iv := pickInterviewer(cfg, logger)
+	iv, err := pickInterviewer(cfg)
+	if err != nil {
+		return err
+	}
 	logger.Info("interviewer", "mode", iv.Mode())
 	switch {
 	case cfg.JudgeScores():
@@ -116,17 +119,18 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	return server.Run(ctx, e, cfg.Addr, logger)
 }
 
-// pickInterviewer returns the language-model interviewer when an endpoint is
-// configured, else the offline practice mode.
-func pickInterviewer(cfg config.Config, logger *slog.Logger) interviewer.Interviewer {
-	if cfg.LanguageModel() {
-		client, err := chatmodel.NewClient(chatmodel.Settings{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel})
-		if err == nil {
-			return llm.New(client, cfg.LLMModel)
-		}
-		logger.Warn("LLM settings incomplete; using the offline mode", "err", err)
+// pickInterviewer returns the language-model interviewer when a model is
+// configured (config.Load has validated its settings), else the offline
+// practice mode.
+func pickInterviewer(cfg config.Config) (interviewer.Interviewer, error) {
+	if !cfg.LanguageModel() {
+		return offline.New(), nil
 	}
-	return offline.New()
+	client, err := chatmodel.NewClient(cfg.LLM)
+	if err != nil {
+		return nil, err
+	}
+	return llm.New(client, cfg.LLM.Model), nil
 }
 
 // judgeClient is the System One client for scoring. Attempts are short and

@@ -14,6 +14,7 @@ import (
 
 	"github.com/judgeworks/interview/internal/google"
 	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/chatmodel"
 )
 
 // Config is every setting of the service.
@@ -29,9 +30,11 @@ type Config struct {
 	JWTSecret      []byte
 	GoogleClientID string
 	GoogleKeysURL  string
-	LLMBaseURL     string
-	LLMAPIKey      string
-	LLMModel       string
+	// LLM is the interviewer's language model (LLM_BASE_URL, LLM_API_KEY,
+	// LLM_MODEL); not Configured: the offline practice mode. The rule is the
+	// judge's, so one .env never makes one service refuse to start while the
+	// other silently runs offline.
+	LLM chatmodel.Settings
 	// JudgeURL, when set, scores answers through the judge (JUDGE_URL),
 	// with JudgeAPIKey (JUDGE_API_KEY) and JudgeModel (JUDGE_MODEL).
 	JudgeURL    string
@@ -68,8 +71,9 @@ func DefaultDBMaxConns() int32 {
 	return int32(max(8, 2*runtime.GOMAXPROCS(0)))
 }
 
-// LanguageModel reports whether a language-model endpoint is configured.
-func (c Config) LanguageModel() bool { return c.LLMBaseURL != "" && c.LLMAPIKey != "" }
+// LanguageModel reports whether a language-model endpoint is configured;
+// Load has then validated every LLM_* setting.
+func (c Config) LanguageModel() bool { return c.LLM.Configured() }
 
 // Load reads the settings through getenv (os.Getenv in main).
 func Load(getenv func(string) string) (Config, error) {
@@ -79,9 +83,7 @@ func Load(getenv func(string) string) (Config, error) {
 		DataDir:        or(getenv("DATA_DIR"), ".data"),
 		GoogleClientID: getenv("GOOGLE_CLIENT_ID"),
 		GoogleKeysURL:  or(getenv("GOOGLE_KEYS_URL"), google.KeysURL),
-		LLMBaseURL:     getenv("LLM_BASE_URL"),
-		LLMAPIKey:      getenv("LLM_API_KEY"),
-		LLMModel:       getenv("LLM_MODEL"),
+		LLM:            chatmodel.FromEnv(getenv),
 		DBMaxConns:     DefaultDBMaxConns(),
 	}
 	switch env := getenv("APP_ENV"); env {
@@ -116,8 +118,10 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.JWTSecret = s
 	}
-	if (c.LLMBaseURL == "") != (c.LLMAPIKey == "") {
-		return c, errors.New("set both LLM_BASE_URL and LLM_API_KEY, or neither for the offline interviewer")
+	if c.LLM.Configured() {
+		if err := c.LLM.Validate(); err != nil {
+			return c, fmt.Errorf("language model: %w; or unset %s and %s for the offline interviewer", err, chatmodel.EnvBaseURL, chatmodel.EnvAPIKey)
+		}
 	}
 	if err := c.loadJudge(getenv); err != nil {
 		return c, err
