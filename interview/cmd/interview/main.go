@@ -104,7 +104,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	e, api := httpapi.New(httpapi.Deps{
 		Logger:         logger,
 		Accounts:       account.NewService(store, verifier),
-		Interviews:     interviews.NewService(store, iv, nil),
+		Interviews:     interviews.NewService(store, iv, cfg.Limits),
 		Tokens:         tokens,
 		SecureCookies:  cfg.Production,
 		GoogleClientID: cfg.GoogleClientID,

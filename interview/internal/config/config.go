@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/judgeworks/interview/internal/google"
+	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/chatmodel"
 )
@@ -46,6 +47,10 @@ type Config struct {
 	// AuthThrottle turns the sign-in and registration limits on
 	// (AUTH_THROTTLE, default on; off only outside production).
 	AuthThrottle bool
+	// Limits bound each user's model work: the default token buckets, at
+	// most INTERVIEW_MAX_IN_PROGRESS interviews in progress (default 3) and
+	// INTERVIEW_DAILY_MODEL_CALLS interviewer calls a day (default 200).
+	Limits interviews.Limits
 }
 
 // Judge models: the judge serves llm-latest only when it has a language
@@ -131,6 +136,13 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.TrustedProxies = proxies
+	c.Limits = interviews.DefaultLimits()
+	if err := wholeNumber(getenv, "INTERVIEW_MAX_IN_PROGRESS", 100, &c.Limits.MaxInProgress); err != nil {
+		return c, err
+	}
+	if err := wholeNumber(getenv, "INTERVIEW_DAILY_MODEL_CALLS", 1_000_000, &c.Limits.DailyCalls); err != nil {
+		return c, err
+	}
 	switch v := getenv("AUTH_THROTTLE"); v {
 	case "", "on":
 		c.AuthThrottle = true
@@ -209,6 +221,20 @@ func ParseProxies(v string) ([]*net.IPNet, error) {
 		}
 	}
 	return out, nil
+}
+
+// wholeNumber sets *dst from the setting name when it is set: 1 to max.
+func wholeNumber(getenv func(string) string, name string, max int, dst *int) error {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > max {
+		return fmt.Errorf("%s must be a whole number from 1 to %d, got %q", name, max, v)
+	}
+	*dst = n
+	return nil
 }
 
 func or(v, def string) string {

@@ -17,6 +17,7 @@ type Code string
 const (
 	Invalid         Code = "invalid_argument"
 	Unauthenticated Code = "unauthenticated"
+	Forbidden       Code = "permission_denied"
 	NotFound        Code = "not_found"
 	Conflict        Code = "conflict"
 	TooLarge        Code = "payload_too_large"
@@ -31,6 +32,7 @@ const (
 var statuses = map[Code]int{
 	Invalid:         http.StatusBadRequest,
 	Unauthenticated: http.StatusUnauthorized,
+	Forbidden:       http.StatusForbidden,
 	NotFound:        http.StatusNotFound,
 	Conflict:        http.StatusConflict,
 	TooLarge:        http.StatusRequestEntityTooLarge,
