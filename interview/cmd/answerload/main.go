@@ -109,11 +109,11 @@ func run(users int, duration time.Duration, questions int, conns int32, think ti
 	if err != nil {
 		return err
 	}
+	// No per-user limits: the program measures the answer path, with each
+	// user answering far faster than any limit allows.
 	e, _ := httpapi.New(httpapi.Deps{
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Accounts:   account.NewService(store, nil),
-		// No per-user limits: the program measures the answer path, with
-		// each user answering far faster than any limit allows.
 		Interviews: interviews.NewService(store, instant{}, interviews.Limits{}),
 		Tokens:     tokens,
 		Ready:      pool.Ping,
