@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/judgeworks/interview/internal/interviews"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -196,5 +198,31 @@ func TestAuthThrottleSetting(t *testing.T) {
 	}
 	if _, err := Load(env(map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong, "AUTH_THROTTLE": "off", "APP_ENV": "production"})); err == nil {
 		t.Fatal("AUTH_THROTTLE=off accepted in production")
+	}
+}
+
+func TestModelWorkLimits(t *testing.T) {
+	strong := strings.Repeat("s", 32)
+	base := map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong}
+	cfg, err := Load(env(base))
+	if err != nil || cfg.Limits != interviews.DefaultLimits() {
+		t.Fatalf("defaults: %+v, %v", cfg.Limits, err)
+	}
+	set := map[string]string{"INTERVIEW_MAX_IN_PROGRESS": "5", "INTERVIEW_DAILY_MODEL_CALLS": "1000"}
+	for k, v := range base {
+		set[k] = v
+	}
+	cfg, err = Load(env(set))
+	if err != nil || cfg.Limits.MaxInProgress != 5 || cfg.Limits.DailyCalls != 1000 || cfg.Limits.Answer != interviews.DefaultAnswer {
+		t.Fatalf("set: %+v, %v", cfg.Limits, err)
+	}
+	for name, v := range map[string]string{"INTERVIEW_MAX_IN_PROGRESS": "0", "INTERVIEW_DAILY_MODEL_CALLS": "lots"} {
+		bad := map[string]string{name: v}
+		for k, v := range base {
+			bad[k] = v
+		}
+		if _, err := Load(env(bad)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: error %v, want one naming the setting", name, v, err)
+		}
 	}
 }
