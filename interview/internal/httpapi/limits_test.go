@@ -161,7 +161,7 @@ func TestDailyModelCallBudget(t *testing.T) {
 	limits.DailyCalls = 4
 	e := newEnvWith(t, nil, limits)
 	c := e.signUp()
-	s := c.start(2)                                                    // 1
+	s := c.start(2)                                                     // 1
 	must(t, c.answer(s.SessionID, "q1", "first answer"), http.StatusOK) // 3
 	must(t, c.answer(s.SessionID, "q2", "last answer"), http.StatusOK)  // 4
 	r := must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusTooManyRequests)
