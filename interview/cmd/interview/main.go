@@ -91,6 +91,10 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		logger.Warn("sign-in and registration limits are off (AUTH_THROTTLE=off)")
 	}
 
+	if cfg.Limits == (interviews.Limits{}) {
+		logger.Warn("per-user limits on model work are off (MODEL_LIMITS=off)")
+	}
+
 	vcfg, err := voice.LoadConfig(os.Getenv)
 	if err != nil {
 		return err

@@ -50,6 +50,8 @@ type Config struct {
 	// Limits bound each user's model work: the default token buckets, at
 	// most INTERVIEW_MAX_IN_PROGRESS interviews in progress (default 3) and
 	// INTERVIEW_DAILY_MODEL_CALLS interviewer calls a day (default 200).
+	// MODEL_LIMITS=off (refused in production) lifts them all, for load
+	// programs that run one user as fast as it goes.
 	Limits interviews.Limits
 }
 
@@ -142,6 +144,16 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if err := wholeNumber(getenv, "INTERVIEW_DAILY_MODEL_CALLS", 1_000_000, &c.Limits.DailyCalls); err != nil {
 		return c, err
+	}
+	switch v := getenv("MODEL_LIMITS"); v {
+	case "", "on":
+	case "off":
+		if c.Production {
+			return c, errors.New("MODEL_LIMITS=off is refused when APP_ENV=production")
+		}
+		c.Limits = interviews.Limits{}
+	default:
+		return c, fmt.Errorf("MODEL_LIMITS must be on or off, got %q", v)
 	}
 	switch v := getenv("AUTH_THROTTLE"); v {
 	case "", "on":

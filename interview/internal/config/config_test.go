@@ -216,7 +216,15 @@ func TestModelWorkLimits(t *testing.T) {
 	if err != nil || cfg.Limits.MaxInProgress != 5 || cfg.Limits.DailyCalls != 1000 || cfg.Limits.Answer != interviews.DefaultAnswer {
 		t.Fatalf("set: %+v, %v", cfg.Limits, err)
 	}
-	for name, v := range map[string]string{"INTERVIEW_MAX_IN_PROGRESS": "0", "INTERVIEW_DAILY_MODEL_CALLS": "lots"} {
+	set["MODEL_LIMITS"] = "off"
+	if cfg, err := Load(env(set)); err != nil || cfg.Limits != (interviews.Limits{}) {
+		t.Fatalf("MODEL_LIMITS=off: %+v, %v", cfg.Limits, err)
+	}
+	set["APP_ENV"], set["JWT_SECRET"] = "production", strings.Repeat("p", 32)
+	if _, err := Load(env(set)); err == nil || !strings.Contains(err.Error(), "MODEL_LIMITS") {
+		t.Fatalf("MODEL_LIMITS=off in production: %v", err)
+	}
+	for name, v := range map[string]string{"INTERVIEW_MAX_IN_PROGRESS": "0", "INTERVIEW_DAILY_MODEL_CALLS": "lots", "MODEL_LIMITS": "no"} {
 		bad := map[string]string{name: v}
 		for k, v := range base {
 			bad[k] = v
