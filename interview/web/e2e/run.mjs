@@ -279,6 +279,8 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
 
     await page.goto('/history');
     await page.getByRole('heading', { name: 'Your completed interviews' }).waitFor();
+    // The heading comes before the list has loaded.
+    await page.locator('.history .h-role').first().waitFor();
     const roles = await page.locator('.history .h-role').allInnerTexts();
     assert.deepEqual(roles, ['Frontend developer', role]);
     await shot(page, '09-history');
