@@ -323,9 +323,11 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 	}
 	pg := startSuitePostgres(t, "")
 	// The load scores answers through the judge faster than one key's
-	// 1,200/min; the limit is not what this test is about.
+	// 1,200/min, and its one user starts interviews faster than the
+	// per-user limits on model work allow; the limits are not what this
+	// test is about.
 	s := startSuiteStack(t, harness.Config{DatabaseURL: pg.URL, NoCaddy: true,
-		JudgeEnv: []string{"JUDGE_RATE_LIMIT_RPM=1000000"}, InterviewEnv: []string{"AUTH_THROTTLE=off"}})
+		JudgeEnv: []string{"JUDGE_RATE_LIMIT_RPM=1000000"}, InterviewEnv: []string{"AUTH_THROTTLE=off", "MODEL_LIMITS=off"}})
 	pid := s.Interview.Pid()
 
 	jar, _ := cookiejar.New(nil)

@@ -35,6 +35,38 @@ func TestTokenRoundTrip(t *testing.T) {
 	}
 }
 
+func TestSessionRoundTrip(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := base
+	tk := newTokens(t, func() time.Time { return now })
+	fresh, err := tk.IssueSession(Session{Subject: "user-1", Version: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := tk.VerifySession(fresh)
+	if err != nil || s.Subject != "user-1" || s.Version != 7 || !s.AuthTime.Equal(base) {
+		t.Fatalf("VerifySession = %+v, %v; want user-1, version 7, signed in at %v", s, err, base)
+	}
+	// Reissued later (a password change, say): the sign-in time is kept.
+	now = base.Add(30 * time.Minute)
+	again, err := tk.IssueSession(Session{Subject: "user-1", Version: 8, AuthTime: s.AuthTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := tk.VerifySession(again); err != nil || s.Version != 8 || !s.AuthTime.Equal(base) {
+		t.Fatalf("reissued = %+v, %v; want version 8, signed in at %v", s, err, base)
+	}
+	// A token from before sv and auth_time: version 0, signed in when issued.
+	old, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.RegisteredClaims{Subject: "user-1", Issuer: "interview",
+		IssuedAt: jwt.NewNumericDate(base), ExpiresAt: jwt.NewNumericDate(base.Add(time.Hour))}).SignedString(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := tk.VerifySession(old); err != nil || s.Version != 0 || !s.AuthTime.Equal(base) {
+		t.Fatalf("old token = %+v, %v", s, err)
+	}
+}
+
 func TestTokenRejected(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	tk := newTokens(t, func() time.Time { return base })

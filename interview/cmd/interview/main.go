@@ -70,7 +70,10 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	if cfg.GoogleClientID != "" {
 		verifier = google.NewVerifier(cfg.GoogleClientID, cfg.GoogleKeysURL, nil, nil)
 	}
-	iv := pickInterviewer(cfg, logger)
+	iv, err := pickInterviewer(cfg)
+	if err != nil {
+		return err
+	}
 	logger.Info("interviewer", "mode", iv.Mode())
 	switch {
 	case cfg.JudgeScores():
@@ -88,6 +91,10 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		logger.Warn("sign-in and registration limits are off (AUTH_THROTTLE=off)")
 	}
 
+	if cfg.Limits == (interviews.Limits{}) {
+		logger.Warn("per-user limits on model work are off (MODEL_LIMITS=off)")
+	}
+
 	vsvc := voice.New(cfg.Voice, voice.NewUsage(pool), nil)
 	logger.Info("voice", "mode", vsvc.Describe())
 	transcribe, speech := vsvc.Features()
@@ -97,7 +104,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	e, api := httpapi.New(httpapi.Deps{
 		Logger:         logger,
 		Accounts:       account.NewService(store, verifier),
-		Interviews:     interviews.NewService(store, iv, nil),
+		Interviews:     interviews.NewService(store, iv, cfg.Limits),
 		Tokens:         tokens,
 		SecureCookies:  cfg.Production,
 		GoogleClientID: cfg.GoogleClientID,
@@ -112,17 +119,18 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	return server.Run(ctx, e, cfg.Addr, logger)
 }
 
-// pickInterviewer returns the language-model interviewer when an endpoint is
-// configured, else the offline practice mode.
-func pickInterviewer(cfg config.Config, logger *slog.Logger) interviewer.Interviewer {
-	if cfg.LanguageModel() {
-		client, err := chatmodel.NewClient(chatmodel.Settings{BaseURL: cfg.LLMBaseURL, APIKey: cfg.LLMAPIKey, Model: cfg.LLMModel})
-		if err == nil {
-			return llm.New(client, cfg.LLMModel)
-		}
-		logger.Warn("LLM settings incomplete; using the offline mode", "err", err)
+// pickInterviewer returns the language-model interviewer when a model is
+// configured (config.Load has validated its settings), else the offline
+// practice mode.
+func pickInterviewer(cfg config.Config) (interviewer.Interviewer, error) {
+	if !cfg.LanguageModel() {
+		return offline.New(), nil
 	}
-	return offline.New()
+	client, err := chatmodel.NewClient(cfg.LLM)
+	if err != nil {
+		return nil, err
+	}
+	return llm.New(client, cfg.LLM.Model), nil
 }
 
 // judgeClient is the System One client for scoring. Attempts are short and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -169,6 +170,36 @@ func TestBinary(t *testing.T) {
 	}
 	if !strings.Contains(s.proc.Output(), "shutting down") {
 		t.Fatal("no graceful shutdown logged")
+	}
+}
+
+// TestIncompleteLanguageModelStops: a base URL or key without the rest is
+// a start-up error naming the missing setting, as in the judge, never a
+// silent fall back to the offline interviewer. A model name alone is not a
+// provider: the service starts offline.
+func TestIncompleteLanguageModelStops(t *testing.T) {
+	for _, c := range []struct{ env, names string }{
+		{"LLM_API_KEY=sk-test-key", "LLM_BASE_URL"},
+		{"LLM_BASE_URL=http://127.0.0.1:9/v1", "LLM_MODEL"},
+	} {
+		s := newService(t, c.env, "LLM_MODEL=")
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		cmd := exec.CommandContext(ctx, s.bin)
+		cmd.Env = s.env
+		out, err := cmd.CombinedOutput()
+		cancel()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("%s: %v, want exit status 1; output %s", c.env, err, out)
+		}
+		if !strings.Contains(string(out), c.names) || strings.Contains(string(out), "sk-test-key") {
+			t.Fatalf("%s: output %s, want the error to name %s and not the key", c.env, out, c.names)
+		}
+	}
+	s := newService(t, "LLM_MODEL=gpt-4o-mini")
+	s.start()
+	if cfg := s.must("GET", "/api/config", nil, 200); cfg["mode"] != "offline" {
+		t.Fatalf("config %v: a model name alone switched to a provider", cfg)
 	}
 }
 

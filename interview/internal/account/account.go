@@ -6,6 +6,7 @@ import (
 	"context"
 	"net/mail"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/judgeworks/interview/internal/problem"
@@ -22,11 +23,22 @@ const (
 	loginFailedReason = "email or password is incorrect"
 )
 
+// RecentSignIn is how recent a Google-only account's sign-in must be to
+// delete the account: with no password to ask for, a fresh sign-in is the
+// proof that the owner, not someone at an unlocked screen, is asking.
+const RecentSignIn = 10 * time.Minute
+
 // User is an account as the API shows it.
 type User struct {
 	ID       string `json:"_id"`
 	FullName string `json:"fullName"`
 	Email    string `json:"email"`
+	// HasPassword is false for an account that signs in with Google only;
+	// the page offers password changes only when it is true.
+	HasPassword bool `json:"hasPassword"`
+	// SessionVersion is the account's current session version: tokens
+	// carrying another one are refused (see Check).
+	SessionVersion int64 `json:"-"`
 }
 
 // GoogleIdentity is what a verified Google ID token says about its holder.
@@ -45,9 +57,22 @@ type Store interface {
 	UserByID(ctx context.Context, id string) (User, error)
 	// SignInGoogle returns the account of id: the one already linked to
 	// id.Subject, else the one with id.Email (linked now, its password
-	// dropped), else a new one. An email linked to another Google account
-	// is problem.Conflict.
+	// dropped and its session version bumped, so whoever registered the
+	// email first is signed out), else a new one. An email linked to
+	// another Google account is problem.Conflict.
 	SignInGoogle(ctx context.Context, id GoogleIdentity) (User, error)
+	// SessionVersion returns the account's current session version.
+	SessionVersion(ctx context.Context, id string) (int64, error)
+	// PasswordHash returns the account's password hash, "" for none.
+	PasswordHash(ctx context.Context, id string) (string, error)
+	// SetPassword replaces the hash only while it is still oldHash, bumps
+	// the session version and returns the new one; a hash changed
+	// meanwhile is problem.Conflict.
+	SetPassword(ctx context.Context, id, oldHash, newHash string) (int64, error)
+	// RevokeSessions bumps the session version.
+	RevokeSessions(ctx context.Context, id string) error
+	// DeleteUser deletes the account and everything it owns.
+	DeleteUser(ctx context.Context, id string) error
 }
 
 // GoogleVerifier checks a Google ID token.
@@ -80,14 +105,21 @@ func (s *Service) Register(ctx context.Context, fullName, email, password string
 	if err != nil {
 		return User{}, err
 	}
-	if utf8.RuneCountInString(password) < MinPasswordChars || len(password) > MaxPasswordBytes {
-		return User{}, problem.New(problem.Invalid, "password must be at least %d characters and at most %d bytes", MinPasswordChars, MaxPasswordBytes)
+	if err := checkNewPassword("password", password); err != nil {
+		return User{}, err
 	}
 	hash, err := auth.HashPassword(password)
 	if err != nil {
 		return User{}, err
 	}
 	return s.store.CreateUser(ctx, fullName, email, hash)
+}
+
+func checkNewPassword(field, password string) error {
+	if utf8.RuneCountInString(password) < MinPasswordChars || len(password) > MaxPasswordBytes {
+		return problem.New(problem.Invalid, "%s must be at least %d characters and at most %d bytes", field, MinPasswordChars, MaxPasswordBytes)
+	}
+	return nil
 }
 
 // Login returns the account matching email and password. Every failure is
@@ -139,6 +171,69 @@ func (s *Service) Google(ctx context.Context, credential string) (User, error) {
 // User returns the account with id.
 func (s *Service) User(ctx context.Context, id string) (User, error) {
 	return s.store.UserByID(ctx, id)
+}
+
+// Check accepts a session token's claims only while they carry the
+// account's current session version: a password change, "sign out
+// everywhere" and Google linking bump it, revoking every older token.
+func (s *Service) Check(ctx context.Context, sess auth.Session) error {
+	v, err := s.store.SessionVersion(ctx, sess.Subject)
+	if problem.Is(err, problem.NotFound) {
+		return problem.New(problem.Unauthenticated, "this account no longer exists")
+	}
+	if err != nil {
+		return err
+	}
+	if v != sess.Version {
+		return problem.New(problem.Unauthenticated, "you were signed out; sign in again")
+	}
+	return nil
+}
+
+// ChangePassword checks current, stores newPassword and returns the new
+// session version: every other session of the account is revoked. A wrong
+// current password is problem.Unauthenticated, as a failed sign-in.
+func (s *Service) ChangePassword(ctx context.Context, id, current, newPassword string) (int64, error) {
+	if err := checkNewPassword("newPassword", newPassword); err != nil {
+		return 0, err
+	}
+	hash, err := s.store.PasswordHash(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	if hash == "" {
+		return 0, problem.New(problem.Invalid, "this account signs in with Google and has no password to change")
+	}
+	if !auth.CheckPassword(hash, current) {
+		return 0, problem.New(problem.Unauthenticated, "the current password is incorrect")
+	}
+	newHash, err := auth.HashPassword(newPassword)
+	if err != nil {
+		return 0, err
+	}
+	return s.store.SetPassword(ctx, id, hash, newHash)
+}
+
+// SignOutEverywhere revokes every session of the account.
+func (s *Service) SignOutEverywhere(ctx context.Context, id string) error {
+	return s.store.RevokeSessions(ctx, id)
+}
+
+// Delete deletes the account and its interviews. An account with a
+// password needs it (a wrong one is problem.Unauthenticated); a Google-only
+// account needs a sign-in no older than RecentSignIn (problem.Forbidden).
+func (s *Service) Delete(ctx context.Context, id, password string, signedIn, now time.Time) error {
+	hash, err := s.store.PasswordHash(ctx, id)
+	if err != nil {
+		return err
+	}
+	switch {
+	case hash != "" && !auth.CheckPassword(hash, password):
+		return problem.New(problem.Unauthenticated, "the password is incorrect")
+	case hash == "" && now.Sub(signedIn) > RecentSignIn:
+		return problem.New(problem.Forbidden, "to delete an account that signs in with Google, sign in with Google again and delete it within %d minutes", int(RecentSignIn.Minutes()))
+	}
+	return s.store.DeleteUser(ctx, id)
 }
 
 // NormalizeEmail trims and lowercases email and checks it is a bare address.

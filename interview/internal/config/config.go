@@ -15,8 +15,10 @@ import (
 	"strings"
 
 	"github.com/judgeworks/interview/internal/google"
+	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/chatmodel"
 )
 
 // Config is every setting of the service.
@@ -32,9 +34,11 @@ type Config struct {
 	JWTSecret      []byte
 	GoogleClientID string
 	GoogleKeysURL  string
-	LLMBaseURL     string
-	LLMAPIKey      string
-	LLMModel       string
+	// LLM is the interviewer's language model (LLM_BASE_URL, LLM_API_KEY,
+	// LLM_MODEL); not Configured: the offline practice mode. The rule is the
+	// judge's, so one .env never makes one service refuse to start while the
+	// other silently runs offline.
+	LLM chatmodel.Settings
 	// JudgeURL, when set, scores answers through the judge (JUDGE_URL),
 	// with JudgeAPIKey (JUDGE_API_KEY) and JudgeModel (JUDGE_MODEL).
 	JudgeURL    string
@@ -48,6 +52,12 @@ type Config struct {
 	AuthThrottle bool
 	// Voice is the voice endpoints' part (see loadVoice).
 	Voice voice.Config
+	// Limits bound each user's model work: the default token buckets, at
+	// most INTERVIEW_MAX_IN_PROGRESS interviews in progress (default 3) and
+	// INTERVIEW_DAILY_MODEL_CALLS interviewer calls a day (default 200).
+	// MODEL_LIMITS=off (refused in production) lifts them all, for load
+	// programs that run one user as fast as it goes.
+	Limits interviews.Limits
 }
 
 // Judge models: the judge serves llm-latest only when it has a language
@@ -73,8 +83,9 @@ func DefaultDBMaxConns() int32 {
 	return int32(max(8, 2*runtime.GOMAXPROCS(0)))
 }
 
-// LanguageModel reports whether a language-model endpoint is configured.
-func (c Config) LanguageModel() bool { return c.LLMBaseURL != "" && c.LLMAPIKey != "" }
+// LanguageModel reports whether a language-model endpoint is configured;
+// Load has then validated every LLM_* setting.
+func (c Config) LanguageModel() bool { return c.LLM.Configured() }
 
 // Load reads the settings through getenv (os.Getenv in main).
 func Load(getenv func(string) string) (Config, error) {
@@ -84,9 +95,7 @@ func Load(getenv func(string) string) (Config, error) {
 		DataDir:        or(getenv("DATA_DIR"), ".data"),
 		GoogleClientID: getenv("GOOGLE_CLIENT_ID"),
 		GoogleKeysURL:  or(getenv("GOOGLE_KEYS_URL"), google.KeysURL),
-		LLMBaseURL:     getenv("LLM_BASE_URL"),
-		LLMAPIKey:      getenv("LLM_API_KEY"),
-		LLMModel:       getenv("LLM_MODEL"),
+		LLM:            chatmodel.FromEnv(getenv),
 		DBMaxConns:     DefaultDBMaxConns(),
 	}
 	switch env := getenv("APP_ENV"); env {
@@ -121,8 +130,10 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.JWTSecret = s
 	}
-	if (c.LLMBaseURL == "") != (c.LLMAPIKey == "") {
-		return c, errors.New("set both LLM_BASE_URL and LLM_API_KEY, or neither for the offline interviewer")
+	if c.LLM.Configured() {
+		if err := c.LLM.Validate(); err != nil {
+			return c, fmt.Errorf("language model: %w; or unset %s and %s for the offline interviewer", err, chatmodel.EnvBaseURL, chatmodel.EnvAPIKey)
+		}
 	}
 	if err := c.loadJudge(getenv); err != nil {
 		return c, err
@@ -132,6 +143,23 @@ func Load(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.TrustedProxies = proxies
+	c.Limits = interviews.DefaultLimits()
+	if err := wholeNumber(getenv, "INTERVIEW_MAX_IN_PROGRESS", 100, &c.Limits.MaxInProgress); err != nil {
+		return c, err
+	}
+	if err := wholeNumber(getenv, "INTERVIEW_DAILY_MODEL_CALLS", 1_000_000, &c.Limits.DailyCalls); err != nil {
+		return c, err
+	}
+	switch v := getenv("MODEL_LIMITS"); v {
+	case "", "on":
+	case "off":
+		if c.Production {
+			return c, errors.New("MODEL_LIMITS=off is refused when APP_ENV=production")
+		}
+		c.Limits = interviews.Limits{}
+	default:
+		return c, fmt.Errorf("MODEL_LIMITS must be on or off, got %q", v)
+	}
 	switch v := getenv("AUTH_THROTTLE"); v {
 	case "", "on":
 		c.AuthThrottle = true
@@ -154,8 +182,8 @@ func Load(getenv func(string) string) (Config, error) {
 // is on the PATH.
 func (c *Config) loadVoice(getenv func(string) string) error {
 	v := voice.Config{
-		BaseURL:              or(getenv("VOICE_BASE_URL"), c.LLMBaseURL),
-		APIKey:               or(getenv("VOICE_API_KEY"), c.LLMAPIKey),
+		BaseURL:              or(getenv("VOICE_BASE_URL"), c.LLM.BaseURL),
+		APIKey:               or(getenv("VOICE_API_KEY"), c.LLM.APIKey),
 		STTModel:             getenv("STT_MODEL"),
 		TTSModel:             getenv("TTS_MODEL"),
 		TTSVoice:             or(getenv("TTS_VOICE"), voice.DefaultTTSVoice),
@@ -259,6 +287,20 @@ func ParseProxies(v string) ([]*net.IPNet, error) {
 		}
 	}
 	return out, nil
+}
+
+// wholeNumber sets *dst from the setting name when it is set: 1 to max.
+func wholeNumber(getenv func(string) string, name string, max int, dst *int) error {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > max {
+		return fmt.Errorf("%s must be a whole number from 1 to %d, got %q", name, max, v)
+	}
+	*dst = n
+	return nil
 }
 
 func or(v, def string) string {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/judgeworks/interview/internal/interviews"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -22,7 +24,6 @@ func TestLoad(t *testing.T) {
 		{"production with a strong secret", map[string]string{"DATABASE_URL": "postgres://x", "APP_ENV": "production", "JWT_SECRET": strong}, ""},
 		{"database required", map[string]string{"JWT_SECRET": strong}, "DATABASE_URL"},
 		{"unknown APP_ENV", map[string]string{"DATABASE_URL": "postgres://x", "APP_ENV": "prod"}, "APP_ENV"},
-		{"half an LLM setting", map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong, "LLM_BASE_URL": "http://127.0.0.1/v1"}, "LLM_API_KEY"},
 		{"bad pool size", map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong, "DB_MAX_CONNS": "0"}, "DB_MAX_CONNS"},
 	}
 	for _, c := range cases {
@@ -36,6 +37,50 @@ func TestLoad(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), c.wantErr) {
 				t.Fatalf("error %v, want it to mention %q", err, c.wantErr)
+			}
+		})
+	}
+}
+
+// The language-model rule is the judge's (chatmodel.Settings): a base URL or
+// a key switches to a provider, and then every setting must be valid, or the
+// service does not start; the error names the setting. A model name alone
+// (a default left in .env) keeps the offline interviewer.
+func TestLanguageModelSettings(t *testing.T) {
+	strong := strings.Repeat("s", 32)
+	const key = "sk-never-in-an-error"
+	cases := []struct {
+		name    string
+		llm     map[string]string
+		want    bool   // a language model is configured
+		wantErr string // the setting the error names first
+	}{
+		{"none", nil, false, ""},
+		{"a model name alone", map[string]string{"LLM_MODEL": "gpt-4o-mini"}, false, ""},
+		{"complete", map[string]string{"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_API_KEY": key, "LLM_MODEL": "m"}, true, ""},
+		{"base URL without key", map[string]string{"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MODEL": "m"}, false, "LLM_API_KEY"},
+		{"key without base URL", map[string]string{"LLM_API_KEY": key, "LLM_MODEL": "m"}, false, "LLM_BASE_URL"},
+		{"no model", map[string]string{"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_API_KEY": key}, false, "LLM_MODEL"},
+		{"relative base URL", map[string]string{"LLM_BASE_URL": "127.0.0.1/v1", "LLM_API_KEY": key, "LLM_MODEL": "m"}, false, "LLM_BASE_URL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong}
+			for k, v := range c.llm {
+				m[k] = v
+			}
+			cfg, err := Load(env(m))
+			if c.wantErr != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), "language model: "+c.wantErr) {
+					t.Fatalf("error %v, want one naming %s first", err, c.wantErr)
+				}
+				if strings.Contains(err.Error(), key) {
+					t.Fatalf("error %q quotes the key", err)
+				}
+				return
+			}
+			if err != nil || cfg.LanguageModel() != c.want {
+				t.Fatalf("LanguageModel() = %v, %v; want %v", cfg.LanguageModel(), err, c.want)
 			}
 		})
 	}
@@ -77,7 +122,7 @@ func TestJudgeSettings(t *testing.T) {
 		{"no judge model without a language model", base("JUDGE_URL", "http://127.0.0.1:8081", "JUDGE_API_KEY", "k"), "http://127.0.0.1:8081", "", ""},
 		{"offline engine when asked for", base("JUDGE_URL", "http://127.0.0.1:8081", "JUDGE_API_KEY", "k", "JUDGE_MODEL", JudgeModelOffline), "http://127.0.0.1:8081", JudgeModelOffline, ""},
 		{"llm-latest when this service has LLM settings", base("JUDGE_URL", "http://judge:8081", "JUDGE_API_KEY", "k",
-			"LLM_BASE_URL", "http://127.0.0.1/v1", "LLM_API_KEY", "x"), "http://judge:8081", JudgeModelLLM, ""},
+			"LLM_BASE_URL", "http://127.0.0.1/v1", "LLM_API_KEY", "x", "LLM_MODEL", "m"), "http://judge:8081", JudgeModelLLM, ""},
 		{"explicit model wins", base("JUDGE_URL", "http://judge:8081", "JUDGE_API_KEY", "k", "JUDGE_MODEL", "local/lexical-1.0"), "http://judge:8081", "local/lexical-1.0", ""},
 		{"URL without key", base("JUDGE_URL", "http://judge:8081"), "", "", "JUDGE_API_KEY"},
 		{"relative URL", base("JUDGE_URL", "judge:8081", "JUDGE_API_KEY", "k"), "", "", "JUDGE_URL"},
@@ -196,6 +241,40 @@ func TestVoiceSettings(t *testing.T) {
 	} {
 		if _, err := Load(env(with(map[string]string{key: val}))); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s=%s: error %v, want it to name the setting", key, val, err)
+		}
+	}
+}
+
+func TestModelWorkLimits(t *testing.T) {
+	strong := strings.Repeat("s", 32)
+	base := map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strong}
+	cfg, err := Load(env(base))
+	if err != nil || cfg.Limits != interviews.DefaultLimits() {
+		t.Fatalf("defaults: %+v, %v", cfg.Limits, err)
+	}
+	set := map[string]string{"INTERVIEW_MAX_IN_PROGRESS": "5", "INTERVIEW_DAILY_MODEL_CALLS": "1000"}
+	for k, v := range base {
+		set[k] = v
+	}
+	cfg, err = Load(env(set))
+	if err != nil || cfg.Limits.MaxInProgress != 5 || cfg.Limits.DailyCalls != 1000 || cfg.Limits.Answer != interviews.DefaultAnswer {
+		t.Fatalf("set: %+v, %v", cfg.Limits, err)
+	}
+	set["MODEL_LIMITS"] = "off"
+	if cfg, err := Load(env(set)); err != nil || cfg.Limits != (interviews.Limits{}) {
+		t.Fatalf("MODEL_LIMITS=off: %+v, %v", cfg.Limits, err)
+	}
+	set["APP_ENV"], set["JWT_SECRET"] = "production", strings.Repeat("p", 32)
+	if _, err := Load(env(set)); err == nil || !strings.Contains(err.Error(), "MODEL_LIMITS") {
+		t.Fatalf("MODEL_LIMITS=off in production: %v", err)
+	}
+	for name, v := range map[string]string{"INTERVIEW_MAX_IN_PROGRESS": "0", "INTERVIEW_DAILY_MODEL_CALLS": "lots", "MODEL_LIMITS": "no"} {
+		bad := map[string]string{name: v}
+		for k, v := range base {
+			bad[k] = v
+		}
+		if _, err := Load(env(bad)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: error %v, want one naming the setting", name, v, err)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -27,6 +28,15 @@ type loginRequest struct {
 
 type googleRequest struct {
 	Credential string `json:"credential"`
+}
+
+type passwordRequest struct {
+	CurrentPassword string `json:"currentPassword"`
+	NewPassword     string `json:"newPassword"`
+}
+
+type deleteAccountRequest struct {
+	Password string `json:"password"`
 }
 
 func (a *API) register(c echo.Context) error {
@@ -102,11 +112,112 @@ func (a *API) me(c echo.Context) error {
 	return c.JSON(http.StatusOK, userBody{User: u})
 }
 
+// changePassword is POST /api/auth/password: every other session of the
+// account is revoked; this one gets a cookie at the new version.
+func (a *API) changePassword(c echo.Context) error {
+	s, err := a.session(c)
+	if err != nil {
+		return err
+	}
+	var req passwordRequest
+	if err := readJSON(c, &req); err != nil {
+		return err
+	}
+	done, err := a.passwordAttempt(c, s.Subject)
+	if err != nil {
+		return err
+	}
+	v, err := a.d.Accounts.ChangePassword(c.Request().Context(), s.Subject, req.CurrentPassword, req.NewPassword)
+	done(err)
+	if err != nil {
+		return wrongPassword(err)
+	}
+	// The password was just proved: the reissued session counts as a
+	// fresh sign-in.
+	if err := a.setSession(c, auth.Session{Subject: s.Subject, Version: v}); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// logoutAll is POST /api/auth/logout-all: every session of the account,
+// this one included, is revoked.
+func (a *API) logoutAll(c echo.Context) error {
+	s, err := a.session(c)
+	if err != nil {
+		return err
+	}
+	if err := a.d.Accounts.SignOutEverywhere(c.Request().Context(), s.Subject); err != nil {
+		return err
+	}
+	c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
+	return c.NoContent(http.StatusNoContent)
+}
+
+// deleteAccount is DELETE /api/auth/me {password}: the account and its
+// interviews are deleted. A Google-only account sends no password (an
+// empty body will do) and needs a recent sign-in instead.
+func (a *API) deleteAccount(c echo.Context) error {
+	s, err := a.session(c)
+	if err != nil {
+		return err
+	}
+	var req deleteAccountRequest
+	if c.Request().ContentLength != 0 {
+		if err := readJSON(c, &req); err != nil {
+			return err
+		}
+	}
+	done, err := a.passwordAttempt(c, s.Subject)
+	if err != nil {
+		return err
+	}
+	err = a.d.Accounts.Delete(c.Request().Context(), s.Subject, req.Password, s.AuthTime, time.Now())
+	done(err)
+	if err != nil {
+		return wrongPassword(err)
+	}
+	c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
+	return c.NoContent(http.StatusNoContent)
+}
+
+// passwordAttempt holds a signed-in user's password checks to the sign-in
+// limits of their account, so that a stolen cookie is no faster way to
+// guess the password than the sign-in form.
+func (a *API) passwordAttempt(c echo.Context, userID string) (func(error), error) {
+	if a.d.Throttle == nil {
+		return func(error) {}, nil
+	}
+	u, err := a.d.Accounts.User(c.Request().Context(), userID)
+	if err != nil {
+		return nil, err
+	}
+	return a.d.Throttle.Login(c.Request().Context(), u.Email, c.RealIP())
+}
+
+// wrongPassword answers a wrong password of a signed-in user with 403, not
+// 401: the session is fine, and a 401 would tell the page it was signed out.
+func wrongPassword(err error) error {
+	if problem.Is(err, problem.Unauthenticated) {
+		return problem.Wrap(err, problem.Forbidden, problem.From(err).Message)
+	}
+	return err
+}
+
 func (a *API) signedIn(c echo.Context, status int, u account.User) error {
-	tok, err := a.d.Tokens.Issue(u.ID)
+	if err := a.setSession(c, auth.Session{Subject: u.ID, Version: u.SessionVersion}); err != nil {
+		return err
+	}
+	return c.JSON(status, userBody{User: u})
+}
+
+// setSession sets the session cookie for s; a zero AuthTime means signed
+// in now.
+func (a *API) setSession(c echo.Context, s auth.Session) error {
+	tok, err := a.d.Tokens.IssueSession(s)
 	if err != nil {
 		return err
 	}
 	c.SetCookie(auth.SessionCookie(CookieName, tok, a.d.Tokens.TTL(), a.d.SecureCookies))
-	return c.JSON(status, userBody{User: u})
+	return nil
 }

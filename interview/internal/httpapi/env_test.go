@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/judgeworks/interview/internal/account"
@@ -79,6 +80,11 @@ func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q i
 			return interviewer.Evaluation{}, err
 		}
 	}
+	// As a model client would after waiting on the network: a cancelled
+	// call returns nothing.
+	if err := ctx.Err(); err != nil {
+		return interviewer.Evaluation{}, err
+	}
 	// Scores derived from the answer length so averages are checkable.
 	score := min(len(answer), 100)
 	return interviewer.Evaluation{Score: score, TechnicalAccuracy: score / 2, Communication: 90, Feedback: "ok",
@@ -109,8 +115,11 @@ type env struct {
 	srv   *httptest.Server
 	pool  *pgxpool.Pool
 	store *postgres.Store
-	clock *clock
 	iv    *fakeInterviewer
+	// router is the service's echo instance, behind srv.
+	router *echo.Echo
+	// onRequest, when set, sees every request before the router does.
+	onRequest atomic.Pointer[func(*http.Request)]
 }
 
 // envOption adjusts the router's dependencies; the pool is the env's own
@@ -126,6 +135,13 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 // judge's scorer, say) when wrap is not nil.
 func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, opts ...envOption) *env {
 	t.Helper()
+	return newEnvWith(t, wrap, interviews.DefaultLimits(), opts...)
+}
+
+// newEnvWith is newEnvWrapped holding users to limits instead of the
+// defaults.
+func newEnvWith(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, limits interviews.Limits, opts ...envOption) *env {
+	t.Helper()
 	ctx := context.Background()
 	pool, err := postgres.Open(ctx, pgtest.NewDatabase(t), 40)
 	if err != nil {
@@ -135,8 +151,14 @@ func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.
 	if err := postgres.Migrate(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
+	return serveEnv(t, pool, wrap, limits, opts...)
+}
+
+// serveEnv serves one instance of the service on pool: two of them on one
+// pool are two replicas on one database.
+func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interviewer.Interviewer) interviewer.Interviewer, limits interviews.Limits, opts ...envOption) *env {
+	t.Helper()
 	store := postgres.NewStore(pool)
-	clk := newClock()
 	iv := &fakeInterviewer{}
 	var used interviewer.Interviewer = iv
 	if wrap != nil {
@@ -149,7 +171,7 @@ func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.
 	d := httpapi.Deps{
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Accounts:   account.NewService(store, nil),
-		Interviews: interviews.NewService(store, used, clk.Now),
+		Interviews: interviews.NewService(store, used, limits),
 		Tokens:     tokens,
 		Ready:      pool.Ping,
 		Registry:   prometheus.NewRegistry(),
@@ -159,9 +181,28 @@ func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.
 	}
 	e, api := httpapi.New(d)
 	voice.NewHandler(voice.New(voice.Config{}, voice.NewUsage(pool), nil), api.UserID).Register(e)
-	srv := httptest.NewServer(e)
-	t.Cleanup(srv.Close)
-	return &env{t: t, srv: srv, pool: pool, store: store, clock: clk, iv: iv}
+	en := &env{t: t, pool: pool, store: store, iv: iv, router: e}
+	en.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hook := en.onRequest.Load(); hook != nil {
+			(*hook)(r)
+		}
+		e.ServeHTTP(w, r)
+	}))
+	t.Cleanup(en.srv.Close)
+	return en
+}
+
+// ageClaim makes the claim on interview id older by d, as the database's
+// clock would after d: claims are aged by the database, not by a clock of
+// the test's.
+func (e *env) ageClaim(id string, d time.Duration) {
+	e.t.Helper()
+	tag, err := e.pool.Exec(context.Background(),
+		`UPDATE interviews SET answer_claimed_at = answer_claimed_at - make_interval(secs => $2) WHERE id = $1 AND claim_token IS NOT NULL`,
+		id, d.Seconds())
+	if err != nil || tag.RowsAffected() != 1 {
+		e.t.Fatalf("aging the claim on %s: %v (%d rows)", id, err, tag.RowsAffected())
+	}
 }
 
 // client is one browser: its own cookie jar.

@@ -86,10 +86,15 @@ func New(d Deps) (*echo.Echo, *API) {
 	api.POST("/auth/login", a.login)
 	api.POST("/auth/logout", a.logout)
 	api.GET("/auth/me", a.me)
+	api.DELETE("/auth/me", a.deleteAccount)
 	api.POST("/auth/google", a.google)
+	api.POST("/auth/password", a.changePassword)
+	api.POST("/auth/logout-all", a.logoutAll)
 	api.POST("/interview/start", a.start)
 	api.GET("/interview/history", a.history)
+	api.GET("/interview/active", a.active)
 	api.GET("/interview/:id", a.get)
+	api.DELETE("/interview/:id", a.discard)
 	api.POST("/interview/answer", a.answer)
 	api.POST("/interview/finish", a.finish)
 	// Unknown API paths answer JSON, never the web client's HTML.
@@ -100,15 +105,29 @@ func New(d Deps) (*echo.Echo, *API) {
 // UserID returns the signed-in user's id from the session cookie, or an
 // unauthenticated error.
 func (a *API) UserID(c echo.Context) (string, error) {
+	s, err := a.session(c)
+	return s.Subject, err
+}
+
+// session returns the session of the request's cookie: a valid token whose
+// version is still the account's (see account.Service.Check). A revoked
+// session's cookie is cleared with the refusal.
+func (a *API) session(c echo.Context) (auth.Session, error) {
 	ck, err := c.Cookie(CookieName)
 	if err != nil || ck.Value == "" {
-		return "", problem.New(problem.Unauthenticated, "sign in first")
+		return auth.Session{}, problem.New(problem.Unauthenticated, "sign in first")
 	}
-	id, err := a.d.Tokens.Verify(ck.Value)
+	s, err := a.d.Tokens.VerifySession(ck.Value)
 	if err != nil {
-		return "", problem.Wrap(err, problem.Unauthenticated, "your session is invalid or expired; sign in again")
+		return auth.Session{}, problem.Wrap(err, problem.Unauthenticated, "your session is invalid or expired; sign in again")
 	}
-	return id, nil
+	if err := a.d.Accounts.Check(c.Request().Context(), s); err != nil {
+		if problem.Is(err, problem.Unauthenticated) {
+			c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
+		}
+		return auth.Session{}, err
+	}
+	return s, nil
 }
 
 func (a *API) readyz(c echo.Context) error {

@@ -2,11 +2,14 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviews"
+	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
 )
 
@@ -64,6 +67,20 @@ type historyItem struct {
 	TechnicalAccuracy  int       `json:"technicalAccuracy"`
 	CommunicationScore int       `json:"communicationScore"`
 	Date               time.Time `json:"date"`
+}
+
+// activeItem is one entry of GET /api/interview/active. questionNumber is
+// the question being asked, as in the session; 0 once all are answered.
+type activeItem struct {
+	ID                string    `json:"_id"`
+	CandidateName     string    `json:"candidateName"`
+	Role              string    `json:"role"`
+	Experience        string    `json:"experience"`
+	Difficulty        string    `json:"difficulty"`
+	TotalQuestions    int       `json:"totalQuestions"`
+	QuestionNumber    int       `json:"questionNumber"`
+	AnsweredQuestions int       `json:"answeredQuestions"`
+	CreatedAt         time.Time `json:"createdAt"`
 }
 
 func (a *API) start(c echo.Context) error {
@@ -141,7 +158,11 @@ func (a *API) history(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := a.d.Interviews.History(c.Request().Context(), uid)
+	limit, before, err := historyPage(c)
+	if err != nil {
+		return err
+	}
+	list, err := a.d.Interviews.History(c.Request().Context(), uid, before, limit)
 	if err != nil {
 		return err
 	}
@@ -155,4 +176,66 @@ func (a *API) history(c echo.Context) error {
 		})
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// historyPage reads ?limit (1 to interviews.MaxPage, default
+// interviews.DefaultPage) and ?before: a time in RFC 3339 (the date of the
+// last item of the previous page) or a calendar date, meaning its midnight
+// UTC.
+func historyPage(c echo.Context) (int, time.Time, error) {
+	limit := 0
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > interviews.MaxPage {
+			return 0, time.Time{}, problem.New(problem.Invalid, "limit must be a whole number from 1 to %d", interviews.MaxPage)
+		}
+		limit = n
+	}
+	var before time.Time
+	if v := c.QueryParam("before"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			t, err = time.Parse(time.DateOnly, v)
+		}
+		if err != nil || t.IsZero() {
+			return 0, time.Time{}, problem.New(problem.Invalid, "before must be a date such as 2026-03-01 or a time such as 2026-03-01T12:00:00Z")
+		}
+		before = t
+	}
+	return limit, before, nil
+}
+
+func (a *API) active(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	list, err := a.d.Interviews.InProgress(c.Request().Context(), uid)
+	if err != nil {
+		return err
+	}
+	out := make([]activeItem, 0, len(list))
+	for _, iv := range list {
+		item := activeItem{
+			ID: iv.ID, CandidateName: iv.Setup.CandidateName, Role: iv.Setup.Role, Experience: iv.Setup.Experience,
+			Difficulty: iv.Setup.Difficulty, TotalQuestions: iv.Setup.TotalQuestions, AnsweredQuestions: iv.Answered,
+			CreatedAt: iv.CreatedAt,
+		}
+		if iv.Asking {
+			item.QuestionNumber = iv.Answered + 1
+		}
+		out = append(out, item)
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (a *API) discard(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	if err := a.d.Interviews.Discard(c.Request().Context(), uid, c.Param("id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }

@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/labstack/echo/v4"
 )
 
 // series is one sample line of the Prometheus text format.
@@ -63,7 +61,7 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 	e := newEnv(t)
 	c := e.client()
 	routes := map[string]bool{"unmatched": true}
-	for _, r := range e.srv.Config.Handler.(*echo.Echo).Routes() {
+	for _, r := range e.router.Routes() {
 		routes[r.Path] = true
 	}
 	methods := map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true,

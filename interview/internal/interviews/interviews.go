@@ -1,11 +1,13 @@
 // Package interviews runs interview sessions: start, answer with a claim so
 // that each answer is evaluated once, finish with a report whose numbers are
-// ours, and history. Every operation is scoped to one user.
+// ours, history, and the per-user limits on the model work all of it causes.
+// Every operation is scoped to one user.
 package interviews
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -24,8 +26,23 @@ const (
 
 // ClaimTTL is how long a claim on the current question is live. An answer
 // being evaluated holds the claim; a process that died mid-evaluation leaves
-// it behind, and after ClaimTTL the answer may be submitted again.
+// it behind, and after ClaimTTL the answer may be submitted again. Claims
+// are taken and aged with the database's clock, never a replica's.
 const ClaimTTL = 2 * time.Minute
+
+// WorkTimeout bounds the model work of one answer (evaluation and next
+// question) or one report. It is shorter than ClaimTTL, so an evaluation is
+// stored or abandoned while its claim is still its own, and it does not
+// depend on the client: work that has begun finishes and is stored even if
+// the client disconnects, and a reload shows it.
+const WorkTimeout = 90 * time.Second
+
+// History pages: newest first, DefaultPage items unless the client asks
+// for up to MaxPage.
+const (
+	DefaultPage = 20
+	MaxPage     = 100
+)
 
 // Input limits.
 const (
@@ -50,6 +67,19 @@ type Interview struct {
 	Report      *report.Report
 	CreatedAt   time.Time
 	CompletedAt *time.Time
+	// ClaimLive says an answer holds a live claim: it is being evaluated.
+	ClaimLive bool
+}
+
+// Active is an interview in progress as the list for resuming or
+// discarding shows it.
+type Active struct {
+	ID       string
+	Setup    interviewer.Setup
+	Answered int
+	// Asking is false once every question is answered (it awaits finishing).
+	Asking    bool
+	CreatedAt time.Time
 }
 
 // Summary is a completed interview as history lists it.
@@ -70,14 +100,18 @@ type Claim struct {
 }
 
 // Store keeps interviews. Each method is scoped to userID; an interview of
-// another user is problem.NotFound, exactly like a missing one.
+// another user is problem.NotFound, exactly like a missing one. Times that
+// decide anything (claims, completion, limits) are the database's.
 type Store interface {
-	Create(ctx context.Context, userID string, s interviewer.Setup, first interviewer.Question) (string, error)
+	// Create stores a new interview unless the user already has
+	// maxInProgress in progress (0: no cap), which is problem.RateLimited;
+	// the count and the insert are serialised per user.
+	Create(ctx context.Context, userID string, s interviewer.Setup, first interviewer.Question, maxInProgress int) (string, error)
 	Get(ctx context.Context, userID, id string) (Interview, error)
 	// Claim takes the claim on question questionID in one conditional
-	// update: a live claim (taken after expiredBefore) is problem.Conflict,
-	// as is a questionID other than the current one or a completed interview.
-	Claim(ctx context.Context, userID, id, questionID string, now, expiredBefore time.Time) (Claim, error)
+	// update: a live claim (younger than ClaimTTL) is problem.Conflict, as
+	// is a questionID other than the current one or a completed interview.
+	Claim(ctx context.Context, userID, id, questionID string) (Claim, error)
 	// Complete appends r, sets next as the current question (nil after the
 	// last) and clears the claim, only if token still holds it; otherwise
 	// problem.Conflict.
@@ -85,25 +119,91 @@ type Store interface {
 	// Release clears the claim only if token still holds it.
 	Release(ctx context.Context, userID, id, token string) error
 	// SaveReport completes the interview with rep only if it still has
-	// answered results; it reports whether it did.
-	SaveReport(ctx context.Context, userID, id string, answered int, rep report.Report, now time.Time) (bool, error)
-	// History lists completed interviews, newest first.
-	History(ctx context.Context, userID string) ([]Summary, error)
+	// answered results and no live claim; it reports whether it did.
+	SaveReport(ctx context.Context, userID, id string, answered int, rep report.Report) (bool, error)
+	// History lists completed interviews completed before before (zero:
+	// any), newest first, at most limit.
+	History(ctx context.Context, userID string, before time.Time, limit int) ([]Summary, error)
+	// InProgress lists interviews in progress, newest first, at most limit.
+	InProgress(ctx context.Context, userID string, limit int) ([]Active, error)
+	// Discard deletes an interview in progress; a completed one is
+	// problem.Conflict.
+	Discard(ctx context.Context, userID, id string) error
+	// Spend takes one token from the user's bucket for op (a zero rate:
+	// none) and calls from the user's budget for the day (a zero daily:
+	// none), both or neither.
+	Spend(ctx context.Context, userID string, op Op, rate Rate, calls, daily int) (Spending, error)
 }
+
+// Op names an operation that costs model work.
+type Op string
+
+// The metered operations.
+const (
+	OpStart  Op = "start"
+	OpAnswer Op = "answer"
+	OpFinish Op = "finish"
+)
+
+// Rate is a token bucket: Burst operations at once, then PerHour an hour.
+// The zero Rate does not limit.
+type Rate struct {
+	Burst   int
+	PerHour int
+}
+
+// Limits bound each user's model work. Zero fields do not limit.
+type Limits struct {
+	Start, Answer, Finish Rate
+	// DailyCalls is the budget of interviewer calls per UTC day: a start
+	// is one (the opening), an answer two (evaluation and next question;
+	// one for the last), a report one.
+	DailyCalls int
+	// MaxInProgress caps the interviews a user has in progress at once.
+	MaxInProgress int
+}
+
+// Default limits: generous for a person practising, tight for a script.
+// Starting is the dearest to abuse (each start is an interview row and a
+// model call that nobody may ever answer), answering the most frequent.
+var (
+	DefaultStart         = Rate{Burst: 3, PerHour: 10}
+	DefaultAnswer        = Rate{Burst: 10, PerHour: 60}
+	DefaultFinish        = Rate{Burst: 5, PerHour: 20}
+	DefaultDailyCalls    = 200
+	DefaultMaxInProgress = 3
+)
+
+// DefaultLimits returns the default limits.
+func DefaultLimits() Limits {
+	return Limits{Start: DefaultStart, Answer: DefaultAnswer, Finish: DefaultFinish,
+		DailyCalls: DefaultDailyCalls, MaxInProgress: DefaultMaxInProgress}
+}
+
+// Spending is the outcome of Store.Spend.
+type Spending struct {
+	OK bool
+	// Daily says the day's budget refused (else the bucket); Wait is how
+	// long until the same request would pass.
+	Daily bool
+	Wait  time.Duration
+}
+
+// CapRetryAfter is the Retry-After of a refusal at the in-progress cap.
+// Nothing frees a slot by itself (the user finishes or discards an
+// interview), so it only keeps automatic clients from hammering.
+const CapRetryAfter = time.Minute
 
 // Service runs interviews.
 type Service struct {
-	store Store
-	iv    interviewer.Interviewer
-	now   func() time.Time
+	store  Store
+	iv     interviewer.Interviewer
+	limits Limits
 }
 
-// NewService returns a Service; now is the clock for claims (nil: time.Now).
-func NewService(store Store, iv interviewer.Interviewer, now func() time.Time) *Service {
-	if now == nil {
-		now = time.Now
-	}
-	return &Service{store: store, iv: iv, now: now}
+// NewService returns a Service holding every user to limits.
+func NewService(store Store, iv interviewer.Interviewer, limits Limits) *Service {
+	return &Service{store: store, iv: iv, limits: limits}
 }
 
 // Mode names the interviewer in use.
@@ -143,12 +243,27 @@ func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
 }
 
 // Start validates the setup, asks the interviewer for the opening and stores
-// the new interview.
+// the new interview. The cap on interviews in progress is checked before the
+// model is asked and enforced again when the interview is stored.
 func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Setup) (Started, error) {
 	setup, err := ValidateSetup(setup)
 	if err != nil {
 		return Started{}, err
 	}
+	if limit := s.limits.MaxInProgress; limit > 0 {
+		open, err := s.store.InProgress(ctx, userID, limit)
+		if err != nil {
+			return Started{}, err
+		}
+		if len(open) >= limit {
+			return Started{}, AtCap(limit)
+		}
+	}
+	if err := s.spend(ctx, userID, OpStart, s.limits.Start, 1); err != nil {
+		return Started{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, WorkTimeout)
+	defer cancel()
 	op, err := s.iv.Open(ctx, setup)
 	if err != nil {
 		return Started{}, upstream(err)
@@ -156,11 +271,57 @@ func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Se
 	if err := checkQuestion(op.Question); err != nil {
 		return Started{}, err
 	}
-	id, err := s.store.Create(ctx, userID, setup, op.Question)
+	id, err := s.store.Create(ctx, userID, setup, op.Question, s.limits.MaxInProgress)
 	if err != nil {
 		return Started{}, err
 	}
 	return Started{ID: id, Welcome: op.Welcome, First: op.Question}, nil
+}
+
+// AtCap is the refusal to start an interview beyond limit in progress.
+func AtCap(limit int) error {
+	p := problem.New(problem.RateLimited, "You have %d interviews in progress, the most at once. Finish or discard one to start another.", limit)
+	p.RetryAfter = CapRetryAfter
+	return p
+}
+
+// spend takes the model work of one op from the user's limits, or returns
+// the refusal as a sentence for the page with its Retry-After.
+func (s *Service) spend(ctx context.Context, userID string, op Op, rate Rate, calls int) error {
+	if rate == (Rate{}) && s.limits.DailyCalls == 0 {
+		return nil
+	}
+	sp, err := s.store.Spend(ctx, userID, op, rate, calls, s.limits.DailyCalls)
+	if err != nil || sp.OK {
+		return err
+	}
+	wait := max(sp.Wait, time.Second)
+	var p *problem.Error
+	switch {
+	case sp.Daily:
+		p = problem.New(problem.RateLimited, "You have used today's %d model calls. They renew at midnight UTC, in %s.", s.limits.DailyCalls, about(wait))
+	case op == OpStart:
+		p = problem.New(problem.RateLimited, "You have started several interviews in a short time. You can start another in %s.", about(wait))
+	case op == OpAnswer:
+		p = problem.New(problem.RateLimited, "You have sent many answers in a short time. You can send this one in %s.", about(wait))
+	default:
+		p = problem.New(problem.RateLimited, "You have asked for many reports in a short time. You can ask for this one in %s.", about(wait))
+	}
+	p.RetryAfter = wait
+	return p
+}
+
+// about says a wait as a person would, rounded up.
+func about(d time.Duration) string {
+	secs := int((d + time.Second - 1) / time.Second)
+	switch {
+	case secs < 90:
+		return fmt.Sprintf("%d seconds", max(secs, 1))
+	case secs < 90*60:
+		return fmt.Sprintf("about %d minutes", (secs+59)/60)
+	default:
+		return fmt.Sprintf("about %d hours", (secs+3599)/3600)
+	}
 }
 
 // Get returns the interview for resuming it.
@@ -177,6 +338,8 @@ type Answered struct {
 // Answer evaluates answer to the current question questionID. The claim is
 // taken before the interviewer is asked anything, so concurrent submits of
 // one answer cause one evaluation; the question evaluated is the stored one.
+// Once claimed, the work runs to completion under WorkTimeout whether or not
+// the client is still there, and its result is stored.
 func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer string) (Answered, error) {
 	answer = strings.TrimSpace(answer)
 	// Postgres text and jsonb cannot hold NUL; refuse it here rather than fail there.
@@ -186,9 +349,18 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	if questionID == "" || len(questionID) > MaxQuestionID || strings.ContainsRune(questionID, 0) {
 		return Answered{}, problem.New(problem.Invalid, "questionId is required")
 	}
-	now := s.now()
-	c, err := s.store.Claim(ctx, userID, id, questionID, now, now.Add(-ClaimTTL))
+	c, err := s.store.Claim(ctx, userID, id, questionID)
 	if err != nil {
+		return Answered{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WorkTimeout)
+	defer cancel()
+	calls := 2
+	if len(c.Interview.Results)+1 >= c.Interview.Setup.TotalQuestions {
+		calls = 1 // the last answer asks for no next question
+	}
+	if err := s.spend(ctx, userID, OpAnswer, s.limits.Answer, calls); err != nil {
+		s.release(ctx, userID, id, c.Token)
 		return Answered{}, err
 	}
 	res, next, err := s.evaluate(ctx, c.Interview, answer)
@@ -245,8 +417,15 @@ func (s *Service) evaluate(ctx context.Context, iv Interview, answer string) (in
 
 // Finish completes the interview and returns its report. The report is
 // stored only if no answer landed while it was being written; otherwise it is
-// rebuilt from the new results. A finished interview returns its stored report.
+// rebuilt from the new results. A finished interview returns its stored
+// report. While an answer is being evaluated (a live claim) it is 409: the
+// report would leave that answer out.
 func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report, error) {
+	// Like an answer's, a report that has begun is written and stored even
+	// if the client goes away, so it is not paid for twice.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WorkTimeout)
+	defer cancel()
+	spent := false
 	for range maxFinishRetries {
 		iv, err := s.store.Get(ctx, userID, id)
 		if err != nil {
@@ -258,12 +437,23 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report,
 		if len(iv.Results) == 0 {
 			return report.Report{}, problem.New(problem.Conflict, "answer at least one question before finishing")
 		}
+		if iv.ClaimLive {
+			return report.Report{}, problem.New(problem.Conflict, "an answer is still being evaluated; finish once its feedback is shown")
+		}
+		if !spent {
+			// One report is one call, however often an answer landing
+			// meanwhile makes it rebuild.
+			if err := s.spend(ctx, userID, OpFinish, s.limits.Finish, 1); err != nil {
+				return report.Report{}, err
+			}
+			spent = true
+		}
 		sum, err := s.iv.Summarize(ctx, iv.Setup, iv.Results)
 		if err != nil {
 			return report.Report{}, upstream(err)
 		}
 		rep := report.Build(iv.Results, sum)
-		ok, err := s.store.SaveReport(ctx, userID, id, len(iv.Results), rep, s.now())
+		ok, err := s.store.SaveReport(ctx, userID, id, len(iv.Results), rep)
 		if err != nil {
 			return report.Report{}, err
 		}
@@ -274,9 +464,27 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report,
 	return report.Report{}, problem.New(problem.Conflict, "the interview kept changing while the report was written; try again")
 }
 
-// History lists the user's completed interviews, newest first.
-func (s *Service) History(ctx context.Context, userID string) ([]Summary, error) {
-	return s.store.History(ctx, userID)
+// History lists the user's completed interviews completed before before
+// (zero: any), newest first, limit at most (0: DefaultPage).
+func (s *Service) History(ctx context.Context, userID string, before time.Time, limit int) ([]Summary, error) {
+	if limit == 0 {
+		limit = DefaultPage
+	}
+	if limit < 1 || limit > MaxPage {
+		return nil, problem.New(problem.Invalid, "limit must be 1 to %d", MaxPage)
+	}
+	return s.store.History(ctx, userID, before, limit)
+}
+
+// InProgress lists the user's interviews in progress, newest first.
+func (s *Service) InProgress(ctx context.Context, userID string) ([]Active, error) {
+	return s.store.InProgress(ctx, userID, MaxPage)
+}
+
+// Discard deletes an interview in progress, freeing its slot under the cap.
+// A completed interview stays (409): it belongs to the history.
+func (s *Service) Discard(ctx context.Context, userID, id string) error {
+	return s.store.Discard(ctx, userID, id)
 }
 
 // upstream marks an interviewer failure as a 502 so the user can retry.

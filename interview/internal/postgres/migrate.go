@@ -1,5 +1,8 @@
-// Package postgres keeps accounts and interviews in Postgres. All SQL of the
-// service lives here; pgx errors become problem errors at this boundary.
+// Package postgres keeps accounts, interviews and the per-user limits on
+// model work in Postgres, and holds the schema: every migration is here.
+// The voice package keeps its own queries on its voice_usage table
+// (voice/allowance.go); every other query of the service is in this
+// package. pgx errors become problem errors at this boundary.
 package postgres
 
 import (

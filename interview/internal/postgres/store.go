@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/judgeworks/interview/internal/account"
@@ -17,7 +20,8 @@ import (
 	"github.com/judgeworks/interview/internal/report"
 )
 
-// Store implements account.Store and interviews.Store.
+// Store implements account.Store and interviews.Store (interviews and the
+// limits on their model work).
 type Store struct {
 	pool *pgxpool.Pool
 }
@@ -56,73 +60,74 @@ func isUUID(s string) bool {
 
 // ---- accounts ----
 
+var errNoAccount = problem.New(problem.NotFound, "no such account")
+
 func (s *Store) CreateUser(ctx context.Context, fullName, email, passwordHash string) (account.User, error) {
-	u := account.User{FullName: fullName, Email: email}
+	u := account.User{FullName: fullName, Email: email, HasPassword: true}
 	err := s.pool.QueryRow(ctx,
-		`INSERT INTO users (full_name, email, password_hash) VALUES ($1, $2, $3) RETURNING id::text`,
-		fullName, email, passwordHash).Scan(&u.ID)
+		`INSERT INTO users (full_name, email, password_hash) VALUES ($1, $2, $3) RETURNING id::text, session_version`,
+		fullName, email, passwordHash).Scan(&u.ID, &u.SessionVersion)
 	if isUnique(err) {
 		return account.User{}, problem.New(problem.Conflict, "an account with this email already exists")
 	}
 	return u, err
 }
 
-func (s *Store) UserByEmail(ctx context.Context, email string) (account.User, string, error) {
+const userColumns = `id::text, full_name, email, password_hash IS NOT NULL, session_version`
+
+func scanUser(row pgx.Row, extra ...any) (account.User, error) {
 	var u account.User
-	var hash *string
-	err := s.pool.QueryRow(ctx,
-		`SELECT id::text, full_name, email, password_hash FROM users WHERE email = $1`, email).
-		Scan(&u.ID, &u.FullName, &u.Email, &hash)
+	err := row.Scan(append([]any{&u.ID, &u.FullName, &u.Email, &u.HasPassword, &u.SessionVersion}, extra...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return account.User{}, "", problem.New(problem.NotFound, "no such account")
+		return account.User{}, errNoAccount
 	}
-	if err != nil {
-		return account.User{}, "", err
-	}
-	if hash == nil {
-		return u, "", nil
+	return u, err
+}
+
+func (s *Store) UserByEmail(ctx context.Context, email string) (account.User, string, error) {
+	var hash *string
+	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+`, password_hash FROM users WHERE email = $1`, email), &hash)
+	if err != nil || hash == nil {
+		return u, "", err
 	}
 	return u, *hash, nil
 }
 
 func (s *Store) UserByID(ctx context.Context, id string) (account.User, error) {
 	if !isUUID(id) {
-		return account.User{}, problem.New(problem.NotFound, "no such account")
+		return account.User{}, errNoAccount
 	}
-	var u account.User
-	err := s.pool.QueryRow(ctx, `SELECT id::text, full_name, email FROM users WHERE id = $1`, id).
-		Scan(&u.ID, &u.FullName, &u.Email)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return account.User{}, problem.New(problem.NotFound, "no such account")
-	}
-	return u, err
+	return scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 }
 
 func (s *Store) SignInGoogle(ctx context.Context, g account.GoogleIdentity) (account.User, error) {
 	var u account.User
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `SELECT id::text, full_name, email FROM users WHERE google_id = $1`, g.Subject).
-			Scan(&u.ID, &u.FullName, &u.Email)
-		if err == nil || !errors.Is(err, pgx.ErrNoRows) {
+		var err error
+		u, err = scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE google_id = $1`, g.Subject))
+		if err == nil || !problem.Is(err, problem.NotFound) {
 			return err
 		}
 		var linked *string
-		err = tx.QueryRow(ctx, `SELECT id::text, full_name, email, google_id FROM users WHERE email = $1 FOR UPDATE`, g.Email).
-			Scan(&u.ID, &u.FullName, &u.Email, &linked)
+		u, err = scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+`, google_id FROM users WHERE email = $1 FOR UPDATE`, g.Email), &linked)
 		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			return tx.QueryRow(ctx,
-				`INSERT INTO users (full_name, email, google_id) VALUES ($1, $2, $3) RETURNING id::text, full_name, email`,
-				g.Name, g.Email, g.Subject).Scan(&u.ID, &u.FullName, &u.Email)
+		case problem.Is(err, problem.NotFound):
+			u, err = scanUser(tx.QueryRow(ctx,
+				`INSERT INTO users (full_name, email, google_id) VALUES ($1, $2, $3) RETURNING `+userColumns,
+				g.Name, g.Email, g.Subject))
+			return err
 		case err != nil:
 			return err
 		case linked != nil:
 			return problem.New(problem.Conflict, "this email is already linked to another Google account")
 		}
 		// Google has verified the email; a password set by whoever
-		// registered it first was never verified, so it goes.
-		_, err = tx.Exec(ctx, `UPDATE users SET google_id = $1, password_hash = NULL, updated_at = now() WHERE id = $2`, g.Subject, u.ID)
-		return err
+		// registered it first was never verified, so it goes, and so do
+		// the sessions signed in with it.
+		u.HasPassword = false
+		return tx.QueryRow(ctx, `
+			UPDATE users SET google_id = $1, password_hash = NULL, session_version = session_version + 1, updated_at = now()
+			WHERE id = $2 RETURNING session_version`, g.Subject, u.ID).Scan(&u.SessionVersion)
 	})
 	if isUnique(err) {
 		return account.User{}, problem.New(problem.Conflict, "this account was linked concurrently; try again")
@@ -130,24 +135,110 @@ func (s *Store) SignInGoogle(ctx context.Context, g account.GoogleIdentity) (acc
 	return u, err
 }
 
+func (s *Store) SessionVersion(ctx context.Context, id string) (int64, error) {
+	if !isUUID(id) {
+		return 0, errNoAccount
+	}
+	var v int64
+	err := s.pool.QueryRow(ctx, `SELECT session_version FROM users WHERE id = $1`, id).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, errNoAccount
+	}
+	return v, err
+}
+
+func (s *Store) PasswordHash(ctx context.Context, id string) (string, error) {
+	if !isUUID(id) {
+		return "", errNoAccount
+	}
+	var hash *string
+	err := s.pool.QueryRow(ctx, `SELECT password_hash FROM users WHERE id = $1`, id).Scan(&hash)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", errNoAccount
+	}
+	if err != nil || hash == nil {
+		return "", err
+	}
+	return *hash, nil
+}
+
+func (s *Store) SetPassword(ctx context.Context, id, oldHash, newHash string) (int64, error) {
+	var v int64
+	err := s.pool.QueryRow(ctx, `
+		UPDATE users SET password_hash = $3, session_version = session_version + 1, updated_at = now()
+		WHERE id = $1 AND password_hash = $2 RETURNING session_version`, id, oldHash, newHash).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, problem.New(problem.Conflict, "the password was changed meanwhile; sign in again")
+	}
+	return v, err
+}
+
+func (s *Store) RevokeSessions(ctx context.Context, id string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE users SET session_version = session_version + 1, updated_at = now() WHERE id = $1`, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		return errNoAccount
+	}
+	return err
+}
+
+// DeleteUser deletes the account; its interviews, voice usage and limits
+// go with it (ON DELETE CASCADE).
+func (s *Store) DeleteUser(ctx context.Context, id string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, id)
+	if err == nil && tag.RowsAffected() == 0 {
+		return errNoAccount
+	}
+	return err
+}
+
 // ---- interviews ----
 
-func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup, first interviewer.Question) (string, error) {
+const foreignKeyViolation = "23503"
+
+var errAccountGone = problem.New(problem.Unauthenticated, "the account no longer exists")
+
+// claimLive is true while an answer's claim is younger than ClaimTTL by the
+// database's clock; the claim statements below use the same bound, so one
+// clock decides for every replica.
+var claimLive = fmt.Sprintf(`(claim_token IS NOT NULL AND answer_claimed_at > now() - interval '%d seconds')`,
+	int(interviews.ClaimTTL/time.Second))
+
+func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup, first interviewer.Question, maxInProgress int) (string, error) {
 	var id string
-	err := s.pool.QueryRow(ctx, `
-		INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, current_question)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
-		userID, st.CandidateName, st.Role, st.Experience, st.Difficulty, st.TotalQuestions, first).Scan(&id)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "23503" {
-		return "", problem.New(problem.Unauthenticated, "the account no longer exists")
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if maxInProgress > 0 {
+			// The user's row lock serialises their starts, so two starts
+			// cannot both count maxInProgress-1 and both insert.
+			var one int
+			err := tx.QueryRow(ctx, `SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE`, userID).Scan(&one)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return errAccountGone
+			}
+			if err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRow(ctx, `SELECT count(*) FROM interviews WHERE user_id = $1 AND status = 'in_progress'`, userID).Scan(&n); err != nil {
+				return err
+			}
+			if n >= maxInProgress {
+				return interviews.AtCap(maxInProgress)
+			}
+		}
+		return tx.QueryRow(ctx, `
+			INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, current_question)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
+			userID, st.CandidateName, st.Role, st.Experience, st.Difficulty, st.TotalQuestions, first).Scan(&id)
+	})
+	if isCode(err, foreignKeyViolation) {
+		return "", errAccountGone
 	}
 	return id, err
 }
 
-const interviewColumns = `id::text, status, candidate_name, role, experience, difficulty, total_questions,
+var interviewColumns = `id::text, status, candidate_name, role, experience, difficulty, total_questions,
 	current_question, question_results, overall_score, technical_accuracy, communication_score,
-	strengths, weaknesses, suggested_topics, feedback, created_at, completed_at`
+	strengths, weaknesses, suggested_topics, feedback, created_at, completed_at, ` + claimLive
 
 func scanInterview(row pgx.Row) (interviews.Interview, error) {
 	var (
@@ -160,7 +251,7 @@ func scanInterview(row pgx.Row) (interviews.Interview, error) {
 	)
 	err := row.Scan(&iv.ID, &iv.Status, &iv.Setup.CandidateName, &iv.Setup.Role, &iv.Setup.Experience,
 		&iv.Setup.Difficulty, &iv.Setup.TotalQuestions, &current, &results, &overall, &tech, &comm,
-		&strengths, &weak, &topi, &feedback, &iv.CreatedAt, &iv.CompletedAt)
+		&strengths, &weak, &topi, &feedback, &iv.CreatedAt, &iv.CompletedAt, &iv.ClaimLive)
 	if err != nil {
 		return iv, err
 	}
@@ -192,18 +283,18 @@ func (s *Store) Get(ctx context.Context, userID, id string) (interviews.Intervie
 	return iv, err
 }
 
-func (s *Store) Claim(ctx context.Context, userID, id, questionID string, now, expiredBefore time.Time) (interviews.Claim, error) {
+func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (interviews.Claim, error) {
 	if !isUUID(id) {
 		return interviews.Claim{}, errNoInterview
 	}
 	var token string
 	row := s.pool.QueryRow(ctx, `
-		UPDATE interviews SET claim_token = gen_random_uuid(), answer_claimed_at = $4
+		UPDATE interviews SET claim_token = gen_random_uuid(), answer_claimed_at = now()
 		WHERE id = $1 AND user_id = $2 AND status = 'in_progress'
 		  AND current_question->>'id' = $3
-		  AND (claim_token IS NULL OR answer_claimed_at < $5)
+		  AND NOT `+claimLive+`
 		RETURNING claim_token::text, `+interviewColumns,
-		id, userID, questionID, now, expiredBefore)
+		id, userID, questionID)
 	iv, err := scanInterview(scanFirst{row: row, first: &token})
 	if err == nil {
 		return interviews.Claim{Token: token, Interview: iv}, nil
@@ -250,7 +341,7 @@ func (s *Store) Complete(ctx context.Context, userID, id, token string, r interv
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return problem.New(problem.Conflict, "the answer took too long and was abandoned, or the interview was finished meanwhile; reload the interview")
+		return problem.New(problem.Conflict, "the answer took too long and was abandoned, or the interview was finished or discarded meanwhile; reload the interview")
 	}
 	return nil
 }
@@ -262,18 +353,19 @@ func (s *Store) Release(ctx context.Context, userID, id, token string) error {
 	return err
 }
 
-func (s *Store) SaveReport(ctx context.Context, userID, id string, answered int, r report.Report, now time.Time) (bool, error) {
+func (s *Store) SaveReport(ctx context.Context, userID, id string, answered int, r report.Report) (bool, error) {
 	if !isUUID(id) {
 		return false, errNoInterview
 	}
 	tag, err := s.pool.Exec(ctx, `
-		UPDATE interviews SET status = 'completed', completed_at = $4,
-			overall_score = $5, technical_accuracy = $6, communication_score = $7,
-			strengths = $8, weaknesses = $9, suggested_topics = $10, feedback = $11,
+		UPDATE interviews SET status = 'completed', completed_at = now(),
+			overall_score = $4, technical_accuracy = $5, communication_score = $6,
+			strengths = $7, weaknesses = $8, suggested_topics = $9, feedback = $10,
 			current_question = NULL, claim_token = NULL, answer_claimed_at = NULL
 		WHERE id = $1 AND user_id = $2 AND status = 'in_progress'
-		  AND jsonb_array_length(question_results) = $3`,
-		id, userID, answered, now, r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore,
+		  AND jsonb_array_length(question_results) = $3
+		  AND NOT `+claimLive,
+		id, userID, answered, r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore,
 		r.Strengths, r.Weaknesses, r.SuggestedTopics, r.Feedback)
 	if err != nil {
 		return false, err
@@ -281,13 +373,20 @@ func (s *Store) SaveReport(ctx context.Context, userID, id string, answered int,
 	return tag.RowsAffected() == 1, nil
 }
 
-func (s *Store) History(ctx context.Context, userID string) ([]interviews.Summary, error) {
+func (s *Store) History(ctx context.Context, userID string, before time.Time, limit int) ([]interviews.Summary, error) {
+	// A bound of infinity keeps one query shape, a range on the history
+	// index, whether or not the client gave one.
+	bound := pgtype.Timestamptz{Time: before, Valid: true}
+	if before.IsZero() {
+		bound = pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
+	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT id::text, candidate_name, role, experience, difficulty, total_questions,
 			jsonb_array_length(question_results), overall_score, technical_accuracy, communication_score, completed_at
 		FROM interviews
-		WHERE user_id = $1 AND status = 'completed'
-		ORDER BY completed_at DESC, id`, userID)
+		WHERE user_id = $1 AND status = 'completed' AND completed_at < $2
+		ORDER BY completed_at DESC, id
+		LIMIT $3`, userID, bound, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +404,146 @@ func (s *Store) History(ctx context.Context, userID string) ([]interviews.Summar
 	return out, rows.Err()
 }
 
-func isUnique(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == uniqueViolation
+func (s *Store) InProgress(ctx context.Context, userID string, limit int) ([]interviews.Active, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT id::text, candidate_name, role, experience, difficulty, total_questions,
+			jsonb_array_length(question_results), current_question IS NOT NULL, created_at
+		FROM interviews
+		WHERE user_id = $1 AND status = 'in_progress'
+		ORDER BY created_at DESC, id
+		LIMIT $2`, userID, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []interviews.Active{}
+	for rows.Next() {
+		var a interviews.Active
+		err := rows.Scan(&a.ID, &a.Setup.CandidateName, &a.Setup.Role, &a.Setup.Experience, &a.Setup.Difficulty,
+			&a.Setup.TotalQuestions, &a.Answered, &a.Asking, &a.CreatedAt)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
 }
+
+func (s *Store) Discard(ctx context.Context, userID, id string) error {
+	if !isUUID(id) {
+		return errNoInterview
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM interviews WHERE id = $1 AND user_id = $2 AND status = 'in_progress'`, id, userID)
+	if err != nil || tag.RowsAffected() == 1 {
+		return err
+	}
+	if _, err := s.Get(ctx, userID, id); err != nil {
+		return err
+	}
+	return problem.New(problem.Conflict, "a completed interview stays in your history; only interviews in progress can be discarded")
+}
+
+// ---- limits on model work ----
+
+// takeTokenSQL takes one token from the bucket in one statement: the
+// bucket refills at $4 tokens a second up to $3, measured with the
+// database's clock, and the conflict arm updates only when a whole token is
+// there. The row lock it takes serialises concurrent requests of the user
+// on every replica, so no two can spend the same token. No row back means
+// refused, with nothing taken.
+const takeTokenSQL = `
+INSERT INTO model_buckets AS b (user_id, operation, tokens, updated_at)
+VALUES ($1, $2, $3::float8 - 1, now())
+ON CONFLICT (user_id, operation) DO UPDATE
+   SET tokens = LEAST($3::float8, b.tokens + $4::float8 * GREATEST(0, extract(epoch FROM now() - b.updated_at)::float8)) - 1,
+       updated_at = now()
+ WHERE LEAST($3::float8, b.tokens + $4::float8 * GREATEST(0, extract(epoch FROM now() - b.updated_at)::float8)) >= 1
+RETURNING tokens`
+
+// tokenWaitSQL is how many seconds until the bucket holds a whole token.
+const tokenWaitSQL = `
+SELECT (1 - LEAST($3::float8, tokens + $4::float8 * GREATEST(0, extract(epoch FROM now() - updated_at)::float8))) / $4::float8
+  FROM model_buckets WHERE user_id = $1 AND operation = $2`
+
+// spendCallsSQL adds $2 calls to the user's count for today (UTC, by the
+// database's clock) while the total stays within $3; a row of an earlier
+// day starts again from zero.
+const spendCallsSQL = `
+INSERT INTO model_calls AS m (user_id, day, used)
+VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2)
+ON CONFLICT (user_id) DO UPDATE
+   SET used = CASE WHEN m.day = EXCLUDED.day THEN m.used ELSE 0 END + EXCLUDED.used,
+       day = EXCLUDED.day
+ WHERE CASE WHEN m.day = EXCLUDED.day THEN m.used ELSE 0 END + EXCLUDED.used <= $3
+RETURNING used`
+
+// untilTomorrowSQL is how many seconds until midnight UTC.
+const untilTomorrowSQL = `
+SELECT extract(epoch FROM date_trunc('day', now() AT TIME ZONE 'UTC') + interval '1 day' - (now() AT TIME ZONE 'UTC'))::float8`
+
+// errRefused rolls back a Spend whose second limit refused after the first
+// had passed, so a refusal takes nothing from either.
+var errRefused = errors.New("refused")
+
+func (s *Store) Spend(ctx context.Context, userID string, op interviews.Op, rate interviews.Rate, calls, daily int) (interviews.Spending, error) {
+	if daily > 0 && calls > daily {
+		// The first insert of the day has no conflict arm to check.
+		return interviews.Spending{Daily: true, Wait: 24 * time.Hour}, nil
+	}
+	var out interviews.Spending
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if rate.Burst > 0 && rate.PerHour > 0 {
+			burst, perSecond := float64(rate.Burst), float64(rate.PerHour)/3600
+			var left float64
+			err := tx.QueryRow(ctx, takeTokenSQL, userID, string(op), burst, perSecond).Scan(&left)
+			if errors.Is(err, pgx.ErrNoRows) {
+				var secs float64
+				if err := tx.QueryRow(ctx, tokenWaitSQL, userID, string(op), burst, perSecond).Scan(&secs); err != nil {
+					return err
+				}
+				out = interviews.Spending{Wait: seconds(secs)}
+				return errRefused
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if daily > 0 {
+			var used int
+			err := tx.QueryRow(ctx, spendCallsSQL, userID, calls, daily).Scan(&used)
+			if errors.Is(err, pgx.ErrNoRows) {
+				var secs float64
+				if err := tx.QueryRow(ctx, untilTomorrowSQL).Scan(&secs); err != nil {
+					return err
+				}
+				out = interviews.Spending{Daily: true, Wait: seconds(secs)}
+				return errRefused
+			}
+			if err != nil {
+				return err
+			}
+		}
+		out.OK = true
+		return nil
+	})
+	switch {
+	case errors.Is(err, errRefused):
+		return out, nil
+	case isCode(err, foreignKeyViolation):
+		return interviews.Spending{}, errAccountGone
+	case err != nil:
+		return interviews.Spending{}, err
+	}
+	return out, nil
+}
+
+func seconds(s float64) time.Duration {
+	return time.Duration(math.Ceil(s * float64(time.Second)))
+}
+
+func isCode(err error, code string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == code
+}
+
+func isUnique(err error) bool { return isCode(err, uniqueViolation) }

@@ -19,6 +19,7 @@ type Code string
 const (
 	Invalid         Code = "invalid_argument"
 	Unauthenticated Code = "unauthenticated"
+	Forbidden       Code = "permission_denied"
 	NotFound        Code = "not_found"
 	Conflict        Code = "conflict"
 	Timeout         Code = "request_timeout"
@@ -34,6 +35,7 @@ const (
 var statuses = map[Code]int{
 	Invalid:         http.StatusBadRequest,
 	Unauthenticated: http.StatusUnauthorized,
+	Forbidden:       http.StatusForbidden,
 	NotFound:        http.StatusNotFound,
 	Conflict:        http.StatusConflict,
 	Timeout:         http.StatusRequestTimeout,

@@ -17,7 +17,10 @@ func TestMean(t *testing.T) {
 		{"half rounds up", []int{70, 71}, 71},
 		{"below half rounds down", []int{70, 70, 71}, 70},
 		{"above half rounds up", []int{70, 71, 71}, 71},
-		{"clamped", []int{-50, 150}, 50},
+		// Unclamped these would average 70 and 120: each case fails if a
+		// score is not clamped before it is summed.
+		{"clamped", []int{-40, 150, 100}, 67},
+		{"clamped high", []int{150, 90}, 95},
 		{"all max", []int{100, 100, 100}, 100},
 	}
 	for _, c := range cases {

@@ -279,6 +279,8 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
 
     await page.goto('/history');
     await page.getByRole('heading', { name: 'Your completed interviews' }).waitFor();
+    // The heading comes before the list has loaded.
+    await page.locator('.history .h-role').first().waitFor();
     const roles = await page.locator('.history .h-role').allInnerTexts();
     assert.deepEqual(roles, ['Frontend developer', role]);
     await shot(page, '09-history');
@@ -306,6 +308,55 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     await page.getByText('Question 1 of 5', { exact: true }).waitFor();
     await noHorizontalScroll(page);
     await shot(page, '13-interview-375');
+  });
+
+  await t.test('interviews in progress are listed to resume or discard', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Interviews in progress' }).waitFor();
+    const rows = page.locator('.active-list li');
+    assert.equal(await rows.count(), 1, 'the interview left at question 1 is in progress');
+    assert.match(await rows.first().innerText(), /Data engineer[\s\S]*Question 1 of 5/);
+    await shot(page, '14-active');
+    await rows.first().getByRole('link', { name: 'Resume' }).click();
+    await page.getByText('Question 1 of 5', { exact: true }).waitFor();
+    await page.goto('/');
+    await page.getByRole('button', { name: /^Discard the Data engineer/ }).click();
+    await page.getByRole('button', { name: 'Discard', exact: true }).click();
+    await page.getByRole('heading', { name: 'Interviews in progress' }).waitFor({ state: 'detached' });
+    assert.deepEqual(await (await page.request.get('/api/interview/active')).json(), []);
+  });
+
+  await t.test('the account page changes the password and signs out everywhere', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();
+    assert.ok((await page.locator('main').innerText()).includes(email), 'the page names the account');
+    // A wrong current password is said on the page; the session stays.
+    expectedStatuses = new Set([403]);
+    await page.getByLabel('Current password').fill('not my password');
+    await page.getByLabel('New password').fill('a brand new password');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('alert').filter({ hasText: 'incorrect' }).waitFor();
+    expectedStatuses = new Set();
+    await page.getByLabel('Current password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('status').filter({ hasText: 'Your password was changed' }).waitFor();
+    assert.equal((await page.request.get('/api/auth/me')).status(), 200, 'this session survives its own password change');
+    await shot(page, '15-account');
+    await page.setViewportSize({ width: 375, height: 800 });
+    await noHorizontalScroll(page);
+    await shot(page, '16-account-375');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expectedStatuses = new Set([401]);
+    assert.equal((await page.request.get('/api/auth/me')).status(), 401);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('a brand new password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Set up your interview' }).waitFor();
+    expectedStatuses = new Set();
   });
 
   await t.test('unknown API paths stay JSON 404s; deep links load the app', async () => {

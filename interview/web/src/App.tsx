@@ -6,6 +6,7 @@ import { SetupPage } from './pages/Setup';
 import { InterviewPage } from './pages/Interview';
 import { ReportPage } from './pages/Report';
 import { HistoryPage } from './pages/History';
+import { AccountPage } from './pages/Account';
 
 export const api = createApi();
 
@@ -74,6 +75,14 @@ export function App() {
     }
   }, []);
 
+  // The session ended on purpose (signed out everywhere, account deleted):
+  // back to the sign-in page, with nothing to return to.
+  const signedOut = useCallback(() => {
+    sessionStorage.removeItem('afterSignIn');
+    setUser(null);
+    navigate('/signin', { replace: true });
+  }, []);
+
   const onAuthLost = useCallback(() => {
     sessionStorage.setItem('afterSignIn', location.pathname);
     setUser(null);
@@ -106,6 +115,9 @@ export function App() {
         break;
       case 'history':
         page = <HistoryPage onAuthLost={onAuthLost} />;
+        break;
+      case 'account':
+        page = <AccountPage user={user} onSignedOut={signedOut} onAuthLost={onAuthLost} />;
         break;
       default:
         page = (
@@ -141,6 +153,9 @@ export function App() {
             <a href="/history" onClick={link('/history')} aria-current={route.page === 'history' ? 'page' : undefined}>
               History
             </a>
+            <a href="/account" onClick={link('/account')} aria-current={route.page === 'account' ? 'page' : undefined}>
+              Account
+            </a>
             <button type="button" className="link" onClick={signOut}>
               Sign out
             </button>
@@ -175,6 +190,7 @@ function titleFor(page: string): string {
     interview: 'Interview',
     report: 'Interview report',
     history: 'Interview history',
+    account: 'Your account',
     signin: 'Sign in',
   };
   return `${names[page] ?? 'Interview practice'} · Interview practice`;

@@ -92,7 +92,12 @@ describe('api client', () => {
     const f = fakeFetch([json(401, { error: { code: 'unauthenticated', message: 'sign in' } }), json(200, { user: { _id: 'u1', fullName: 'Ada', email: 'a@b.c' } })]);
     const api = createApi(f.fn);
     expect(await api.me()).toBeNull();
-    expect(await api.me()).toEqual({ _id: 'u1', fullName: 'Ada', email: 'a@b.c' });
+    expect(await api.me()).toEqual({ _id: 'u1', fullName: 'Ada', email: 'a@b.c', hasPassword: false });
+  });
+
+  it('me() says whether the account has a password', async () => {
+    const f = fakeFetch([json(200, { user: { _id: 'u1', fullName: 'Ada', email: 'a@b.c', hasPassword: true } })]);
+    expect((await createApi(f.fn).me())?.hasPassword).toBe(true);
   });
 
   it('reads config with defaults for missing fields', async () => {
@@ -129,6 +134,62 @@ describe('api client', () => {
     const err = await createApi(f.fn).speech('Hello.').catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.status).toBe(429);
+  });
+
+  it('asks for a history page with limit and before', async () => {
+    const f = fakeFetch([json(200, []), json(200, [])]);
+    const api = createApi(f.fn);
+    await api.history();
+    await api.history({ limit: 20, before: '2026-03-01T12:00:00.123456Z' });
+    expect(f.seen[0].url).toBe('/api/interview/history');
+    expect(f.seen[1].url).toBe('/api/interview/history?limit=20&before=2026-03-01T12%3A00%3A00.123456Z');
+  });
+
+  it('lists interviews in progress and discards one', async () => {
+    const f = fakeFetch([
+      json(200, [{ _id: 'i/1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 5, questionNumber: 2, createdAt: '2026-03-01T12:00:00Z' }]),
+      json(204, null),
+    ]);
+    const api = createApi(f.fn);
+    expect(await api.active()).toEqual([
+      { _id: 'i/1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 5, questionNumber: 2, createdAt: '2026-03-01T12:00:00Z' },
+    ]);
+    await api.discard('i/1');
+    expect(f.seen[1]).toMatchObject({ url: '/api/interview/i%2F1', method: 'DELETE', body: undefined });
+  });
+
+  it('sends the account requests in the pinned shapes', async () => {
+    const f = fakeFetch([json(204, null), json(204, null), json(204, null), json(204, null)]);
+    const api = createApi(f.fn);
+    await api.changePassword('old secret', 'new secret');
+    await api.logoutAll();
+    await api.deleteAccount('my password');
+    await api.deleteAccount('');
+    expect(f.seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['POST', '/api/auth/password', { currentPassword: 'old secret', newPassword: 'new secret' }],
+      ['POST', '/api/auth/logout-all', undefined],
+      ['DELETE', '/api/auth/me', { password: 'my password' }],
+      ['DELETE', '/api/auth/me', undefined],
+    ]);
+  });
+
+  it('passes a limit refusal on as the server says it', async () => {
+    const f = fakeFetch([json(429, { error: { code: 'rate_limited', message: 'You have sent many answers in a short time. You can send this one in 40 seconds.' } })]);
+    const err = await createApi(f.fn)
+      .answer('s1', 'q1', 'x')
+      .catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(429);
+    expect(err.message).toBe('You have sent many answers in a short time. You can send this one in 40 seconds.');
+  });
+
+  it('a wrong password on the account page is 403, not a lost session', async () => {
+    const f = fakeFetch([json(403, { error: { code: 'permission_denied', message: 'the current password is incorrect' } })]);
+    const err = await createApi(f.fn)
+      .changePassword('wrong', 'new secret')
+      .catch((e) => e);
+    expect(err.status).toBe(403);
+    expect(err.message).toBe('the current password is incorrect');
   });
 
   it('history keeps the pinned fields', async () => {

@@ -6,6 +6,8 @@ export interface User {
   _id: string;
   fullName: string;
   email: string;
+  /** False for an account that signs in with Google only. */
+  hasPassword: boolean;
 }
 
 export interface Config {
@@ -82,6 +84,25 @@ export interface HistoryItem {
   totalQuestions: number;
   overallScore: number;
   date: string;
+}
+
+/** An interview in progress, as the list for resuming or discarding shows it. */
+export interface ActiveItem {
+  _id: string;
+  role: string;
+  experience: string;
+  difficulty: string;
+  totalQuestions: number;
+  /** The question being asked; 0 once every question is answered. */
+  questionNumber: number;
+  createdAt: string;
+}
+
+/** One page of history: newest first; `before` is the date of the last
+ * item of the previous page. */
+export interface HistoryPage {
+  limit?: number;
+  before?: string;
 }
 
 /** The answer was evaluated: its evaluation and what comes next. */
@@ -226,7 +247,12 @@ export interface Api {
   session(id: string): Promise<Session>;
   answer(sessionId: string, questionId: string, answer: string): Promise<Evaluated | AlreadyEvaluating>;
   finish(sessionId: string): Promise<Report>;
-  history(): Promise<HistoryItem[]>;
+  history(page?: HistoryPage): Promise<HistoryItem[]>;
+  active(): Promise<ActiveItem[]>;
+  discard(id: string): Promise<void>;
+  changePassword(currentPassword: string, newPassword: string): Promise<void>;
+  logoutAll(): Promise<void>;
+  deleteAccount(password: string): Promise<void>;
   transcribe(audio: Blob, filename: string): Promise<string>;
   speech(text: string, signal?: AbortSignal): Promise<Blob>;
 }
@@ -259,7 +285,7 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
 
   const user = (v: unknown): User => {
     const u = obj(obj(v).user);
-    return { _id: str(u._id ?? u.id), fullName: str(u.fullName), email: str(u.email) };
+    return { _id: str(u._id ?? u.id), fullName: str(u.fullName), email: str(u.email), hasPassword: u.hasPassword === true };
   };
 
   return {
@@ -320,8 +346,12 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
     async finish(sessionId) {
       return toReport(await json('POST', '/api/interview/finish', { sessionId }));
     },
-    async history() {
-      const v = await json('GET', '/api/interview/history');
+    async history(page = {}) {
+      const q = new URLSearchParams();
+      if (page.limit) q.set('limit', String(page.limit));
+      if (page.before) q.set('before', page.before);
+      const qs = q.toString();
+      const v = await json('GET', qs ? `/api/interview/history?${qs}` : '/api/interview/history');
       const list = Array.isArray(v) ? v : [];
       return list.map((h) => {
         const o = obj(h);
@@ -335,6 +365,33 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
           date: str(o.date),
         };
       });
+    },
+    async active() {
+      const v = await json('GET', '/api/interview/active');
+      return (Array.isArray(v) ? v : []).map((a) => {
+        const o = obj(a);
+        return {
+          _id: str(o._id ?? o.id),
+          role: str(o.role),
+          experience: str(o.experience),
+          difficulty: str(o.difficulty),
+          totalQuestions: num(o.totalQuestions),
+          questionNumber: num(o.questionNumber),
+          createdAt: str(o.createdAt),
+        };
+      });
+    },
+    async discard(id) {
+      await json('DELETE', `/api/interview/${encodeURIComponent(id)}`);
+    },
+    async changePassword(currentPassword, newPassword) {
+      await json('POST', '/api/auth/password', { currentPassword, newPassword });
+    },
+    async logoutAll() {
+      await json('POST', '/api/auth/logout-all');
+    },
+    async deleteAccount(password) {
+      await json('DELETE', '/api/auth/me', password ? { password } : undefined);
     },
     async transcribe(audio, filename) {
       const form = new FormData();

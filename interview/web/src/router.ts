@@ -1,4 +1,4 @@
-// A small history-API router: the app has five pages, which does not justify
+// A small history-API router: the app has six pages, which does not justify
 // a routing library in the initial bundle.
 import { useSyncExternalStore } from 'react';
 
@@ -31,12 +31,14 @@ export type Route =
   | { page: 'interview'; id: string }
   | { page: 'report'; id: string }
   | { page: 'history' }
+  | { page: 'account' }
   | { page: 'signin' }
   | { page: 'notfound' };
 
 export function match(path: string): Route {
   if (path === '/' || path === '/setup') return { page: 'setup' };
   if (path === '/history') return { page: 'history' };
+  if (path === '/account') return { page: 'account' };
   if (path === '/signin') return { page: 'signin' };
   const m = /^\/(interview|report)\/([^/]+)\/?$/.exec(path);
   if (m) return { page: m[1] as 'interview' | 'report', id: decodeURIComponent(m[2]) };

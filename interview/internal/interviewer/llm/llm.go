@@ -235,10 +235,25 @@ const (
 // answer cannot close its own block and continue as instructions.
 var answerTag = regexp.MustCompile(`(?i)<\s*/?\s*candidate_answer\s*>`)
 
+// stripAnswerTags removes every lookalike of the delimiters from s. One
+// pass is not enough: removing the inner tag of
+// "</candi</candidate_answer>date_answer>" joins the outer pieces into a
+// new one, so it repeats until nothing changes (each pass that changes
+// anything shortens s, so it ends).
+func stripAnswerTags(s string) string {
+	for {
+		t := answerTag.ReplaceAllString(s, "")
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
 // delimitAnswer wraps the untrusted answer in the delimiters the system
 // prompt describes, after removing any lookalike tags from it.
 func delimitAnswer(answer string, limit int) string {
-	a := answerTag.ReplaceAllString(strings.ToValidUTF8(answer, "\uFFFD"), "")
+	a := stripAnswerTags(strings.ToValidUTF8(answer, "\uFFFD"))
 	if utf8.RuneCountInString(a) > limit {
 		a = string([]rune(a)[:limit]) + " [truncated]"
 	}

@@ -1,29 +1,58 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { api, link } from '../App';
 import { ApiError, type HistoryItem } from '../api';
 
+// One page of history at a time, newest first; "Show older" asks for the
+// page before the last date shown.
+export const historyPageSize = 20;
+
+const newestFirst = (list: HistoryItem[]) => [...list].sort((a, b) => Date.parse(b.date) - Date.parse(a.date));
+
 export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
   const [items, setItems] = useState<HistoryItem[] | null>(null);
+  const [more, setMore] = useState(false);
+  const [loading, setLoading] = useState(false);
   const [error, setError] = useState('');
+
+  const failed = useCallback(
+    (err: unknown) => {
+      if (err instanceof ApiError && err.status === 401) return onAuthLost();
+      setError(err instanceof ApiError ? err.message : 'The history could not load.');
+    },
+    [onAuthLost],
+  );
 
   useEffect(() => {
     let live = true;
     api
-      .history()
+      .history({ limit: historyPageSize })
       .then((list) => {
         if (!live) return;
         // Newest first even if the server's order changes.
-        setItems([...list].sort((a, b) => Date.parse(b.date) - Date.parse(a.date)));
+        setItems(newestFirst(list));
+        setMore(list.length === historyPageSize);
       })
-      .catch((err) => {
-        if (!live) return;
-        if (err instanceof ApiError && err.status === 401) return onAuthLost();
-        setError(err instanceof ApiError ? err.message : 'The history could not load.');
-      });
+      .catch((err) => live && failed(err));
     return () => {
       live = false;
     };
-  }, [onAuthLost]);
+  }, [failed]);
+
+  async function older() {
+    const last = items?.at(-1);
+    if (!last) return;
+    setLoading(true);
+    setError('');
+    try {
+      const list = await api.history({ limit: historyPageSize, before: last.date });
+      setItems((shown) => newestFirst([...(shown ?? []), ...list.filter((h) => !shown?.some((s) => s._id === h._id))]));
+      setMore(list.length === historyPageSize);
+    } catch (err) {
+      failed(err);
+    } finally {
+      setLoading(false);
+    }
+  }
 
   return (
     <section>
@@ -66,6 +95,13 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
             );
           })}
         </ul>
+      )}
+      {more && (
+        <p className="more">
+          <button type="button" onClick={older} disabled={loading}>
+            {loading ? 'Loading…' : 'Show older interviews'}
+          </button>
+        </p>
       )}
     </section>
   );

@@ -3,6 +3,7 @@ import { api, modeLabel } from '../App';
 import { ApiError, type Config, type User } from '../api';
 import { navigate } from '../router';
 import { requestFullscreen } from '../anticheat';
+import { ActiveInterviews } from '../components/ActiveInterviews';
 
 const experiences = ['Internship', 'Entry level (0–2 years)', 'Mid level (3–5 years)', 'Senior (6–9 years)', 'Lead / Principal (10+ years)'];
 const difficulties = [
@@ -48,6 +49,7 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
           by checking for the key points a good answer covers. It is good for practice; the scores are rough.
         </p>
       )}
+      <ActiveInterviews onAuthLost={onAuthLost} onDiscarded={() => setError('')} />
       <form className="card" onSubmit={start}>
         <label>
           Candidate name
