@@ -254,4 +254,3 @@ func TestRunEvalErrors(t *testing.T) {
 		t.Errorf("a bad label: %v, want the line", err)
 	}
 }
-
