@@ -394,3 +394,12 @@ func Decode(b []byte) (*Table, error) {
 	}
 	return t, nil
 }
+
+// Words lists the words in table order.
+func (t *Table) Words() []string {
+	out := make([]string, len(t.ranks))
+	for w, i := range t.index {
+		out[i] = w
+	}
+	return out
+}

