@@ -21,6 +21,7 @@ import (
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
+	"github.com/judgeworks/judge/internal/semantic"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
@@ -102,6 +103,9 @@ func models(cfg config, counter systemone.TokenCounter, logger *slog.Logger) (*r
 	}); err != nil {
 		return nil, err
 	}
+	if err := addSemantic(reg); err != nil {
+		return nil, err
+	}
 	if cfg.LLM.Configured() {
 		adapter, err := evalset.NewAdapter(cfg.Adapter, logger)
 		if err != nil {
@@ -119,7 +123,7 @@ func models(cfg config, counter systemone.TokenCounter, logger *slog.Logger) (*r
 		}
 		logger.Info("language model configured", "model", "llm-latest", "upstream", cfg.LLM.Model, "readout", adapter.Readout())
 	} else {
-		logger.Info("no LLM settings: answering with the offline engine", "model", lexical.Alias)
+		logger.Info("no LLM settings: answering with the offline engines", "model", semantic.Alias)
 	}
 	for name, usd := range cfg.Prices {
 		if err := reg.SetPrice(name, usd); err != nil {

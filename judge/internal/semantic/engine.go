@@ -1,0 +1,424 @@
+// Package semantic is the default offline engine: it answers System One
+// questions by comparing the meaning of words, using the word vectors
+// compiled into the binary (shared/wordvec), with no network and no model
+// call. "I want my money back" supports an option described as "refunds"
+// although the two share no word. It is not a language model: it reads
+// words and their neighbourhoods, not sentences; see docs/semantic.md for
+// the method, its measured quality and its limits.
+package semantic
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/wordvec"
+)
+
+// Name is the exact model name of this engine's current method; Alias floats
+// to it. Bump Name whenever a change alters any answer.
+const (
+	Name        = "local/semantic-1.0"
+	Alias       = "local/semantic-latest"
+	ReleaseDate = "2026-11-23"
+)
+
+// Description is what /v1/models says of this engine.
+const Description = "Offline engine for use without a language-model key: compares the meaning of words " +
+	"with GloVe word vectors embedded in the judge, with negation, opposites and intensity words handled; " +
+	"word vectors, not a language model, and it does not understand sentences."
+
+// The constants below were chosen on judge/testdata/eval/dev.jsonl only
+// (the temperatures by a log-loss fit there); the held-out split measures
+// them. See docs/semantic.md.
+const (
+	// floor is the cosine below which two words count as unrelated: even
+	// after the common part is removed, loosely related words reach 0.2 to
+	// 0.3, so a match is scored by how far it rises above this.
+	floor = 0.3
+	// stateShare is the part of a candidate's relevance that comes from
+	// the state's side (how many of the state's words the candidate
+	// explains); the rest comes from the candidate's side (how many of its
+	// words the state supports).
+	stateShare = 0.3
+	// Temperatures divide the relevance (in [-1, 1]) before the softmax.
+	choiceTemperature = 0.06
+	scoreTemperature  = 0.2
+	noulTemperature   = 0.18
+	// noulBias is subtracted from the yes-minus-no relevance: some
+	// similarity between a question and any text is normal, and only more
+	// than that is evidence for yes.
+	noulBias = 0.05
+	// polarWeight weighs, for score questions whose levels run from bad to
+	// good (or calm to furious), how far the text's polarity lies from each
+	// level's, in units of the levels' polarity range.
+	polarWeight = 5.0
+	// polarMin is the polarity (cosine with the sentiment axis, centred)
+	// from which a word counts as evaluative.
+	polarMin = 0.1
+	// polarCentre is the sentiment-axis cosine of a typical neutral word.
+	polarCentre = 0.05
+)
+
+// sentimentPairs span the axis from bad to good on which the engine reads
+// a word's polarity: the mean of their differences.
+var sentimentPairs = [][2]string{
+	{"good", "bad"}, {"happy", "sad"}, {"excellent", "terrible"}, {"love", "hate"},
+	{"pleased", "disappointed"}, {"great", "awful"}, {"best", "worst"}, {"wonderful", "horrible"},
+	{"calm", "angry"}, {"nice", "nasty"}, {"satisfied", "unhappy"}, {"positive", "negative"},
+}
+
+// Engine answers requests from word vectors. Build it with New; it is safe
+// for concurrent use.
+type Engine struct {
+	vec  *wordvec.Table
+	axis []float32
+}
+
+// New returns an engine reading vec.
+func New(vec *wordvec.Table) (*Engine, error) {
+	e := &Engine{vec: vec}
+	axis := make([]float32, vec.Dims())
+	for _, p := range sentimentPairs {
+		good, ok1 := e.vec.Unit(p[0])
+		bad, ok2 := e.vec.Unit(p[1])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("semantic: no vector for %q or %q", p[0], p[1])
+		}
+		for i := range axis {
+			axis[i] += good[i] - bad[i]
+		}
+	}
+	n := float32(0)
+	for _, x := range axis {
+		n += x * x
+	}
+	n = float32(math.Sqrt(float64(n)))
+	for i := range axis {
+		axis[i] /= n
+	}
+	e.axis = axis
+	return e, nil
+}
+
+// term is a content word ready to compare: its unit vector (nil when the
+// word has none), its weight, its sign (-1 when negated) and its polarity.
+type term struct {
+	word   string
+	unit   []float32
+	weight float64
+	sign   float64
+	// polarity is the signed strength of the word's sentiment as used
+	// (negation and intensity applied), 0 for a word that is not
+	// evaluative.
+	polarity float64
+}
+
+// terms reads text into terms. A prefixed opposite of a polar word
+// ("unhappy") becomes the negated base word ("not happy"), so it lines up
+// with other ways of saying the same thing.
+func (e *Engine) terms(text string, drop map[string]bool) []term {
+	toks := tokens(text, drop)
+	out := make([]term, 0, len(toks))
+	for _, tk := range toks {
+		t := term{word: tk.word, sign: 1}
+		if tk.negated {
+			t.sign = -1
+		}
+		w, ok := known(e.vec, tk.word)
+		if ok && !exactOnly[w] {
+			if base, yes := e.prefixedOpposite(w); yes {
+				w = base
+				t.sign = -t.sign
+			}
+			t.word = w
+			t.unit, _ = e.vec.Unit(w)
+		}
+		t.weight = e.vec.Weight(t.word) * tk.intensity
+		if p := e.rawPolarity(t.unit); math.Abs(p) >= polarMin {
+			t.polarity = p * t.sign * tk.intensity
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// prefixedOpposite reports whether w is un-, dis-, in-… plus a word of
+// clear positive polarity that w is less positive than, and returns that
+// word.
+func (e *Engine) prefixedOpposite(w string) (string, bool) {
+	for _, p := range negPrefixes {
+		base, ok := cutPrefix(w, p)
+		if !ok || len(base) < 4 || !e.vec.Has(base) {
+			continue
+		}
+		bu, _ := e.vec.Unit(base)
+		wu, _ := e.vec.Unit(w)
+		if pb := e.rawPolarity(bu); pb >= polarMin && e.rawPolarity(wu) < pb {
+			return base, true
+		}
+	}
+	return "", false
+}
+
+func cutPrefix(w, p string) (string, bool) {
+	if len(w) > len(p) && w[:len(p)] == p {
+		return w[len(p):], true
+	}
+	return "", false
+}
+
+// rawPolarity is the centred cosine of a unit vector with the sentiment
+// axis: above 0 for approving words, below for disapproving ones.
+func (e *Engine) rawPolarity(unit []float32) float64 {
+	if unit == nil {
+		return 0
+	}
+	return dot(unit, e.axis) - polarCentre
+}
+
+func dot(a, b []float32) float64 {
+	s := float32(0)
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return float64(s)
+}
+
+// Ask answers every question of req from req.State. Each question is
+// answered from the state and its own text only, so asking it alone or in a
+// batch gives the same answer, and neither option order nor question names
+// matter.
+func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	state := e.terms(flatten(req.State), nil)
+	answers := make(map[string]systemone.Answer, len(req.Questions))
+	for name, q := range req.Questions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		a, err := e.answer(state, q)
+		if err != nil {
+			return nil, err
+		}
+		answers[name] = a
+	}
+	return &systemone.Response{Model: Name, Answers: answers}, nil
+}
+
+func (e *Engine) answer(state []term, q systemone.Question) (systemone.Answer, error) {
+	switch q.Type {
+	case systemone.TypeNoul:
+		return systemone.BuildAnswer(q, e.noulWeights(state, q))
+	case systemone.TypeChoice:
+		// Options are put in name order first, so every sum runs in the same
+		// order whatever order the caller listed them in, and the answer is
+		// identical to the last bit.
+		q.Options = append([]systemone.Option(nil), q.Options...)
+		sort.Slice(q.Options, func(i, j int) bool { return q.Options[i].Name < q.Options[j].Name })
+		return systemone.BuildAnswer(q, e.choiceWeights(state, q))
+	case systemone.TypeScore:
+		return systemone.BuildAnswer(q, e.scoreWeights(state, q))
+	}
+	// Validate refuses unknown types before a request reaches a backend.
+	return systemone.Answer{}, fmt.Errorf("unknown question type %q", q.Type)
+}
+
+// noulWeights weighs "yes" against "no". Yes is the instructions plus the
+// caller's meaning of true; no is the instructions negated plus the
+// caller's meaning of false.
+func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
+	instr := e.terms(flatten(q.Instructions), metaWords)
+	yes := append([]term(nil), instr...)
+	no := make([]term, len(instr))
+	for i, t := range instr {
+		t.sign, t.polarity = -t.sign, -t.polarity
+		no[i] = t
+	}
+	if q.Noul != nil {
+		yes = append(yes, e.terms(q.Noul.True, nil)...)
+		no = append(no, e.terms(q.Noul.False, nil)...)
+	}
+	rel := relevances(state, [][]term{yes, no})
+	p := 1 / (1 + math.Exp(-(rel[0]-rel[1]-noulBias)/noulTemperature))
+	return []float64{p}
+}
+
+// choiceWeights compares each option's name and description with the state.
+func (e *Engine) choiceWeights(state []term, q systemone.Question) []float64 {
+	cands := make([][]term, len(q.Options))
+	for i, o := range q.Options {
+		cands[i] = e.terms(o.Name+".\n"+flatten(o.Description), nil)
+	}
+	rel := relevances(state, cands)
+	for i := range rel {
+		rel[i] /= choiceTemperature
+	}
+	return softmax(rel)
+}
+
+// scoreWeights compares each level's text with the state and, when the
+// levels run along the sentiment axis, how near the state's polarity lies
+// to each level's; the score is then the expected level.
+func (e *Engine) scoreWeights(state []term, q systemone.Question) []float64 {
+	cands := make([][]term, len(q.Levels))
+	pols := make([]float64, len(q.Levels))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, l := range q.Levels {
+		cands[i] = e.terms(l, nil)
+		pols[i] = meanPolarity(cands[i])
+		lo, hi = math.Min(lo, pols[i]), math.Max(hi, pols[i])
+	}
+	rel := relevances(state, cands)
+	logits := make([]float64, len(rel))
+	sp := meanPolarity(state)
+	for i := range rel {
+		logits[i] = rel[i] / scoreTemperature
+		// Levels that differ in polarity (from "very dissatisfied" to "very
+		// satisfied") are told apart by it, where vectors alone see the
+		// same topic in each.
+		if hi-lo >= polarMin {
+			d := (sp - pols[i]) / (hi - lo)
+			logits[i] -= polarWeight * d * d
+		}
+	}
+	return softmax(logits)
+}
+
+// meanPolarity is the weight-averaged polarity of the evaluative terms, 0
+// when there are none.
+func meanPolarity(ts []term) float64 {
+	var s, w float64
+	for _, t := range ts {
+		if t.polarity != 0 {
+			s += t.weight * t.polarity
+			w += t.weight
+		}
+	}
+	if w == 0 {
+		return 0
+	}
+	return s / w
+}
+
+// relevances scores how well the state supports each candidate: the
+// weighted mean over the candidate's terms of how strongly the state
+// affirms the term minus how strongly it denies it. Terms are weighted by
+// their inverse frequency in English (wordvec.Weight) and by how few of
+// the question's candidates use them, so words every option shares weigh
+// little; the candidates of one question are the whole corpus, which keeps
+// questions independent of each other.
+func relevances(state []term, cands [][]term) []float64 {
+	df := map[string]float64{}
+	for _, c := range cands {
+		seen := map[string]bool{}
+		for _, t := range c {
+			if !seen[t.word] {
+				seen[t.word] = true
+				df[t.word]++
+			}
+		}
+	}
+	n := float64(len(cands))
+	out := make([]float64, len(cands))
+	for i, c := range cands {
+		var got, total float64
+		for _, t := range c {
+			sup := support(state, t)
+			w := t.weight * math.Log(1+(n-df[t.word]+0.5)/(df[t.word]+0.5))
+			total += w
+			got += w * sup
+		}
+		if total > 0 {
+			out[i] = (1 - stateShare) * got / total
+		}
+	}
+	// The state's side: each state word supports the candidates that mean
+	// what it means, so words unrelated to every candidate add nothing and
+	// a candidate cannot win on generic words alone.
+	var total float64
+	side := make([]float64, len(cands))
+	for _, s := range state {
+		total += s.weight
+		for i, c := range cands {
+			side[i] += s.weight * coverage(s, c)
+		}
+	}
+	if total > 0 {
+		for i := range out {
+			out[i] += stateShare * side[i] / total
+		}
+	}
+	return out
+}
+
+// coverage is how strongly the candidate's terms affirm the state term s
+// minus how strongly they deny it.
+func coverage(s term, cand []term) float64 {
+	return support(cand, s)
+}
+
+// support is how strongly the state affirms t (in [0, 1]) minus how
+// strongly it denies it. A state word supports t when it means the same
+// (cosine above floor) with the same sense: the same sign, or for two
+// evaluative words the same polarity ("not happy" supports "dissatisfied";
+// "happy" denies it).
+func support(state []term, t term) float64 {
+	var aff, deny float64
+	for _, s := range state {
+		if opposite(s.word, t.word) {
+			// An opposite denies as strongly as the word negated.
+			if s.sign*t.sign > 0 {
+				deny = 1
+			} else {
+				aff = 1
+			}
+			continue
+		}
+		sim := similarity(s, t)
+		if sim <= 0 {
+			continue
+		}
+		agree := s.sign * t.sign
+		if s.polarity != 0 && t.polarity != 0 {
+			agree = math.Copysign(1, s.polarity*t.polarity)
+		}
+		if agree > 0 {
+			aff = math.Max(aff, sim)
+		} else {
+			deny = math.Max(deny, sim)
+		}
+	}
+	return aff - deny
+}
+
+// similarity is how far the cosine of two terms rises above floor, scaled
+// to [0, 1]; the same word is 1, and a word without a vector matches only
+// itself.
+func similarity(a, b term) float64 {
+	if a.word == b.word {
+		return 1
+	}
+	if a.unit == nil || b.unit == nil {
+		return 0
+	}
+	return math.Max(0, (dot(a.unit, b.unit)-floor)/(1-floor))
+}
+
+func softmax(logits []float64) []float64 {
+	top := math.Inf(-1)
+	for _, x := range logits {
+		top = math.Max(top, x)
+	}
+	out := make([]float64, len(logits))
+	sum := 0.0
+	for i, x := range logits {
+		out[i] = math.Exp(x - top)
+		sum += out[i]
+	}
+	for i := range out {
+		out[i] /= sum
+	}
+	return out
+}
