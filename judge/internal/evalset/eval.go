@@ -266,6 +266,24 @@ func quantile(xs []float64, q float64) float64 {
 	return s[min(max(i, 0), len(s)-1)]
 }
 
+// EvaluateFile is Evaluate over the labelled file at path, with the
+// temperatures fitted on the file at fitPath when it is not empty.
+func EvaluateFile(ctx context.Context, b systemone.Backend, model, path, fitPath string, parallel int) (Report, error) {
+	items, err := readItems(path)
+	if err != nil {
+		return Report{}, err
+	}
+	var fit []labeled
+	if fitPath != "" {
+		if fit, err = readItems(fitPath); err != nil {
+			return Report{}, err
+		}
+	}
+	r, err := Evaluate(ctx, b, model, items, fit, parallel)
+	r.Data, r.FitData = path, fitPath
+	return r, err
+}
+
 // RunEval is `judge eval --data F --model M [--fit F] [--json out]`: it asks
 // b (which answers for any model the judge serves, by the request's model
 // name) every labelled item and prints the metrics per question type.
@@ -283,21 +301,10 @@ func RunEval(ctx context.Context, args []string, b systemone.Backend, stdout io.
 	if *data == "" || *model == "" {
 		return errors.New("--data and --model are required")
 	}
-	items, err := readItems(*data)
+	r, err := EvaluateFile(ctx, b, *model, *data, *fitData, *parallel)
 	if err != nil {
 		return err
 	}
-	var fit []labeled
-	if *fitData != "" {
-		if fit, err = readItems(*fitData); err != nil {
-			return err
-		}
-	}
-	r, err := Evaluate(ctx, b, *model, items, fit, *parallel)
-	if err != nil {
-		return err
-	}
-	r.Data, r.FitData = *data, *fitData
 	if err := r.Print(stdout); err != nil {
 		return err
 	}

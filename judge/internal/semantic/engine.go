@@ -114,6 +114,20 @@ type term struct {
 	// (negation and intensity applied), 0 for a word that is not
 	// evaluative.
 	polarity float64
+	// lemma is the word's folded form and opps the folded forms of its
+	// opposites (see opposites).
+	lemma string
+	opps  []string
+}
+
+// opposes reports whether s is one of t's opposites.
+func (t term) opposes(s term) bool {
+	for _, o := range t.opps {
+		if o == s.lemma {
+			return true
+		}
+	}
+	return false
 }
 
 // terms reads text into terms. A prefixed opposite of a polar word
@@ -137,6 +151,8 @@ func (e *Engine) terms(text string, drop map[string]bool) []term {
 			t.unit, _ = e.vec.Unit(w)
 		}
 		t.weight = e.vec.Weight(t.word) * tk.intensity
+		t.lemma = lemma(t.word)
+		t.opps = opposites[t.lemma]
 		if p := e.rawPolarity(t.unit); math.Abs(p) >= polarMin {
 			t.polarity = p * t.sign * tk.intensity
 		}
@@ -179,12 +195,22 @@ func (e *Engine) rawPolarity(unit []float32) float64 {
 	return dot(unit, e.axis) - polarCentre
 }
 
+// dot is the dot product of two vectors of equal length, four lanes at a
+// time (the compiler keeps them in registers).
 func dot(a, b []float32) float64 {
-	s := float32(0)
-	for i := range a {
-		s += a[i] * b[i]
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return float64(s)
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64((s0 + s1) + (s2 + s3))
 }
 
 // Ask answers every question of req from req.State. Each question is
@@ -302,13 +328,16 @@ func meanPolarity(ts []term) float64 {
 	return s / w
 }
 
-// relevances scores how well the state supports each candidate: the
-// weighted mean over the candidate's terms of how strongly the state
-// affirms the term minus how strongly it denies it. Terms are weighted by
-// their inverse frequency in English (wordvec.Weight) and by how few of
-// the question's candidates use them, so words every option shares weigh
-// little; the candidates of one question are the whole corpus, which keeps
-// questions independent of each other.
+// relevances scores how well the state supports each candidate, from both
+// sides. The candidate's side is the weighted mean over its terms of how
+// strongly the state affirms each minus how strongly it denies it; terms
+// are weighted by their inverse frequency in English (wordvec.Weight) and
+// by how few of the question's candidates use them, so words every option
+// shares weigh little (the candidates of one question are the whole corpus,
+// which keeps questions independent of each other). The state's side is
+// the weighted mean over the state's words of how strongly the candidate
+// affirms each: words unrelated to every candidate add nothing, and a
+// candidate cannot win on generic words alone.
 func relevances(state []term, cands [][]term) []float64 {
 	df := map[string]float64{}
 	for _, c := range cands {
@@ -320,77 +349,68 @@ func relevances(state []term, cands [][]term) []float64 {
 			}
 		}
 	}
+	var stateTotal float64
+	for _, s := range state {
+		stateTotal += s.weight
+	}
 	n := float64(len(cands))
 	out := make([]float64, len(cands))
 	for i, c := range cands {
+		// aff[j] and deny[j] are the strongest affirmation and denial of
+		// candidate term j by any state word.
+		aff := make([]float64, len(c))
+		deny := make([]float64, len(c))
+		var side float64
+		for _, s := range state {
+			var sAff, sDeny float64
+			for j, t := range c {
+				v := match(s, t)
+				switch {
+				case v > 0:
+					aff[j] = math.Max(aff[j], v)
+					sAff = math.Max(sAff, v)
+				case v < 0:
+					deny[j] = math.Max(deny[j], -v)
+					sDeny = math.Max(sDeny, -v)
+				}
+			}
+			side += s.weight * (sAff - sDeny)
+		}
 		var got, total float64
-		for _, t := range c {
-			sup := support(state, t)
+		for j, t := range c {
 			w := t.weight * math.Log(1+(n-df[t.word]+0.5)/(df[t.word]+0.5))
 			total += w
-			got += w * sup
+			got += w * (aff[j] - deny[j])
 		}
 		if total > 0 {
 			out[i] = (1 - stateShare) * got / total
 		}
-	}
-	// The state's side: each state word supports the candidates that mean
-	// what it means, so words unrelated to every candidate add nothing and
-	// a candidate cannot win on generic words alone.
-	var total float64
-	side := make([]float64, len(cands))
-	for _, s := range state {
-		total += s.weight
-		for i, c := range cands {
-			side[i] += s.weight * coverage(s, c)
-		}
-	}
-	if total > 0 {
-		for i := range out {
-			out[i] += stateShare * side[i] / total
+		if stateTotal > 0 {
+			out[i] += stateShare * side / stateTotal
 		}
 	}
 	return out
 }
 
-// coverage is how strongly the candidate's terms affirm the state term s
-// minus how strongly they deny it.
-func coverage(s term, cand []term) float64 {
-	return support(cand, s)
-}
-
-// support is how strongly the state affirms t (in [0, 1]) minus how
-// strongly it denies it. A state word supports t when it means the same
-// (cosine above floor) with the same sense: the same sign, or for two
-// evaluative words the same polarity ("not happy" supports "dissatisfied";
-// "happy" denies it).
-func support(state []term, t term) float64 {
-	var aff, deny float64
-	for _, s := range state {
-		if opposite(s.word, t.word) {
-			// An opposite denies as strongly as the word negated.
-			if s.sign*t.sign > 0 {
-				deny = 1
-			} else {
-				aff = 1
-			}
-			continue
-		}
-		sim := similarity(s, t)
-		if sim <= 0 {
-			continue
-		}
-		agree := s.sign * t.sign
-		if s.polarity != 0 && t.polarity != 0 {
-			agree = math.Copysign(1, s.polarity*t.polarity)
-		}
-		if agree > 0 {
-			aff = math.Max(aff, sim)
-		} else {
-			deny = math.Max(deny, sim)
-		}
+// match is how strongly state word s affirms (> 0) or denies (< 0) the
+// candidate term t, in [-1, 1]. Words that mean the same (cosine above
+// floor) affirm when used in the same sense: the same sign, or for two
+// evaluative words the same polarity ("not happy" affirms "dissatisfied";
+// "happy" denies it). An opposite ("renew" for "cancel") denies as
+// strongly as the word negated.
+func match(s, t term) float64 {
+	if t.opposes(s) {
+		return -s.sign * t.sign
 	}
-	return aff - deny
+	sim := similarity(s, t)
+	if sim <= 0 {
+		return 0
+	}
+	agree := s.sign * t.sign
+	if s.polarity != 0 && t.polarity != 0 {
+		agree = math.Copysign(1, s.polarity*t.polarity)
+	}
+	return agree * sim
 }
 
 // similarity is how far the cosine of two terms rises above floor, scaled

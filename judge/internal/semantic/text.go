@@ -81,13 +81,13 @@ var metaWords = set(
 // opposites are pairs of words that share their contexts, and so lie close
 // in vector space, but mean opposite things: "renew" must count against
 // "cancel", not for it. Words are compared by lemma.
-var opposites = func() map[[2]string]bool {
+var opposites = func() map[string][]string {
 	pairs := [][2]string{
 		{"cancel", "renew"}, {"cancel", "keep"}, {"cancel", "continue"}, {"cancel", "extend"},
 		{"stop", "start"}, {"stop", "continue"}, {"stay", "leave"}, {"stay", "quit"}, {"open", "close"},
 		{"accept", "reject"}, {"accept", "refuse"}, {"approve", "reject"}, {"allow", "deny"},
 		{"allow", "block"}, {"enable", "disable"}, {"include", "exclude"}, {"increase", "decrease"},
-		{"raise", "lower"}, {"up", "down"}, {"online", "offline"}, {"work", "broke"}, {"work", "fail"},
+		{"raise", "lower"}, {"up", "down"}, {"online", "offline"}, {"work", "broken"}, {"work", "fail"},
 		{"pass", "fail"}, {"success", "failure"}, {"succeed", "fail"}, {"win", "lose"}, {"add", "remove"},
 		{"agree", "disagree"}, {"like", "dislike"}, {"love", "hate"}, {"true", "false"},
 		{"more", "less"}, {"fast", "slow"}, {"quick", "slow"}, {"easy", "hard"}, {"easy", "difficult"},
@@ -101,18 +101,19 @@ var opposites = func() map[[2]string]bool {
 		{"major", "minor"}, {"simple", "complex"}, {"clear", "vague"}, {"specific", "general"},
 		{"concrete", "abstract"}, {"relevant", "irrelevant"}, {"urgent", "trivial"},
 	}
-	m := make(map[[2]string]bool, 2*len(pairs))
+	m := make(map[string][]string, 2*len(pairs))
 	for _, p := range pairs {
-		m[p] = true
-		m[[2]string{p[1], p[0]}] = true
+		a, b := lemma(p[0]), lemma(p[1])
+		m[a] = append(m[a], b)
+		m[b] = append(m[b], a)
 	}
 	return m
 }()
 
 // lemma folds the common inflections for looking words up in opposites:
-// "cancelling", "cancelled", "cancels" → "cancel"; "broken" → "broke".
+// "cancelling", "cancelled", "cancels" → "cancel".
 func lemma(w string) string {
-	for _, suf := range []string{"ing", "ed", "es", "s", "en"} {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
 		b, ok := strings.CutSuffix(w, suf)
 		if !ok || len(b) < 3 {
 			continue
@@ -123,11 +124,6 @@ func lemma(w string) string {
 		return b
 	}
 	return w
-}
-
-func opposite(a, b string) bool {
-	return opposites[[2]string{a, b}] || opposites[[2]string{lemma(a), lemma(b)}] ||
-		opposites[[2]string{lemma(a), b}] || opposites[[2]string{a, lemma(b)}]
 }
 
 // negPrefixes turn a word into its opposite when what follows is a word
