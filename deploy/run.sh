@@ -310,7 +310,7 @@ else
 	log "judge keys: from JUDGE_API_KEYS"
 fi
 if [ -n "$offline" ]; then
-	log "no LLM settings (LLM_BASE_URL, LLM_API_KEY): judge and interview run on the offline engines"
+	log "no LLM settings (LLM_BASE_URL, LLM_API_KEY): judge and interview run on the offline engines (judge model local/semantic-latest)"
 else
 	log "language model: ${LLM_MODEL:-(LLM_MODEL unset)} at ${LLM_BASE_URL:-(default base URL)}"
 fi
