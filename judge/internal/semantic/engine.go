@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/wordvec"
@@ -161,12 +162,57 @@ func (e *Engine) terms(text string, drop map[string]bool) []term {
 	return out
 }
 
+// maxStateTerms bounds the work per question: every state term is compared
+// with every candidate term, and a state may be 32k tokens long. Beyond it
+// only the heaviest distinct terms are kept (rare words, and words said
+// often), which changes nothing for texts of a few hundred words.
+const maxStateTerms = 400
+
+// distinct merges repeated terms (same word, sign and polarity) into one
+// whose weight is the sum, which leaves every comparison unchanged and
+// makes a long text cheaper, then keeps the maxStateTerms heaviest. The
+// order of the result is fixed by the text, so sums over it are
+// reproducible.
+func distinct(ts []term) []term {
+	type key struct {
+		word     string
+		sign     float64
+		polarity float64
+	}
+	at := make(map[key]int, len(ts))
+	out := make([]term, 0, len(ts))
+	for _, t := range ts {
+		k := key{t.word, t.sign, t.polarity}
+		if i, ok := at[k]; ok {
+			out[i].weight += t.weight
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, t)
+	}
+	if len(out) <= maxStateTerms {
+		return out
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return out[idx[a]].weight > out[idx[b]].weight })
+	idx = idx[:maxStateTerms]
+	sort.Ints(idx)
+	kept := make([]term, len(idx))
+	for i, j := range idx {
+		kept[i] = out[j]
+	}
+	return kept
+}
+
 // prefixedOpposite reports whether w is un-, dis-, in-… plus a word of
 // clear positive polarity that w is less positive than, and returns that
 // word.
 func (e *Engine) prefixedOpposite(w string) (string, bool) {
 	for _, p := range negPrefixes {
-		base, ok := cutPrefix(w, p)
+		base, ok := strings.CutPrefix(w, p)
 		if !ok || len(base) < 4 || !e.vec.Has(base) {
 			continue
 		}
@@ -175,13 +221,6 @@ func (e *Engine) prefixedOpposite(w string) (string, bool) {
 		if pb := e.rawPolarity(bu); pb >= polarMin && e.rawPolarity(wu) < pb {
 			return base, true
 		}
-	}
-	return "", false
-}
-
-func cutPrefix(w, p string) (string, bool) {
-	if len(w) > len(p) && w[:len(p)] == p {
-		return w[len(p):], true
 	}
 	return "", false
 }
@@ -218,7 +257,7 @@ func dot(a, b []float32) float64 {
 // batch gives the same answer, and neither option order nor question names
 // matter.
 func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	state := e.terms(flatten(req.State), nil)
+	state := distinct(e.terms(flatten(req.State), nil))
 	answers := make(map[string]systemone.Answer, len(req.Questions))
 	for name, q := range req.Questions {
 		if err := ctx.Err(); err != nil {

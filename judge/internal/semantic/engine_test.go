@@ -422,3 +422,50 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+func TestDistinctMergesAndBounds(t *testing.T) {
+	e := engine()
+	ts := distinct(e.terms("refund refund, not refund; refund!", nil))
+	if len(ts) != 3 || ts[0].word != "refund" || ts[1].sign != -1 {
+		t.Fatalf("terms %+v", ts)
+	}
+	one := e.terms("refund", nil)[0]
+	if math.Abs(ts[0].weight-2*one.weight) > 1e-12 {
+		t.Errorf("two plain mentions weigh %v, want twice %v", ts[0].weight, one.weight)
+	}
+	// A text of thousands of different words keeps the heaviest, in text order.
+	words := wordvec.Default().Words()
+	var long []byte
+	for i := 0; i < len(words); i += 10 {
+		long = append(long, words[i]+" "...)
+	}
+	ts = distinct(e.terms(string(long), nil))
+	if len(ts) != maxStateTerms {
+		t.Fatalf("%d terms kept, want %d", len(ts), maxStateTerms)
+	}
+	for _, t2 := range ts {
+		if t2.weight < 0.9 {
+			t.Fatalf("kept %q of weight %.3f while rarer words were dropped", t2.word, t2.weight)
+		}
+	}
+}
+
+// BenchmarkLongState is a 5,000-word state (every tenth word of the
+// vocabulary) and one question of each type: the cost that maxStateTerms
+// bounds.
+func BenchmarkLongState(b *testing.B) {
+	words := wordvec.Default().Words()
+	var long []byte
+	for i := 0; i < len(words); i += 10 {
+		long = append(long, words[i]+" "...)
+	}
+	state, _ := json.Marshal(string(long))
+	req := request(3)
+	req.State = state
+	e := engine()
+	for b.Loop() {
+		if _, err := e.Ask(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
