@@ -39,13 +39,18 @@ const (
 	// after the common part is removed, loosely related words reach 0.2 to
 	// 0.3, so a match is scored by how far it rises above this.
 	floor = 0.3
-	// stateShare is the part of a candidate's relevance that comes from
-	// the state's side (how many of the state's words the candidate
-	// explains); the rest comes from the candidate's side (how many of its
-	// words the state supports).
+	// stateShare is, for noul and score questions, the part of a
+	// candidate's relevance that comes from the state's side (how much of
+	// the state the candidate explains); the rest is the mean support of
+	// the candidate's words.
 	stateShare = 0.3
+	// bestShare is, for choice questions, the part of an option's
+	// relevance that comes from its best-supported word; the rest is the
+	// mean support of its words. A mean alone favours options described in
+	// few words, which the state covers more easily.
+	bestShare = 0.8
 	// Temperatures divide the relevance (in [-1, 1]) before the softmax.
-	choiceTemperature = 0.06
+	choiceTemperature = 0.18
 	scoreTemperature  = 0.2
 	noulTemperature   = 0.18
 	// noulBias is subtracted from the yes-minus-no relevance: some
@@ -305,7 +310,8 @@ func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
 		yes = append(yes, e.terms(q.Noul.True, nil)...)
 		no = append(no, e.terms(q.Noul.False, nil)...)
 	}
-	rel := relevances(state, [][]term{yes, no})
+	ev := relevances(state, [][]term{yes, no})
+	rel := []float64{ev[0].mixed(), ev[1].mixed()}
 	p := 1 / (1 + math.Exp(-(rel[0]-rel[1]-noulBias)/noulTemperature))
 	return []float64{p}
 }
@@ -316,9 +322,10 @@ func (e *Engine) choiceWeights(state []term, q systemone.Question) []float64 {
 	for i, o := range q.Options {
 		cands[i] = e.terms(o.Name+".\n"+flatten(o.Description), nil)
 	}
-	rel := relevances(state, cands)
-	for i := range rel {
-		rel[i] /= choiceTemperature
+	ev := relevances(state, cands)
+	rel := make([]float64, len(ev))
+	for i, x := range ev {
+		rel[i] = (bestShare*x.best + (1-bestShare)*x.mean) / choiceTemperature
 	}
 	return softmax(rel)
 }
@@ -335,7 +342,11 @@ func (e *Engine) scoreWeights(state []term, q systemone.Question) []float64 {
 		pols[i] = meanPolarity(cands[i])
 		lo, hi = math.Min(lo, pols[i]), math.Max(hi, pols[i])
 	}
-	rel := relevances(state, cands)
+	ev := relevances(state, cands)
+	rel := make([]float64, len(ev))
+	for i, x := range ev {
+		rel[i] = x.mixed()
+	}
 	logits := make([]float64, len(rel))
 	sp := meanPolarity(state)
 	for i := range rel {
@@ -367,17 +378,29 @@ func meanPolarity(ts []term) float64 {
 	return s / w
 }
 
-// relevances scores how well the state supports each candidate, from both
-// sides. The candidate's side is the weighted mean over its terms of how
-// strongly the state affirms each minus how strongly it denies it; terms
-// are weighted by their inverse frequency in English (wordvec.Weight) and
-// by how few of the question's candidates use them, so words every option
-// shares weigh little (the candidates of one question are the whole corpus,
-// which keeps questions independent of each other). The state's side is
-// the weighted mean over the state's words of how strongly the candidate
-// affirms each: words unrelated to every candidate add nothing, and a
-// candidate cannot win on generic words alone.
-func relevances(state []term, cands [][]term) []float64 {
+// evidence is how well the state supports one candidate, each in [-1, 1].
+type evidence struct {
+	// mean is the weighted mean over the candidate's words of how strongly
+	// the state affirms each minus how strongly it denies it; words are
+	// weighted by their inverse frequency in English (wordvec.Weight) and by
+	// how few of the question's candidates use them, so words every option
+	// shares weigh little (the candidates of one question are the whole
+	// corpus, which keeps questions independent of each other).
+	mean float64
+	// best is the same for the candidate's best-supported word.
+	best float64
+	// side is the state's side: the weighted mean over the state's words
+	// of how strongly the candidate affirms minus denies each. Words
+	// unrelated to every candidate add nothing, and a candidate cannot win
+	// on generic words alone.
+	side float64
+}
+
+// mixed is the relevance of noul and score candidates.
+func (e evidence) mixed() float64 { return (1-stateShare)*e.mean + stateShare*e.side }
+
+// relevances weighs the evidence for each candidate.
+func relevances(state []term, cands [][]term) []evidence {
 	df := map[string]float64{}
 	for _, c := range cands {
 		seen := map[string]bool{}
@@ -393,7 +416,7 @@ func relevances(state []term, cands [][]term) []float64 {
 		stateTotal += s.weight
 	}
 	n := float64(len(cands))
-	out := make([]float64, len(cands))
+	out := make([]evidence, len(cands))
 	for i, c := range cands {
 		// aff[j] and deny[j] are the strongest affirmation and denial of
 		// candidate term j by any state word.
@@ -416,16 +439,21 @@ func relevances(state []term, cands [][]term) []float64 {
 			side += s.weight * (sAff - sDeny)
 		}
 		var got, total float64
+		best := math.Inf(-1)
 		for j, t := range c {
 			w := t.weight * math.Log(1+(n-df[t.word]+0.5)/(df[t.word]+0.5))
 			total += w
 			got += w * (aff[j] - deny[j])
+			best = math.Max(best, aff[j]-deny[j])
 		}
 		if total > 0 {
-			out[i] = (1 - stateShare) * got / total
+			out[i].mean = got / total
+		}
+		if len(c) > 0 {
+			out[i].best = best
 		}
 		if stateTotal > 0 {
-			out[i] += stateShare * side / stateTotal
+			out[i].side = side / stateTotal
 		}
 	}
 	return out

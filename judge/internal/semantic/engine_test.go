@@ -109,7 +109,7 @@ func TestAnswersFollowMeaning(t *testing.T) {
 	paraphrases := []struct{ state, want string }{
 		{"The program quits every time I press save and shows an error code.", "technical"},
 		{"My parcel has not arrived yet and the tracking page shows nothing.", "shipping"},
-		{"How much would the bigger plan cost us per year?", "sales"},
+		{"Is there a cheaper price if we buy for the whole company?", "sales"},
 	}
 	q := `{"type": "choice", "instructions": "Which team?", "criteria": {
 		"billing": "Payments, invoices, refunds and charges", "technical": "Bugs, errors, crashes and login problems",

@@ -25,12 +25,10 @@ func (e engines) Ask(ctx context.Context, req systemone.Request) (*systemone.Res
 
 // On the held-out split, written in other words than the option texts and
 // never used to choose the engine's constants, the semantic engine must
-// do clearly better than the lexical one where it does today: yes/no
-// ranking, score levels, and the quality of its choice probabilities. Its
-// choice accuracy there is no better than the lexical engine's (both near
-// 0.4, docs/semantic.md); the test holds it within a few items of it. The
-// bounds leave room for small changes of method.
-func TestHeldOutAgainstLexical(t *testing.T) {
+// beat the lexical one: choice accuracy and the quality of its choice
+// probabilities, yes/no ranking, score levels. The bounds leave room for
+// small changes of method; the figures are in docs/semantic.md.
+func TestHeldOutBeatsLexical(t *testing.T) {
 	sem, err := semantic.New(wordvec.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -53,8 +51,8 @@ func TestHeldOutAgainstLexical(t *testing.T) {
 	ss, ls := s.Types[systemone.TypeScore], l.Types[systemone.TypeScore]
 	t.Logf("choice accuracy %.3f vs %.3f, Brier %.3f vs %.3f; noul AUC %.3f vs %.3f; score MAE %.3f vs %.3f (middle %.3f)",
 		sc.Accuracy, lc.Accuracy, sc.Brier, lc.Brier, *sn.AUC, *ln.AUC, *ss.MAE, *ls.MAE, *ss.MAEMiddle)
-	if sc.Accuracy < lc.Accuracy-0.05 || sc.Brier > lc.Brier-0.05 {
-		t.Errorf("choice: accuracy %.3f (lexical %.3f), Brier %.3f (lexical %.3f): want accuracy within 0.05 of lexical's and Brier 0.05 lower",
+	if sc.Accuracy <= lc.Accuracy || sc.Brier > lc.Brier-0.1 {
+		t.Errorf("choice: accuracy %.3f (lexical %.3f), Brier %.3f (lexical %.3f): want a higher accuracy and a Brier score 0.1 lower",
 			sc.Accuracy, lc.Accuracy, sc.Brier, lc.Brier)
 	}
 	if *sn.AUC < 0.7 || *sn.AUC < *ln.AUC+0.15 {
