@@ -346,7 +346,7 @@ generated) log "judge key (kept in .data/judge-api-key): $JUDGE_API_KEYS   (Auth
 *) log "judge keys: from JUDGE_API_KEYS" ;;
 esac
 if [ -n "$offline" ]; then
-	log "no LLM settings (LLM_BASE_URL, LLM_API_KEY): judge and interview run on the offline engines"
+	log "no LLM settings (LLM_BASE_URL, LLM_API_KEY): judge and interview run on the offline engines (judge model local/semantic-latest)"
 else
 	log "language model: ${LLM_MODEL:-(LLM_MODEL unset)} at ${LLM_BASE_URL:-(default base URL)}"
 fi

@@ -64,7 +64,7 @@ type Config struct {
 // model, and the offline engine always.
 const (
 	JudgeModelLLM     = "llm-latest"
-	JudgeModelOffline = "local/lexical-latest"
+	JudgeModelOffline = "local/semantic-latest"
 )
 
 // DefaultTrustedProxies trusts a proxy on the same host (Caddy in make run).

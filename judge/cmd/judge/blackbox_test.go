@@ -327,9 +327,15 @@ func TestModelsAndProbes(t *testing.T) {
 	if err := json.Unmarshal(r.body, &list); err != nil || r.status != http.StatusOK {
 		t.Fatalf("%d %s %v", r.status, r.body, err)
 	}
-	if len(list.Models) != 1 || list.Models[0].Name != "local/lexical-1.0" || list.Models[0].ReleaseDate == "" ||
-		!strings.Contains(list.Models[0].Description, "not a language model") || list.Models[0].Aliases[0] != "local/lexical-latest" {
+	// The two offline engines, sorted by name, each saying what it is not.
+	if len(list.Models) != 2 || list.Models[0].Name != "local/lexical-1.0" || list.Models[0].Aliases[0] != "local/lexical-latest" ||
+		list.Models[1].Name != "local/semantic-1.0" || list.Models[1].Aliases[0] != "local/semantic-latest" {
 		t.Errorf("models: %s", r.body)
+	}
+	for _, m := range list.Models {
+		if m.ReleaseDate == "" || !strings.Contains(m.Description, "not a language model") {
+			t.Errorf("model %s: release date %q, description %q", m.Name, m.ReleaseDate, m.Description)
+		}
 	}
 	r = j.do(t, http.MethodGet, "/v1/models", "llm-only", nil)
 	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"models":[]`) {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -248,51 +247,15 @@ func outcomes(q systemone.Question, a systemone.Answer) ([]float64, error) {
 }
 
 // predict asks every item, parallel at most n at a time, and groups the
-// predictions by question type. The first failure stops the run: a
-// calibration fitted on the items that happened to succeed would be biased.
+// predictions by question type.
 func predict(ctx context.Context, b systemone.Backend, model string, items []labeled, n int) (map[systemone.QuestionType][]calibrate.Item, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	preds := make([]calibrate.Item, len(items))
-	errs := make([]error, len(items))
-	sem := make(chan struct{}, n)
-	var wg sync.WaitGroup
-	for i, it := range items {
-		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-sem }()
-			req := it.req
-			req.Model = model
-			resp, err := b.Ask(ctx, req)
-			if err == nil {
-				q := req.Questions["q"]
-				preds[i].P, err = outcomes(q, resp.Answers["q"])
-				preds[i].Gold = it.gold
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("item on line %d: %w", it.line, err)
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return nil, err
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	outs, err := askAll(ctx, b, model, items, n)
+	if err != nil {
 		return nil, err
 	}
-	byType := map[systemone.QuestionType][]calibrate.Item{}
-	for i, it := range items {
-		qt := it.req.Questions["q"].Type
-		byType[qt] = append(byType[qt], preds[i])
+	preds := map[systemone.QuestionType][]calibrate.Item{}
+	for qt, group := range byType(outs) {
+		preds[qt] = calibrationItems(group)
 	}
-	return byType, nil
+	return preds, nil
 }

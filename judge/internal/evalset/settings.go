@@ -1,7 +1,8 @@
-// Package evalset holds the commands over labelled decision sets: today
-// `judge calibrate`, which fits the temperatures of the language-model
-// adapter on labelled items, and the adapter settings it shares with
-// `judge serve` (a calibration is only valid for answers read the way it
+// Package evalset holds the commands over labelled decision sets (one
+// format, read by both): `judge eval`, which measures any model the judge
+// serves; `judge calibrate`, which fits the temperatures of the
+// language-model adapter on labelled items; and the adapter settings
+// calibrate shares with `judge serve` (a calibration is only valid for answers read the way it
 // was fitted, so both build the adapter from the same settings).
 package evalset
 

@@ -1,0 +1,511 @@
+// Package semantic is the default offline engine: it answers System One
+// questions by comparing the meaning of words, using the word vectors
+// compiled into the binary (shared/wordvec), with no network and no model
+// call. "I want my money back" supports an option described as "refunds"
+// although the two share no word. It is not a language model: it reads
+// words and their neighbourhoods, not sentences; see docs/semantic.md for
+// the method, its measured quality and its limits.
+package semantic
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/wordvec"
+)
+
+// Name is the exact model name of this engine's current method; Alias floats
+// to it. Bump Name whenever a change alters any answer.
+const (
+	Name        = "local/semantic-1.0"
+	Alias       = "local/semantic-latest"
+	ReleaseDate = "2026-11-23"
+)
+
+// Description is what /v1/models says of this engine.
+const Description = "Offline engine for use without a language-model key: compares the meaning of words " +
+	"with GloVe word vectors embedded in the judge, with negation, opposites and intensity words handled; " +
+	"word vectors, not a language model, and it does not understand sentences."
+
+// The constants below were chosen on judge/testdata/eval/dev.jsonl only
+// (the temperatures by a log-loss fit there); the held-out split measures
+// them. See docs/semantic.md.
+const (
+	// floor is the cosine below which two words count as unrelated: even
+	// after the common part is removed, loosely related words reach 0.2 to
+	// 0.3, so a match is scored by how far it rises above this.
+	floor = 0.3
+	// stateShare is, for noul and score questions, the part of a
+	// candidate's relevance that comes from the state's side (how much of
+	// the state the candidate explains); the rest is the mean support of
+	// the candidate's words.
+	stateShare = 0.3
+	// bestShare is, for choice questions, the part of an option's
+	// relevance that comes from its best-supported word; the rest is the
+	// mean support of its words. A mean alone favours options described in
+	// few words, which the state covers more easily.
+	bestShare = 0.8
+	// Temperatures divide the relevance (in [-1, 1]) before the softmax.
+	choiceTemperature = 0.18
+	scoreTemperature  = 0.2
+	noulTemperature   = 0.18
+	// noulBias is subtracted from the yes-minus-no relevance: some
+	// similarity between a question and any text is normal, and only more
+	// than that is evidence for yes.
+	noulBias = 0.05
+	// polarWeight weighs, for score questions whose levels run from bad to
+	// good (or calm to furious), how far the text's polarity lies from each
+	// level's, in units of the levels' polarity range.
+	polarWeight = 5.0
+	// polarMin is the polarity (cosine with the sentiment axis, centred)
+	// from which a word counts as evaluative.
+	polarMin = 0.1
+	// polarCentre is the sentiment-axis cosine of a typical neutral word.
+	polarCentre = 0.05
+)
+
+// sentimentPairs span the axis from bad to good on which the engine reads
+// a word's polarity: the mean of their differences.
+var sentimentPairs = [][2]string{
+	{"good", "bad"}, {"happy", "sad"}, {"excellent", "terrible"}, {"love", "hate"},
+	{"pleased", "disappointed"}, {"great", "awful"}, {"best", "worst"}, {"wonderful", "horrible"},
+	{"calm", "angry"}, {"nice", "nasty"}, {"satisfied", "unhappy"}, {"positive", "negative"},
+}
+
+// Engine answers requests from word vectors. Build it with New; it is safe
+// for concurrent use.
+type Engine struct {
+	vec  *wordvec.Table
+	axis []float32
+}
+
+// New returns an engine reading vec.
+func New(vec *wordvec.Table) (*Engine, error) {
+	e := &Engine{vec: vec}
+	axis := make([]float32, vec.Dims())
+	for _, p := range sentimentPairs {
+		good, ok1 := e.vec.Unit(p[0])
+		bad, ok2 := e.vec.Unit(p[1])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("semantic: no vector for %q or %q", p[0], p[1])
+		}
+		for i := range axis {
+			axis[i] += good[i] - bad[i]
+		}
+	}
+	n := float32(0)
+	for _, x := range axis {
+		n += x * x
+	}
+	n = float32(math.Sqrt(float64(n)))
+	for i := range axis {
+		axis[i] /= n
+	}
+	e.axis = axis
+	return e, nil
+}
+
+// term is a content word ready to compare: its unit vector (nil when the
+// word has none), its weight, its sign (-1 when negated) and its polarity.
+type term struct {
+	word   string
+	unit   []float32
+	weight float64
+	sign   float64
+	// polarity is the signed strength of the word's sentiment as used
+	// (negation and intensity applied), 0 for a word that is not
+	// evaluative.
+	polarity float64
+	// lemma is the word's folded form and opps the folded forms of its
+	// opposites (see opposites).
+	lemma string
+	opps  []string
+}
+
+// opposes reports whether s is one of t's opposites.
+func (t term) opposes(s term) bool {
+	for _, o := range t.opps {
+		if o == s.lemma {
+			return true
+		}
+	}
+	return false
+}
+
+// terms reads text into terms. A prefixed opposite of a polar word
+// ("unhappy") becomes the negated base word ("not happy"), so it lines up
+// with other ways of saying the same thing.
+func (e *Engine) terms(text string, drop map[string]bool) []term {
+	toks := tokens(text, drop)
+	out := make([]term, 0, len(toks))
+	for _, tk := range toks {
+		t := term{word: tk.word, sign: 1}
+		if tk.negated {
+			t.sign = -1
+		}
+		w, ok := known(e.vec, tk.word)
+		if ok && !exactOnly[w] {
+			if base, yes := e.prefixedOpposite(w); yes {
+				w = base
+				t.sign = -t.sign
+			}
+			t.word = w
+			t.unit, _ = e.vec.Unit(w)
+		}
+		t.weight = e.vec.Weight(t.word) * tk.intensity
+		t.lemma = lemma(t.word)
+		t.opps = opposites[t.lemma]
+		if p := e.rawPolarity(t.unit); math.Abs(p) >= polarMin {
+			t.polarity = p * t.sign * tk.intensity
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// maxStateTerms bounds the work per question: every state term is compared
+// with every candidate term, and a state may be 32k tokens long. Beyond it
+// only the heaviest distinct terms are kept (rare words, and words said
+// often), which changes nothing for texts of a few hundred words.
+const maxStateTerms = 400
+
+// distinct merges repeated terms (same word, sign and polarity) into one
+// whose weight is the sum, which leaves every comparison unchanged and
+// makes a long text cheaper, then keeps the maxStateTerms heaviest. The
+// order of the result is fixed by the text, so sums over it are
+// reproducible.
+func distinct(ts []term) []term {
+	type key struct {
+		word     string
+		sign     float64
+		polarity float64
+	}
+	at := make(map[key]int, len(ts))
+	out := make([]term, 0, len(ts))
+	for _, t := range ts {
+		k := key{t.word, t.sign, t.polarity}
+		if i, ok := at[k]; ok {
+			out[i].weight += t.weight
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, t)
+	}
+	if len(out) <= maxStateTerms {
+		return out
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return out[idx[a]].weight > out[idx[b]].weight })
+	idx = idx[:maxStateTerms]
+	sort.Ints(idx)
+	kept := make([]term, len(idx))
+	for i, j := range idx {
+		kept[i] = out[j]
+	}
+	return kept
+}
+
+// prefixedOpposite reports whether w is un-, dis-, in-… plus a word of
+// clear positive polarity that w is less positive than, and returns that
+// word.
+func (e *Engine) prefixedOpposite(w string) (string, bool) {
+	for _, p := range negPrefixes {
+		base, ok := strings.CutPrefix(w, p)
+		if !ok || len(base) < 4 || !e.vec.Has(base) {
+			continue
+		}
+		bu, _ := e.vec.Unit(base)
+		wu, _ := e.vec.Unit(w)
+		if pb := e.rawPolarity(bu); pb >= polarMin && e.rawPolarity(wu) < pb {
+			return base, true
+		}
+	}
+	return "", false
+}
+
+// rawPolarity is the centred cosine of a unit vector with the sentiment
+// axis: above 0 for approving words, below for disapproving ones.
+func (e *Engine) rawPolarity(unit []float32) float64 {
+	if unit == nil {
+		return 0
+	}
+	return dot(unit, e.axis) - polarCentre
+}
+
+// dot is the dot product of two vectors of equal length, four lanes at a
+// time (the compiler keeps them in registers).
+func dot(a, b []float32) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64((s0 + s1) + (s2 + s3))
+}
+
+// Ask answers every question of req from req.State. Each question is
+// answered from the state and its own text only, so asking it alone or in a
+// batch gives the same answer, and neither option order nor question names
+// matter.
+func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	state := distinct(e.terms(flatten(req.State), nil))
+	answers := make(map[string]systemone.Answer, len(req.Questions))
+	for name, q := range req.Questions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		a, err := e.answer(state, q)
+		if err != nil {
+			return nil, err
+		}
+		answers[name] = a
+	}
+	return &systemone.Response{Model: Name, Answers: answers}, nil
+}
+
+func (e *Engine) answer(state []term, q systemone.Question) (systemone.Answer, error) {
+	switch q.Type {
+	case systemone.TypeNoul:
+		return systemone.BuildAnswer(q, e.noulWeights(state, q))
+	case systemone.TypeChoice:
+		// Options are put in name order first, so every sum runs in the same
+		// order whatever order the caller listed them in, and the answer is
+		// identical to the last bit.
+		q.Options = append([]systemone.Option(nil), q.Options...)
+		sort.Slice(q.Options, func(i, j int) bool { return q.Options[i].Name < q.Options[j].Name })
+		return systemone.BuildAnswer(q, e.choiceWeights(state, q))
+	case systemone.TypeScore:
+		return systemone.BuildAnswer(q, e.scoreWeights(state, q))
+	}
+	// Validate refuses unknown types before a request reaches a backend.
+	return systemone.Answer{}, fmt.Errorf("unknown question type %q", q.Type)
+}
+
+// noulWeights weighs "yes" against "no". Yes is the instructions plus the
+// caller's meaning of true; no is the instructions negated plus the
+// caller's meaning of false.
+func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
+	instr := e.terms(flatten(q.Instructions), metaWords)
+	yes := append([]term(nil), instr...)
+	no := make([]term, len(instr))
+	for i, t := range instr {
+		t.sign, t.polarity = -t.sign, -t.polarity
+		no[i] = t
+	}
+	if q.Noul != nil {
+		yes = append(yes, e.terms(q.Noul.True, nil)...)
+		no = append(no, e.terms(q.Noul.False, nil)...)
+	}
+	ev := relevances(state, [][]term{yes, no})
+	rel := []float64{ev[0].mixed(), ev[1].mixed()}
+	p := 1 / (1 + math.Exp(-(rel[0]-rel[1]-noulBias)/noulTemperature))
+	return []float64{p}
+}
+
+// choiceWeights compares each option's name and description with the state.
+func (e *Engine) choiceWeights(state []term, q systemone.Question) []float64 {
+	cands := make([][]term, len(q.Options))
+	for i, o := range q.Options {
+		cands[i] = e.terms(o.Name+".\n"+flatten(o.Description), nil)
+	}
+	ev := relevances(state, cands)
+	rel := make([]float64, len(ev))
+	for i, x := range ev {
+		rel[i] = (bestShare*x.best + (1-bestShare)*x.mean) / choiceTemperature
+	}
+	return softmax(rel)
+}
+
+// scoreWeights compares each level's text with the state and, when the
+// levels run along the sentiment axis, how near the state's polarity lies
+// to each level's; the score is then the expected level.
+func (e *Engine) scoreWeights(state []term, q systemone.Question) []float64 {
+	cands := make([][]term, len(q.Levels))
+	pols := make([]float64, len(q.Levels))
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, l := range q.Levels {
+		cands[i] = e.terms(l, nil)
+		pols[i] = meanPolarity(cands[i])
+		lo, hi = math.Min(lo, pols[i]), math.Max(hi, pols[i])
+	}
+	ev := relevances(state, cands)
+	rel := make([]float64, len(ev))
+	for i, x := range ev {
+		rel[i] = x.mixed()
+	}
+	logits := make([]float64, len(rel))
+	sp := meanPolarity(state)
+	for i := range rel {
+		logits[i] = rel[i] / scoreTemperature
+		// Levels that differ in polarity (from "very dissatisfied" to "very
+		// satisfied") are told apart by it, where vectors alone see the
+		// same topic in each.
+		if hi-lo >= polarMin {
+			d := (sp - pols[i]) / (hi - lo)
+			logits[i] -= polarWeight * d * d
+		}
+	}
+	return softmax(logits)
+}
+
+// meanPolarity is the weight-averaged polarity of the evaluative terms, 0
+// when there are none.
+func meanPolarity(ts []term) float64 {
+	var s, w float64
+	for _, t := range ts {
+		if t.polarity != 0 {
+			s += t.weight * t.polarity
+			w += t.weight
+		}
+	}
+	if w == 0 {
+		return 0
+	}
+	return s / w
+}
+
+// evidence is how well the state supports one candidate, each in [-1, 1].
+type evidence struct {
+	// mean is the weighted mean over the candidate's words of how strongly
+	// the state affirms each minus how strongly it denies it; words are
+	// weighted by their inverse frequency in English (wordvec.Weight) and by
+	// how few of the question's candidates use them, so words every option
+	// shares weigh little (the candidates of one question are the whole
+	// corpus, which keeps questions independent of each other).
+	mean float64
+	// best is the same for the candidate's best-supported word.
+	best float64
+	// side is the state's side: the weighted mean over the state's words
+	// of how strongly the candidate affirms minus denies each. Words
+	// unrelated to every candidate add nothing, and a candidate cannot win
+	// on generic words alone.
+	side float64
+}
+
+// mixed is the relevance of noul and score candidates.
+func (e evidence) mixed() float64 { return (1-stateShare)*e.mean + stateShare*e.side }
+
+// relevances weighs the evidence for each candidate.
+func relevances(state []term, cands [][]term) []evidence {
+	df := map[string]float64{}
+	for _, c := range cands {
+		seen := map[string]bool{}
+		for _, t := range c {
+			if !seen[t.word] {
+				seen[t.word] = true
+				df[t.word]++
+			}
+		}
+	}
+	var stateTotal float64
+	for _, s := range state {
+		stateTotal += s.weight
+	}
+	n := float64(len(cands))
+	out := make([]evidence, len(cands))
+	for i, c := range cands {
+		// aff[j] and deny[j] are the strongest affirmation and denial of
+		// candidate term j by any state word.
+		aff := make([]float64, len(c))
+		deny := make([]float64, len(c))
+		var side float64
+		for _, s := range state {
+			var sAff, sDeny float64
+			for j, t := range c {
+				v := match(s, t)
+				switch {
+				case v > 0:
+					aff[j] = math.Max(aff[j], v)
+					sAff = math.Max(sAff, v)
+				case v < 0:
+					deny[j] = math.Max(deny[j], -v)
+					sDeny = math.Max(sDeny, -v)
+				}
+			}
+			side += s.weight * (sAff - sDeny)
+		}
+		var got, total float64
+		best := math.Inf(-1)
+		for j, t := range c {
+			w := t.weight * math.Log(1+(n-df[t.word]+0.5)/(df[t.word]+0.5))
+			total += w
+			got += w * (aff[j] - deny[j])
+			best = math.Max(best, aff[j]-deny[j])
+		}
+		if total > 0 {
+			out[i].mean = got / total
+		}
+		if len(c) > 0 {
+			out[i].best = best
+		}
+		if stateTotal > 0 {
+			out[i].side = side / stateTotal
+		}
+	}
+	return out
+}
+
+// match is how strongly state word s affirms (> 0) or denies (< 0) the
+// candidate term t, in [-1, 1]. Words that mean the same (cosine above
+// floor) affirm when used in the same sense: the same sign, or for two
+// evaluative words the same polarity ("not happy" affirms "dissatisfied";
+// "happy" denies it). An opposite ("renew" for "cancel") denies as
+// strongly as the word negated.
+func match(s, t term) float64 {
+	if t.opposes(s) {
+		return -s.sign * t.sign
+	}
+	sim := similarity(s, t)
+	if sim <= 0 {
+		return 0
+	}
+	agree := s.sign * t.sign
+	if s.polarity != 0 && t.polarity != 0 {
+		agree = math.Copysign(1, s.polarity*t.polarity)
+	}
+	return agree * sim
+}
+
+// similarity is how far the cosine of two terms rises above floor, scaled
+// to [0, 1]; the same word is 1, and a word without a vector matches only
+// itself.
+func similarity(a, b term) float64 {
+	if a.word == b.word {
+		return 1
+	}
+	if a.unit == nil || b.unit == nil {
+		return 0
+	}
+	return math.Max(0, (dot(a.unit, b.unit)-floor)/(1-floor))
+}
+
+func softmax(logits []float64) []float64 {
+	top := math.Inf(-1)
+	for _, x := range logits {
+		top = math.Max(top, x)
+	}
+	out := make([]float64, len(logits))
+	sum := 0.0
+	for i, x := range logits {
+		out[i] = math.Exp(x - top)
+		sum += out[i]
+	}
+	for i := range out {
+		out[i] /= sum
+	}
+	return out
+}

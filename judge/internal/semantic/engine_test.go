@@ -1,0 +1,471 @@
+package semantic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/wordvec"
+)
+
+var engine = sync.OnceValue(func() *Engine {
+	e, err := New(wordvec.Default())
+	if err != nil {
+		panic(err)
+	}
+	return e
+})
+
+func decode(t testing.TB, body string) systemone.Request {
+	t.Helper()
+	req, err := systemone.DecodeRequest([]byte(body))
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if err := req.Validate(nil); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	return req
+}
+
+func ask(t testing.TB, req systemone.Request) *systemone.Response {
+	t.Helper()
+	resp, err := engine().Ask(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// one asks a single question about state.
+func one(t testing.TB, state string, question string) systemone.Answer {
+	t.Helper()
+	st, _ := json.Marshal(state)
+	return ask(t, decode(t, fmt.Sprintf(`{"model": "m", "state": %s, "questions": {"q": %s}}`, st, question))).Answers["q"]
+}
+
+const ticket = `{"model": "local/semantic-latest",
+ "state": "You took money from my account two times for one order and I am furious. I want it back today!",
+ "questions": {
+  "refund": {"type": "noul", "instructions": "Is the customer asking for a refund?"},
+  "team": {"type": "choice", "instructions": "Which team should handle it?",
+           "criteria": {"billing": "Payments, invoices, refunds and charges",
+                        "technical": "Bugs, errors, crashes and login problems",
+                        "sales": {"about": "pricing questions and upgrades"},
+                        "shipping": ["deliveries", "parcels"]}},
+  "anger": {"type": "score", "instructions": "How angry is the customer?",
+            "criteria": ["calm", "annoyed", "furious"]}}}`
+
+func TestAnswersAreWellFormed(t *testing.T) {
+	req := decode(t, ticket)
+	resp := ask(t, req)
+	if resp.Model != Name {
+		t.Errorf("model = %q, want %q", resp.Model, Name)
+	}
+	if len(resp.Answers) != len(req.Questions) {
+		t.Fatalf("%d answers for %d questions", len(resp.Answers), len(req.Questions))
+	}
+	for name, a := range resp.Answers {
+		if a.Type != req.Questions[name].Type {
+			t.Errorf("%s: type %q, want %q", name, a.Type, req.Questions[name].Type)
+		}
+		if a.Type == systemone.TypeNoul {
+			if a.Noul == nil || *a.Noul < 0 || *a.Noul > 1 || a.Confidence != nil {
+				t.Errorf("%s: bad noul answer %+v", name, a)
+			}
+			continue
+		}
+		sum := 0.0
+		for _, p := range a.Probabilities {
+			sum += p
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("%s: probabilities sum to %v", name, sum)
+		}
+		if a.Confidence == nil || *a.Confidence < 0 || *a.Confidence > 1 {
+			t.Errorf("%s: confidence %v out of [0, 1]", name, a.Confidence)
+		}
+	}
+}
+
+// The ticket shares no word with "refund", "billing" or "furious": the
+// engine must follow meaning, where the lexical engine sees nothing.
+func TestAnswersFollowMeaning(t *testing.T) {
+	resp := ask(t, decode(t, ticket))
+	if got := resp.Answers["team"].Choice; got != "billing" {
+		t.Errorf("team = %q (%v), want billing", got, resp.Answers["team"].Probabilities)
+	}
+	if p := *resp.Answers["refund"].Noul; p <= 0.5 {
+		t.Errorf("money wanted back: refund = %.3f, want > 0.5", p)
+	}
+	if s := *resp.Answers["anger"].Score; s <= 1.2 {
+		t.Errorf("furious customer: anger = %.3f, want > 1.2", s)
+	}
+	paraphrases := []struct{ state, want string }{
+		{"The program quits every time I press save and shows an error code.", "technical"},
+		{"My parcel has not arrived yet and the tracking page shows nothing.", "shipping"},
+		{"Is there a cheaper price if we buy for the whole company?", "sales"},
+	}
+	q := `{"type": "choice", "instructions": "Which team?", "criteria": {
+		"billing": "Payments, invoices, refunds and charges", "technical": "Bugs, errors, crashes and login problems",
+		"sales": "pricing questions and upgrades", "shipping": "deliveries, parcels"}}`
+	for _, p := range paraphrases {
+		if a := one(t, p.state, q); a.Choice != p.want {
+			t.Errorf("%q: %q (%v), want %q", p.state, a.Choice, a.Probabilities, p.want)
+		}
+	}
+}
+
+func TestNegation(t *testing.T) {
+	q := `{"type": "noul", "instructions": "Is the request urgent?"}`
+	tests := []struct {
+		state string
+		yes   bool // want noul > 0.5, else < 0.5
+	}{
+		{"This is urgent.", true},
+		{"Urgent: the server is down.", true},
+		{"This is not urgent.", false},
+		{"It isn't urgent at all.", false},
+		{"No urgency here, whenever you have time.", false},
+		{"Never urgent, this one.", false},
+		{"Not a problem for me, but it is urgent.", true}, // "but" ends the negation
+		{"Not now. Urgent!", true},                        // so does a full stop
+	}
+	for _, tt := range tests {
+		p := *one(t, tt.state, q).Noul
+		if tt.yes && p <= 0.5 || !tt.yes && p >= 0.5 {
+			t.Errorf("%q: noul = %.3f, want %s 0.5", tt.state, p, map[bool]string{true: ">", false: "<"}[tt.yes])
+		}
+	}
+	team := `{"type": "choice", "instructions": "Which team?",
+	    "criteria": {"billing": "billing and payment", "technical": "crashes and errors"}}`
+	if a := one(t, "It is not a billing or payment question; the app crashes with an error.", team); a.Choice != "technical" {
+		t.Errorf("team = %q, want technical: billing was negated", a.Choice)
+	}
+}
+
+// Opposites lie close in vector space; the engine must not read one as
+// the other.
+func TestOpposites(t *testing.T) {
+	q := `{"type": "noul", "instructions": "Does the customer want to cancel the subscription?"}`
+	tests := []struct {
+		state string
+		yes   bool
+	}{
+		{"Please cancel my plan.", true},
+		{"Terminate my membership, please.", true},
+		{"I want to renew my plan for another year.", false},
+		{"I will not renew my plan.", true}, // a negated opposite
+		{"Keep my subscription going, please.", false},
+		{"Pause my account instead of cancelling it.", false},
+	}
+	for _, tt := range tests {
+		p := *one(t, tt.state, q).Noul
+		if tt.yes && p <= 0.5 || !tt.yes && p >= 0.5 {
+			t.Errorf("%q: cancel = %.3f, want %s 0.5", tt.state, p, map[bool]string{true: ">", false: "<"}[tt.yes])
+		}
+	}
+	mood := `{"type": "choice", "instructions": "How does the customer feel?",
+	    "criteria": {"happy": "happy and satisfied", "unhappy": "unhappy and dissatisfied"}}`
+	for state, want := range map[string]string{
+		"I am happy with the service.":         "happy",
+		"I am unhappy with the service.":       "unhappy",
+		"I am not happy with the service.":     "unhappy",
+		"I am dissatisfied with your service.": "unhappy",
+		"I am not dissatisfied at all.":        "happy",
+	} {
+		if a := one(t, state, mood); a.Choice != want {
+			t.Errorf("%q: %q (%v), want %q", state, a.Choice, a.Probabilities, want)
+		}
+	}
+}
+
+// Stronger words and intensifiers move the expected level further along
+// the scale, in order.
+func TestIntensityLevelsOrdered(t *testing.T) {
+	scales := []struct {
+		question string
+		states   []string // from the lowest expected score to the highest
+	}{
+		{`{"type": "score", "instructions": "How satisfied is the customer?",
+		   "criteria": ["very dissatisfied", "dissatisfied", "neutral", "satisfied", "very satisfied"]}`,
+			[]string{"I am extremely unhappy, it is terrible.", "I am very unhappy with it.", "It is okay.",
+				"I am happy with it.", "I am extremely happy with it!"}},
+		{`{"type": "score", "instructions": "How upset is the customer?",
+		   "criteria": ["not at all upset", "slightly upset", "upset", "very upset", "extremely upset"]}`,
+			[]string{"I am not upset at all.", "I am slightly annoyed.", "I am annoyed.", "I am very annoyed.", "I am extremely annoyed!"}},
+	}
+	for _, sc := range scales {
+		prev := math.Inf(-1)
+		for _, s := range sc.states {
+			got := *one(t, s, sc.question).Score
+			if got <= prev {
+				t.Errorf("%q scores %.3f, not above the previous state's %.3f", s, got, prev)
+			}
+			prev = got
+		}
+	}
+	// The ends of a scale land near its ends.
+	sat := scales[0].question
+	if s := *one(t, "Absolutely terrible, the worst service ever.", sat).Score; s > 1 {
+		t.Errorf("terrible: %.2f, want ≤ 1", s)
+	}
+	if s := *one(t, "Wonderful, I love it, excellent work.", sat).Score; s < 3 {
+		t.Errorf("wonderful: %.2f, want ≥ 3", s)
+	}
+}
+
+func TestNoEvidence(t *testing.T) {
+	a := one(t, "The weather is fine.", `{"type": "noul", "instructions": "Is the customer asking for a refund?"}`)
+	if p := *a.Noul; p >= 0.5 || p < 0.3 {
+		t.Errorf("noul with no evidence = %.3f, want a lean to no in [0.3, 0.5)", p)
+	}
+	c := one(t, "Qwzx.", `{"type": "choice", "instructions": "x", "criteria": {"b": "refunds", "a": "crashes"}}`)
+	if c.Probabilities["a"] != 0.5 || *c.Confidence != 0 || c.Choice != "a" {
+		t.Errorf("choice with no evidence = %+v, want uniform, confidence 0, the tie to the smallest name", c)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	first := ask(t, decode(t, ticket))
+	for range 20 {
+		if again := ask(t, decode(t, ticket)); !reflect.DeepEqual(first, again) {
+			t.Fatalf("answers differ between runs:\n%+v\n%+v", first, again)
+		}
+	}
+}
+
+// permutations lists every order of 0..n-1.
+func permutations(n int) [][]int {
+	if n == 1 {
+		return [][]int{{0}}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for i := 0; i <= len(p); i++ {
+			q := append(append(append([]int{}, p[:i]...), n-1), p[i:]...)
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// Every order of the options gives exactly the same probabilities, to the
+// last bit.
+func TestOptionOrderDoesNotMatter(t *testing.T) {
+	req := decode(t, ticket)
+	want := ask(t, req).Answers["team"]
+	opts := req.Questions["team"].Options
+	perms := permutations(len(opts))
+	if len(perms) != 24 {
+		t.Fatalf("%d permutations of 4", len(perms))
+	}
+	for _, perm := range perms {
+		q := req.Questions["team"]
+		q.Options = make([]systemone.Option, len(opts))
+		for i, j := range perm {
+			q.Options[i] = opts[j]
+		}
+		r := systemone.Request{Model: req.Model, State: req.State, Questions: map[string]systemone.Question{"team": q}}
+		if got := ask(t, r).Answers["team"]; !reflect.DeepEqual(got, want) {
+			t.Errorf("order %v: %+v, want %+v", perm, got, want)
+		}
+	}
+}
+
+func TestAloneEqualsBatchAndNamesDoNotMatter(t *testing.T) {
+	req := decode(t, ticket)
+	batch := ask(t, req)
+	for name, q := range req.Questions {
+		for _, alias := range []string{name, "renamed_" + name, "x"} {
+			alone := systemone.Request{Model: req.Model, State: req.State, Questions: map[string]systemone.Question{alias: q}}
+			got := ask(t, alone).Answers[alias]
+			if !reflect.DeepEqual(got, batch.Answers[name]) {
+				t.Errorf("%s asked alone as %q: %+v, in the batch: %+v", name, alias, got, batch.Answers[name])
+			}
+		}
+	}
+}
+
+func TestConcurrentUse(t *testing.T) {
+	want := ask(t, decode(t, ticket))
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				got, err := engine().Ask(context.Background(), decode(t, ticket))
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("concurrent answer differs: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestCancelledContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := engine().Ask(ctx, decode(t, ticket)); err == nil {
+		t.Fatal("a cancelled request was answered")
+	}
+}
+
+func TestTokens(t *testing.T) {
+	got := tokens("I'm NOT very happy at all, but really pleased!", nil)
+	want := []token{
+		{word: "happy", negated: true, intensity: 2},
+		{word: "pleased", intensity: 1.5 * 1.25},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tokens = %+v, want %+v", got, want)
+	}
+}
+
+func TestLemmaAndOpposite(t *testing.T) {
+	for in, want := range map[string]string{"cancelling": "cancel", "cancelled": "cancel", "renews": "renew", "stopped": "stop", "go": "go"} {
+		if got := lemma(in); got != want {
+			t.Errorf("lemma(%q) = %q, want %q", in, got, want)
+		}
+	}
+	e := engine()
+	opp := func(a, b string) bool { return e.terms(b, nil)[0].opposes(e.terms(a, nil)[0]) }
+	if !opp("renewing", "cancel") || !opp("cancelled", "renews") || !opp("broken", "working") || opp("cancel", "cancel") || opp("refund", "money") {
+		t.Error("opposite pairs wrong")
+	}
+}
+
+func FuzzAsk(f *testing.F) {
+	f.Add("I'm not at all unhappy!!! But… never mind.", "happy, satisfied")
+	f.Add("", "")
+	f.Add("{\"a\": [1, true, null]}", "un dis in")
+	f.Fuzz(func(t *testing.T, state, level string) {
+		st, _ := json.Marshal(state)
+		req := systemone.Request{State: st, Questions: map[string]systemone.Question{
+			"s": {Type: systemone.TypeScore, Instructions: json.RawMessage(`"x"`), Levels: []string{level, "calm", "furious"}},
+			"n": {Type: systemone.TypeNoul, Instructions: st},
+		}}
+		resp, err := engine().Ask(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := *resp.Answers["s"].Score; math.IsNaN(s) || s < 0 || s > 2 {
+			t.Fatalf("score %v", s)
+		}
+		if p := *resp.Answers["n"].Noul; math.IsNaN(p) || p < 0 || p > 1 {
+			t.Fatalf("noul %v", p)
+		}
+	})
+}
+
+// request builds a request with n questions cycling through the three
+// types, the lexical engine's benchmark request.
+func request(n int) systemone.Request {
+	req := systemone.Request{
+		Model:     Alias,
+		State:     json.RawMessage(`"I was charged twice for my subscription and I am furious. The app also crashed twice during checkout, which is not acceptable. Please refund me today and tell me whether the login bug is fixed."`),
+		Questions: map[string]systemone.Question{},
+	}
+	for i := range n {
+		var q systemone.Question
+		switch i % 3 {
+		case 0:
+			q = systemone.Question{Type: systemone.TypeNoul, Instructions: json.RawMessage(`"Is the customer asking for a refund?"`)}
+		case 1:
+			q = systemone.Question{Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`), Options: []systemone.Option{
+				{Name: "billing", Description: json.RawMessage(`"Payments, invoices, refunds and charges"`)},
+				{Name: "technical", Description: json.RawMessage(`"Bugs, errors, crashes and login problems"`)},
+				{Name: "sales", Description: json.RawMessage(`"Pricing questions and upgrades"`)},
+			}}
+		case 2:
+			q = systemone.Question{Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry?"`),
+				Levels: []string{"calm", "mildly annoyed", "annoyed", "angry", "furious"}}
+		}
+		req.Questions[fmt.Sprintf("q%d", i)] = q
+	}
+	return req
+}
+
+// BenchmarkAsk reports the time per request, and per question both in
+// wall time and in CPU time (docs/semantic.md). Run it with -cpu 1: CPU
+// time then counts the engine's own work and its garbage collection.
+func BenchmarkAsk(b *testing.B) {
+	e := engine()
+	for _, n := range []int{1, 3, 10, 100} {
+		req := request(n)
+		b.Run(fmt.Sprintf("questions=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			cpu := cpuTime()
+			for b.Loop() {
+				if _, err := e.Ask(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n)/1e3, "µs/question")
+			b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N*n)/1e3, "cpu-µs/question")
+		})
+	}
+}
+
+// BenchmarkNew is the engine's start-up cost on top of the vectors.
+func BenchmarkNew(b *testing.B) {
+	vec := wordvec.Default()
+	for b.Loop() {
+		if _, err := New(vec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestDistinctMergesAndBounds(t *testing.T) {
+	e := engine()
+	ts := distinct(e.terms("refund refund, not refund; refund!", nil))
+	if len(ts) != 3 || ts[0].word != "refund" || ts[1].sign != -1 {
+		t.Fatalf("terms %+v", ts)
+	}
+	one := e.terms("refund", nil)[0]
+	if math.Abs(ts[0].weight-2*one.weight) > 1e-12 {
+		t.Errorf("two plain mentions weigh %v, want twice %v", ts[0].weight, one.weight)
+	}
+	// A text of thousands of different words keeps the heaviest, in text order.
+	words := wordvec.Default().Words()
+	var long []byte
+	for i := 0; i < len(words); i += 10 {
+		long = append(long, words[i]+" "...)
+	}
+	ts = distinct(e.terms(string(long), nil))
+	if len(ts) != maxStateTerms {
+		t.Fatalf("%d terms kept, want %d", len(ts), maxStateTerms)
+	}
+	for _, t2 := range ts {
+		if t2.weight < 0.9 {
+			t.Fatalf("kept %q of weight %.3f while rarer words were dropped", t2.word, t2.weight)
+		}
+	}
+}
+
+// BenchmarkLongState is a 2,000-word state (every 25th word of the
+// vocabulary) and one question of each type: the cost that maxStateTerms
+// bounds.
+func BenchmarkLongState(b *testing.B) {
+	words := wordvec.Default().Words()
+	var long []byte
+	for i := 0; i < len(words); i += 25 {
+		long = append(long, words[i]+" "...)
+	}
+	state, _ := json.Marshal(string(long))
+	req := request(3)
+	req.State = state
+	e := engine()
+	for b.Loop() {
+		if _, err := e.Ask(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

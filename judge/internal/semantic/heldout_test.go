@@ -1,0 +1,65 @@
+package semantic_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/judgeworks/judge/internal/evalset"
+	"github.com/judgeworks/judge/internal/lexical"
+	"github.com/judgeworks/judge/internal/semantic"
+	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/wordvec"
+)
+
+// engines answers for either offline engine by the request's model name.
+type engines map[string]systemone.Backend
+
+func (e engines) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	b, ok := e[req.Model]
+	if !ok {
+		return nil, fmt.Errorf("unknown model %q", req.Model)
+	}
+	return b.Ask(ctx, req)
+}
+
+// On the held-out split, written in other words than the option texts and
+// never used to choose the engine's constants, the semantic engine must
+// beat the lexical one: choice accuracy and the quality of its choice
+// probabilities, yes/no ranking, score levels. The bounds leave room for
+// small changes of method; the figures are in docs/semantic.md.
+func TestHeldOutBeatsLexical(t *testing.T) {
+	sem, err := semantic.New(wordvec.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := engines{semantic.Name: sem, lexical.Name: lexical.Engine{}}
+	const data = "../../testdata/eval/heldout.jsonl"
+	s, err := evalset.EvaluateFile(context.Background(), b, semantic.Name, data, "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := evalset.EvaluateFile(context.Background(), b, lexical.Name, data, "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Items < 150 {
+		t.Fatalf("only %d held-out items", s.Items)
+	}
+	sc, lc := s.Types[systemone.TypeChoice], l.Types[systemone.TypeChoice]
+	sn, ln := s.Types[systemone.TypeNoul], l.Types[systemone.TypeNoul]
+	ss, ls := s.Types[systemone.TypeScore], l.Types[systemone.TypeScore]
+	t.Logf("choice accuracy %.3f vs %.3f, Brier %.3f vs %.3f; noul AUC %.3f vs %.3f; score MAE %.3f vs %.3f (middle %.3f)",
+		sc.Accuracy, lc.Accuracy, sc.Brier, lc.Brier, *sn.AUC, *ln.AUC, *ss.MAE, *ls.MAE, *ss.MAEMiddle)
+	if sc.Accuracy <= lc.Accuracy || sc.Brier > lc.Brier-0.1 {
+		t.Errorf("choice: accuracy %.3f (lexical %.3f), Brier %.3f (lexical %.3f): want a higher accuracy and a Brier score 0.1 lower",
+			sc.Accuracy, lc.Accuracy, sc.Brier, lc.Brier)
+	}
+	if *sn.AUC < 0.7 || *sn.AUC < *ln.AUC+0.15 {
+		t.Errorf("noul AUC %.3f, lexical %.3f: want ≥ 0.7 and 0.15 above lexical", *sn.AUC, *ln.AUC)
+	}
+	if *ss.MAE > *ss.MAEMiddle-0.15 || *ss.MAE >= *ls.MAE {
+		t.Errorf("score MAE %.3f, always-the-middle %.3f, lexical %.3f: want 0.15 below the middle and below lexical",
+			*ss.MAE, *ss.MAEMiddle, *ls.MAE)
+	}
+}

@@ -1,0 +1,279 @@
+package semantic
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/judgeworks/shared/wordvec"
+)
+
+// negScope is how many content words after a negator it covers, unless a
+// clause boundary (punctuation, "but") ends it first; the lexical engine
+// uses the same rule, so both read "not urgent" alike.
+const negScope = 3
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}
+
+// negators start a negation scope. Contractions arrive without their
+// apostrophe ("don't" → "dont").
+var negators = set(
+	"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without",
+	"cannot", "cant", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent",
+	"wont", "wouldnt", "shouldnt", "couldnt", "hasnt", "havent", "hadnt", "aint", "nt",
+	// "Instead of cancelling" and "rather than a refund" deny what follows.
+	"instead",
+)
+
+// clauseBreakers end a negation scope like punctuation does.
+var clauseBreakers = set("but", "however", "although", "though", "yet", "except")
+
+// intensity scales how strongly the next content word is meant: "very
+// satisfied" lies further from neutral than "satisfied", "slightly
+// annoyed" nearer.
+var intensity = map[string]float64{
+	"extremely": 2, "absolutely": 2, "completely": 2, "totally": 2, "utterly": 2, "incredibly": 2,
+	"beyond": 2, "entirely": 2, "thoroughly": 2, "deeply": 1.75, "terribly": 1.75, "highly": 1.5,
+	"very": 1.5, "really": 1.5, "so": 1.3, "truly": 1.5, "super": 1.5, "seriously": 1.5, "most": 1.5,
+	"quite": 1.2, "pretty": 1.1, "fairly": 0.8, "rather": 0.8, "moderately": 0.7, "somewhat": 0.6,
+	"slightly": 0.5, "mildly": 0.5, "bit": 0.5, "little": 0.5, "tad": 0.5, "barely": 0.4, "hardly": 0.4,
+}
+
+// stopWords carry no topic. Question words are not among them: "how do
+// I…" is what sets a how-to question apart from a complaint.
+var stopWords = set(
+	"a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "from", "by", "with",
+	"as", "into", "about", "over", "this", "that", "these", "those", "it", "its", "is", "are",
+	"was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had",
+	"i", "me", "my", "we", "our", "you", "your", "he", "she", "him", "her", "his", "they",
+	"them", "their", "there", "here", "who", "whom", "whose", "if", "then", "than", "can", "could", "should", "would", "will",
+	"shall", "may", "might", "must", "just", "any", "some", "all", "each", "other", "only",
+	"also", "too", "please", "s", "t", "d", "ll", "ve", "re", "m", "im", "ive", "id", "youre",
+	"get", "got", "one", "ones", "thing", "things", "way",
+)
+
+// exactOnly words match only themselves: question words all lie close
+// together in vector space ("how" near "why"), but "how do I" and "why"
+// ask different things.
+var exactOnly = set("what", "which", "when", "where", "why", "how")
+
+// metaWords name the parties and the act of asking, which every question
+// about a text mentions ("Does the customer ask…?", "Is the message…?"):
+// they are not evidence about the text, so instructions drop them.
+var metaWords = set(
+	"customer", "customers", "client", "user", "users", "candidate", "message", "ticket",
+	"text", "answer", "question", "reply", "request", "email", "writer", "author", "person",
+	"someone", "asking", "ask", "asks", "want", "wants", "describe", "describes", "mention",
+	"mentions", "say", "says", "said", "report", "reported", "reports", "need", "needs",
+	"handle", "kind", "well", "our", "team",
+	// Instructions are usually phrased as questions ("How upset is…?").
+	"what", "which", "when", "where", "why", "how",
+)
+
+// opposites are pairs of words that share their contexts, and so lie close
+// in vector space, but mean opposite things: "renew" must count against
+// "cancel", not for it. Words are compared by lemma.
+var opposites = func() map[string][]string {
+	pairs := [][2]string{
+		{"cancel", "renew"}, {"cancel", "keep"}, {"cancel", "continue"}, {"cancel", "extend"},
+		{"stop", "start"}, {"stop", "continue"}, {"stay", "leave"}, {"stay", "quit"}, {"open", "close"},
+		{"accept", "reject"}, {"accept", "refuse"}, {"approve", "reject"}, {"allow", "deny"},
+		{"allow", "block"}, {"enable", "disable"}, {"include", "exclude"}, {"increase", "decrease"},
+		{"raise", "lower"}, {"up", "down"}, {"online", "offline"}, {"work", "broken"}, {"work", "fail"},
+		{"pass", "fail"}, {"success", "failure"}, {"succeed", "fail"}, {"win", "lose"}, {"add", "remove"},
+		{"agree", "disagree"}, {"like", "dislike"}, {"love", "hate"}, {"true", "false"},
+		{"more", "less"}, {"fast", "slow"}, {"quick", "slow"}, {"easy", "hard"}, {"easy", "difficult"},
+		{"early", "late"}, {"good", "bad"}, {"happy", "sad"}, {"calm", "angry"}, {"calm", "upset"},
+		{"polite", "rude"}, {"friendly", "hostile"}, {"safe", "dangerous"}, {"cheap", "expensive"},
+		{"high", "low"}, {"big", "small"}, {"large", "small"}, {"strong", "weak"}, {"right", "wrong"},
+		{"correct", "wrong"}, {"present", "absent"}, {"find", "lose"}, {"buy", "sell"},
+		{"confirm", "deny"}, {"remember", "forget"}, {"full", "empty"}, {"best", "worst"},
+		{"better", "worse"}, {"praise", "criticize"}, {"upgrade", "downgrade"},
+		{"subscribe", "unsubscribe"}, {"login", "logout"}, {"connect", "disconnect"},
+		{"major", "minor"}, {"simple", "complex"}, {"clear", "vague"}, {"specific", "general"},
+		{"concrete", "abstract"}, {"relevant", "irrelevant"}, {"urgent", "trivial"},
+	}
+	m := make(map[string][]string, 2*len(pairs))
+	for _, p := range pairs {
+		a, b := lemma(p[0]), lemma(p[1])
+		m[a] = append(m[a], b)
+		m[b] = append(m[b], a)
+	}
+	return m
+}()
+
+// lemma folds the common inflections for looking words up in opposites:
+// "cancelling", "cancelled", "cancels" → "cancel".
+func lemma(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		b, ok := strings.CutSuffix(w, suf)
+		if !ok || len(b) < 3 {
+			continue
+		}
+		if n := len(b); b[n-1] == b[n-2] && !strings.ContainsRune("aeiou", rune(b[n-1])) {
+			b = b[:n-1] // "cancell" → "cancel", "stopp" → "stop"
+		}
+		return b
+	}
+	return w
+}
+
+// negPrefixes turn a word into its opposite when what follows is a word
+// of clear polarity: "unhappy" reads as "not happy", "dissatisfied" as
+// "not satisfied". Only polar bases count, so "display" never becomes
+// "not play".
+var negPrefixes = []string{"dis", "non", "un", "in", "im", "ir", "il"}
+
+// token is one content word of a text as written: lower case, with the
+// negation and intensity that surround it.
+type token struct {
+	word      string
+	negated   bool
+	intensity float64
+}
+
+// tokens splits text into content words, marking each as negated when a
+// negator's scope covers it and scaling it by a preceding intensifier.
+// Drop holds further words to leave out.
+func tokens(text string, drop map[string]bool) []token {
+	var out []token
+	negLeft := 0
+	boost := 1.0
+	prev := ""
+	word := make([]rune, 0, 32)
+	flush := func() {
+		if len(word) == 0 {
+			return
+		}
+		w := string(word)
+		word = word[:0]
+		last := prev
+		prev = w
+		switch {
+		case negators[w]:
+			negLeft = negScope
+			boost = 1
+			return
+		case clauseBreakers[w]:
+			negLeft = 0
+			boost = 1
+			return
+		case w == "all" && last == "at" && negLeft > 0:
+			// "not at all happy", "not happy at all": the negation is
+			// emphatic.
+			boost = 2
+			if n := len(out); n > 0 && out[n-1].negated {
+				out[n-1].intensity = max(out[n-1].intensity, 2)
+			}
+			return
+		}
+		if f, ok := intensity[w]; ok {
+			boost *= f
+			return
+		}
+		if stopWords[w] || drop[w] {
+			return
+		}
+		out = append(out, token{word: w, negated: negLeft > 0, intensity: boost})
+		boost = 1
+		if negLeft > 0 {
+			negLeft--
+		}
+	}
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r):
+			word = append(word, unicode.ToLower(r))
+		case r == '\'' || r == '’':
+		case unicode.IsDigit(r) || r == '_' || r == '-' || unicode.IsSpace(r):
+			flush()
+		default:
+			// Other punctuation ends a clause, its negation and any
+			// pending intensifier.
+			flush()
+			negLeft = 0
+			boost = 1
+			if r == '!' {
+				// An exclamation strengthens what was just said.
+				if n := len(out); n > 0 {
+					out[n-1].intensity *= 1.25
+				}
+			}
+		}
+	}
+	flush()
+	return out
+}
+
+// known finds the vocabulary form of w: w itself, or w with a plural or
+// tense ending removed.
+func known(vec *wordvec.Table, w string) (string, bool) {
+	if vec.Has(w) {
+		return w, true
+	}
+	for _, suf := range []string{"s", "es", "ed", "d", "ing"} {
+		if b, ok := strings.CutSuffix(w, suf); ok && len(b) >= 3 && vec.Has(b) {
+			return b, true
+		}
+	}
+	return w, false
+}
+
+// flatten renders a JSON string, object or array as plain text: object keys
+// and values, array items, scalars as written. Invalid JSON is read as text.
+func flatten(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return ""
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return string(raw)
+	}
+	var sb strings.Builder
+	walk(&sb, v)
+	return sb.String()
+}
+
+func walk(sb *strings.Builder, v any) {
+	switch x := v.(type) {
+	case string:
+		sb.WriteString(x)
+		sb.WriteString(".\n")
+	case json.Number:
+		sb.WriteString(x.String())
+		sb.WriteString(".\n")
+	case bool:
+		if x {
+			sb.WriteString("true.\n")
+		} else {
+			sb.WriteString("false.\n")
+		}
+	case []any:
+		for _, item := range x {
+			walk(sb, item)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		// Keys name fields ("question", "answer", "subject"): they say
+		// how the text is organised, not what it says, and would match
+		// every question that mentions them, so only values are read.
+		for _, k := range keys {
+			walk(sb, x[k])
+		}
+	}
+}
