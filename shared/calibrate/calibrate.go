@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/judgeworks/shared/systemone"
 )
 
 // Temperature bounds for fitting: outside them a model is not calibrated
@@ -103,7 +105,7 @@ func Measure(items []Item, t float64) (Metrics, error) {
 			return Metrics{}, fmt.Errorf("item %d: %w", i, err)
 		}
 		p := Scale(it.P, t)
-		top := argmax(p)
+		top := systemone.Argmax(p)
 		correct := 0.0
 		if top == it.Gold {
 			correct = 1
@@ -185,14 +187,4 @@ func Fit(items []Item) (float64, error) {
 		return 1, nil
 	}
 	return t, nil
-}
-
-func argmax(p []float64) int {
-	m := 0
-	for i, x := range p {
-		if x > p[m] {
-			m = i
-		}
-	}
-	return m
 }

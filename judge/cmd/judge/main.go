@@ -3,12 +3,16 @@
 //	judge [serve]      serve on JUDGE_ADDR (default :8081)
 //	judge healthcheck  exit 0 if the local server answers /healthz, else 1
 //	judge calibrate    fit the language model's temperatures (see docs/adapter.md)
+//
+// main only wires: the config (config.go, read once), the engines and the
+// registry of models (engines.go), then the HTTP layer (judge/internal/api).
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -16,20 +20,18 @@ import (
 
 	"github.com/judgeworks/judge/internal/api"
 	"github.com/judgeworks/judge/internal/evalset"
-	"github.com/judgeworks/judge/internal/lexical"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
-	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/tokens"
 )
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, logger))
+	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, logger))
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, logger *slog.Logger) int {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, logger *slog.Logger) int {
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd = args[0]
@@ -45,7 +47,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	case "healthcheck":
 		err = healthcheck(ctx, cfg)
 	case "calibrate":
-		err = evalset.Run(ctx, args[1:], getenv, os.Stdout, logger)
+		err = evalset.Calibrate(ctx, args[1:], evalset.CalibrateConfig{
+			LLM: cfg.LLM, Adapter: cfg.adapterOptions(logger), File: cfg.CalibrationFile,
+		}, stdout)
 	default:
 		fmt.Fprintf(os.Stderr, "usage: judge [serve | healthcheck | calibrate --data labeled.jsonl --model X [--out file]]\nunknown command %q\n", cmd)
 		return 2
@@ -62,39 +66,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		return errors.New("JUDGE_API_KEYS is empty: set at least one bearer key")
 	}
 	counter := tokens.Default()
-	reg := registry.New(counter)
-	if err := reg.Add(registry.Model{
-		Name:        lexical.Name,
-		Aliases:     []string{lexical.Alias},
-		Description: "Offline lexical engine for development and demos without a language-model key: word overlap with negation, not a language model.",
-		ReleaseDate: lexical.ReleaseDate,
-		Backend:     lexical.Engine{},
-	}); err != nil {
+	reg, err := newRegistry(cfg, counter, logger)
+	if err != nil {
 		return err
-	}
-	if cfg.LLM.Configured() {
-		adapter, err := evalset.NewAdapter(cfg.Adapter, logger)
-		if err != nil {
-			return err
-		}
-		if err := reg.Add(registry.Model{
-			Name:            "llm-1.0",
-			Aliases:         []string{"llm-latest"},
-			Description:     "The configured OpenAI-compatible model (" + cfg.LLM.Model + "), read out as calibrated probabilities; answers name the upstream snapshot.",
-			ReleaseDate:     "2026-01-01",
-			Backend:         adapter,
-			NameFromBackend: true,
-		}); err != nil {
-			return err
-		}
-		logger.Info("language model configured", "model", "llm-latest", "upstream", cfg.LLM.Model, "readout", adapter.Readout())
-	} else {
-		logger.Info("no LLM settings: answering with the offline engine", "model", lexical.Alias)
-	}
-	for name, usd := range cfg.Prices {
-		if err := reg.SetPrice(name, usd); err != nil {
-			return fmt.Errorf("JUDGE_MODEL_PRICES: %w", err)
-		}
 	}
 	ids := make([]int, 0, cfg.Keys.Len())
 	for _, k := range cfg.Keys.All() {
