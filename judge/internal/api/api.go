@@ -162,7 +162,7 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return fault.New(fault.Unauthenticated, "unknown bearer key")
 		}
 		c.Set(keyCtx, key)
-		c.Set("logger", server.Logger(c).With("key", key.String()))
+		server.SetLogger(c, server.Logger(c).With("key", key.String()))
 		return next(c)
 	}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/chatadapter"
+	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -183,4 +186,50 @@ func TestChatAdapterFailures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// loggingBackend logs through the request's context, as domain code does.
+type loggingBackend struct{}
+
+func (loggingBackend) Ask(ctx context.Context, _ systemone.Request) (*systemone.Response, error) {
+	server.LoggerFrom(ctx).Info("backend asked")
+	return nil, fault.New(fault.Upstream, "no answer")
+}
+
+// Code that logs through the request's context gets the logger that
+// authentication enriched with the key's position (never the key).
+func TestContextLoggerNamesTheKey(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	srv := serveLogging(t, loggingBackend{}, slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, nil)))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/systemone", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := resp.Header.Get("x-request-id")
+	mu.Lock()
+	defer mu.Unlock()
+	var line string
+	for l := range strings.SplitSeq(logs.String(), "\n") {
+		if strings.Contains(l, `"msg":"backend asked"`) {
+			line = l
+		}
+	}
+	if !strings.Contains(line, `"key":"key#1"`) || !strings.Contains(line, `"request_id":"`+id+`"`) {
+		t.Fatalf("backend's log line %q lacks the key's position or the request id", line)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
