@@ -1,7 +1,9 @@
 // Package calibrate holds temperature scaling of answer distributions: the
 // scaling itself, fitting a temperature to labeled predictions by minimising
 // log-loss, the calibration metrics (accuracy, ECE, Brier, log-loss), and
-// the calibration file the judge loads at start-up.
+// the calibration file the judge loads at start-up. The chat adapter
+// (shared/chatadapter) applies the temperatures; `judge calibrate`
+// (judge/internal/evalset) fits them.
 //
 // A temperature T reshapes a distribution through its log-probabilities,
 // pᵢ ∝ exp(log pᵢ / T): T > 1 softens an over-confident model, T < 1

@@ -1,6 +1,7 @@
 // Package server holds the HTTP plumbing both services share: an echo
-// instance with request ids, structured access logs and panic recovery, and a
-// Run that shuts down gracefully on SIGINT/SIGTERM.
+// instance with request ids, structured access logs and panic recovery, the
+// request's logger (Logger, LoggerFrom, SetLogger), and a Run that shuts
+// down gracefully on SIGINT/SIGTERM.
 package server
 
 import (
