@@ -284,7 +284,9 @@ func (t *tally) add(c *chatCompletion) {
 // for rotations and large choices), all in parallel under the adapter's
 // upstream limit. Response.Model is the model snapshot the provider
 // reported; Usage sums the provider's token counts, and Cost is left to
-// the caller's price table.
+// the caller's price table. A failure is an *OverloadedError,
+// *MisconfiguredError or *InvalidOutputError (errors.go), the request's
+// *systemone.ValidationError, or ctx's error.
 func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	if err := a.validate(ctx, req); err != nil {
 		return nil, err
