@@ -704,7 +704,7 @@ func TestInvalidRequestIsValidationError(t *testing.T) {
 	}
 }
 
-func TestNewAdapterNamesMissingSettings(t *testing.T) {
+func TestNewNamesMissingSettings(t *testing.T) {
 	_, err := New(WithProvider("http://localhost:1/v1", testKey, ""))
 	if err == nil || !strings.Contains(err.Error(), chatmodel.EnvModel) {
 		t.Fatalf("err %v", err)
