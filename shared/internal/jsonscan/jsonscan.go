@@ -9,6 +9,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -37,15 +38,15 @@ func (s *Scanner) fail(name, want string) {
 	s.Skip()
 }
 
+// The loops below keep the position in a local variable: a loop that
+// advanced s.pos itself would store it at every byte.
+
 func (s *Scanner) space() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
+	d, i := s.data, s.pos
+	for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
+		i++
 	}
+	s.pos = i
 }
 
 // Peek returns the first byte of the next value (after white space), or 0
@@ -192,23 +193,24 @@ func (s *Scanner) Skip() {
 	case '"':
 		s.skipString()
 	case '{', '[':
-		depth := 0
-		for s.pos < len(s.data) {
-			switch s.data[s.pos] {
+		d, i, depth := s.data, s.pos, 0
+		for i < len(d) {
+			switch d[i] {
 			case '"':
-				s.skipString()
+				i, _ = stringEnd(d, i)
 				continue
 			case '{', '[':
 				depth++
 			case '}', ']':
 				depth--
 				if depth == 0 {
-					s.pos++
+					s.pos = i + 1
 					return
 				}
 			}
-			s.pos++
+			i++
 		}
+		s.pos = i
 	default:
 		s.skipScalar()
 	}
@@ -216,31 +218,43 @@ func (s *Scanner) Skip() {
 
 // skipString consumes a string and reports whether it holds escapes.
 func (s *Scanner) skipString() (escaped bool) {
-	s.pos++ // the opening quote
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case '\\':
-			escaped = true
-			s.pos += 2
-		case '"':
-			s.pos++
-			return escaped
-		default:
-			s.pos++
-		}
-	}
+	s.pos, escaped = stringEnd(s.data, s.pos)
 	return escaped
+}
+
+// stringEnd returns the end of the string whose opening quote is d[i],
+// and whether it holds escapes. It looks for the closing quote with
+// bytes.IndexByte, which takes many bytes a step: a request's state is
+// usually one long string.
+func stringEnd(d []byte, i int) (end int, escaped bool) {
+	for i++; i < len(d); {
+		q := bytes.IndexByte(d[i:], '"')
+		if q < 0 {
+			break
+		}
+		b := bytes.IndexByte(d[i:i+q], '\\')
+		if b < 0 {
+			return i + q + 1, escaped
+		}
+		// The quote may be escaped: go on after the escaped character.
+		escaped = true
+		i += b + 2
+	}
+	return len(d), escaped
 }
 
 // skipScalar consumes a number, true, false or null.
 func (s *Scanner) skipScalar() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
+	d, i := s.data, s.pos
+	for i < len(d) {
+		switch d[i] {
 		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			s.pos = i
 			return
 		}
-		s.pos++
+		i++
 	}
+	s.pos = i
 }
 
 // Unquote resolves the escapes of a key as Object passed it, the way
