@@ -87,3 +87,33 @@ func TestStringsAgreeWithEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// Strings end where encoding/json says, whether the closing quote comes
+// within the first bytes or far after them, after escaped quotes and
+// backslashes on either side of that boundary.
+func TestStringEnds(t *testing.T) {
+	for n := range 40 {
+		for _, esc := range []string{``, `\"`, `\\`, `\\\"`, `\u0022`} {
+			for m := range 3 {
+				lit := `"` + strings.Repeat("a", n) + esc + strings.Repeat("b", m) + `"`
+				text := `[` + lit + `, "next"]`
+				var want []string
+				if err := json.Unmarshal([]byte(text), &want); err != nil {
+					t.Fatal(err)
+				}
+				s := New([]byte(text))
+				var got []string
+				s.Array("a", func() { got = append(got, s.String("e")) })
+				if s.Err() != nil || len(got) != 2 || got[0] != want[0] || got[1] != "next" {
+					t.Fatalf("%s: got %q (%v), want %q", text, got, s.Err(), want)
+				}
+				s = New([]byte(text))
+				s.Array("a", func() {
+					if raw := s.Raw(); string(raw) != lit && string(raw) != `"next"` {
+						t.Fatalf("%s: Raw %s", text, raw)
+					}
+				})
+			}
+		}
+	}
+}
