@@ -6,5 +6,5 @@
 # question (cpu-µs/question, target ≤ 100).
 set -euo pipefail
 cd "$(dirname "$0")/../../shared"
-JUDGE_UPSTREAM_BENCH=1 go test -run '^$' -bench '^BenchmarkAdapterUpstream$' -benchtime 20x -count 1 ./systemone/ |
+JUDGE_UPSTREAM_BENCH=1 go test -run '^$' -bench '^BenchmarkAdapterUpstream$' -benchtime 20x -count 1 ./chatadapter/ |
 	grep -E 'Benchmark|^ok|FAIL'

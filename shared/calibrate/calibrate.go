@@ -1,7 +1,9 @@
 // Package calibrate holds temperature scaling of answer distributions: the
 // scaling itself, fitting a temperature to labeled predictions by minimising
 // log-loss, the calibration metrics (accuracy, ECE, Brier, log-loss), and
-// the calibration file the judge loads at start-up.
+// the calibration file the judge loads at start-up. The chat adapter
+// (shared/chatadapter) applies the temperatures; `judge calibrate`
+// (judge/internal/evalset) fits them.
 //
 // A temperature T reshapes a distribution through its log-probabilities,
 // pᵢ ∝ exp(log pᵢ / T): T > 1 softens an over-confident model, T < 1
@@ -13,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/judgeworks/shared/systemone"
 )
 
 // Temperature bounds for fitting: outside them a model is not calibrated
@@ -103,7 +107,7 @@ func Measure(items []Item, t float64) (Metrics, error) {
 			return Metrics{}, fmt.Errorf("item %d: %w", i, err)
 		}
 		p := Scale(it.P, t)
-		top := argmax(p)
+		top := systemone.Argmax(p)
 		correct := 0.0
 		if top == it.Gold {
 			correct = 1
@@ -185,14 +189,4 @@ func Fit(items []Item) (float64, error) {
 		return 1, nil
 	}
 	return t, nil
-}
-
-func argmax(p []float64) int {
-	m := 0
-	for i, x := range p {
-		if x > p[m] {
-			m = i
-		}
-	}
-	return m
 }

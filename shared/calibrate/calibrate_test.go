@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/judgeworks/shared/systemone"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
@@ -139,8 +141,8 @@ func TestFitLowersECEOnOverconfidentPredictions(t *testing.T) {
 	// With a stated 0.97 over four outcomes and a true accuracy of 0.7, the
 	// best temperature makes the top probability about 0.7 again.
 	top := Scale(items[0].P, temp)
-	if !near(top[argmax(top)], 0.7, 0.03) {
-		t.Fatalf("calibrated top probability %v, want about 0.7", top[argmax(top)])
+	if !near(top[systemone.Argmax(top)], 0.7, 0.03) {
+		t.Fatalf("calibrated top probability %v, want about 0.7", top[systemone.Argmax(top)])
 	}
 }
 

@@ -1,6 +1,12 @@
-// Package chatmodel builds the client for an OpenAI-compatible chat endpoint from
-// the LLM_* settings. Both services use it: the judge through the System One
-// adapter, the interview service for its interviewer.
+// Package chatmodel holds the LLM_* settings of an OpenAI-compatible chat
+// endpoint and builds its client. Both services read the settings once in
+// main with FromEnv and follow one rule: a language model is configured
+// when LLM_BASE_URL or LLM_API_KEY is set (Configured; a model name alone,
+// say a default left in .env, does not switch a service to a provider), and
+// a configured model must pass Validate or the service refuses to start,
+// with an error naming the setting. Not configured, both run on their
+// offline engines. The judge's chat adapter (shared/chatadapter) and the
+// interview's interviewer call the model through NewClient.
 package chatmodel
 
 import (

@@ -1,6 +1,7 @@
 // Package server holds the HTTP plumbing both services share: an echo
-// instance with request ids, structured access logs and panic recovery, and a
-// Run that shuts down gracefully on SIGINT/SIGTERM.
+// instance with request ids, structured access logs and panic recovery, the
+// request's logger (Logger, LoggerFrom, SetLogger), and a Run that shuts
+// down gracefully on SIGINT/SIGTERM.
 package server
 
 import (
@@ -24,6 +25,10 @@ const HeaderRequestID = "x-request-id"
 
 type ctxKey struct{}
 
+// loggerKey is where the request's logger sits in the echo context; only
+// SetLogger writes it, so Logger and LoggerFrom always agree.
+const loggerKey = "shared/server.logger"
+
 // New returns an echo instance with request ids, access logging and
 // recovery installed. Routes and the HTTPErrorHandler are the caller's.
 func New(logger *slog.Logger) *echo.Echo {
@@ -36,13 +41,24 @@ func New(logger *slog.Logger) *echo.Echo {
 
 // Logger returns the request's logger, carrying its request id.
 func Logger(c echo.Context) *slog.Logger {
-	if l, ok := c.Get("logger").(*slog.Logger); ok {
+	if l, ok := c.Get(loggerKey).(*slog.Logger); ok {
 		return l
 	}
 	return slog.Default()
 }
 
-// LoggerFrom returns the logger stored in ctx by the request-id middleware.
+// SetLogger makes l the request's logger, for Logger(c) and for LoggerFrom
+// on the request's context alike: middleware that learns more about a
+// request (which key is calling) adds it to Logger(c) and sets the result,
+// and every later log line of the request carries it, in handlers and in
+// the domain code they call with the context.
+func SetLogger(c echo.Context, l *slog.Logger) {
+	c.Set(loggerKey, l)
+	req := c.Request()
+	c.SetRequest(req.WithContext(context.WithValue(req.Context(), ctxKey{}, l)))
+}
+
+// LoggerFrom returns the request's logger from its context (see SetLogger).
 func LoggerFrom(ctx context.Context) *slog.Logger {
 	if l, ok := ctx.Value(ctxKey{}).(*slog.Logger); ok {
 		return l
@@ -63,10 +79,7 @@ func requestID(logger *slog.Logger) echo.MiddlewareFunc {
 				id = NewID()
 			}
 			c.Response().Header().Set(HeaderRequestID, id)
-			l := logger.With("request_id", id)
-			c.Set("logger", l)
-			req := c.Request()
-			c.SetRequest(req.WithContext(context.WithValue(req.Context(), ctxKey{}, l)))
+			SetLogger(c, logger.With("request_id", id))
 			return next(c)
 		}
 	}

@@ -51,6 +51,38 @@ func TestRequestID(t *testing.T) {
 	}
 }
 
+// A logger set by middleware is the one both Logger and LoggerFrom return,
+// with the request id it was derived from.
+func TestSetLoggerReachesContext(t *testing.T) {
+	var logs bytes.Buffer
+	e := New(slog.New(slog.NewJSONHandler(&logs, nil)))
+	enrich := func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			SetLogger(c, Logger(c).With("caller", "key#2"))
+			return next(c)
+		}
+	}
+	e.GET("/", func(c echo.Context) error {
+		Logger(c).Info("from the handler")
+		LoggerFrom(c.Request().Context()).Info("from the domain")
+		return c.NoContent(http.StatusNoContent)
+	}, enrich)
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	id := rec.Header().Get(HeaderRequestID)
+	for _, msg := range []string{"from the handler", "from the domain"} {
+		var line string
+		for l := range strings.SplitSeq(logs.String(), "\n") {
+			if strings.Contains(l, `"msg":"`+msg+`"`) {
+				line = l
+			}
+		}
+		if !strings.Contains(line, `"caller":"key#2"`) || !strings.Contains(line, `"request_id":"`+id+`"`) {
+			t.Errorf("%s: log line %q lacks the enriched logger's attributes", msg, line)
+		}
+	}
+}
+
 func TestPanicBecomesError(t *testing.T) {
 	e := New(slog.New(slog.NewTextHandler(&bytes.Buffer{}, nil)))
 	e.GET("/boom", func(c echo.Context) error { panic("secret detail") })

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
-	"unicode/utf8"
+
+	"github.com/judgeworks/shared/internal/jsonscan"
 )
 
 // The wire form of a Question is {type, instructions, criteria}; criteria
@@ -386,25 +386,15 @@ type entry struct {
 // occurrence of a key wins, so a value named in an error message is the one
 // that is used. Values alias raw.
 //
-// It walks the bytes itself instead of using json.Decoder's tokens: the
-// body was checked once by checkSyntax, and re-scanning every nested value
-// through the decoder cost most of the decoding time.
+// It walks the bytes once with jsonscan instead of using json.Decoder's
+// tokens: the body was checked once by checkSyntax, and re-scanning every
+// nested value through the decoder cost most of the decoding time.
 func objectEntries(raw []byte) (entries []entry, dups []string) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return nil, nil
-	}
-	i = skipSpace(raw, i+1)
+	s := jsonscan.New(raw)
 	var seen map[string]bool
-	for i < len(raw) && raw[i] != '}' {
-		if raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
-		kEnd := skipString(raw, i)
-		key := unquote(raw[i:kEnd])
-		i = skipSpace(raw, kEnd) // at ':'
-		i = skipSpace(raw, i+1)
-		vEnd := skipValue(raw, i)
+	s.Object("body", func(k []byte) {
+		key := jsonscan.Unquote(k)
+		val := s.Raw()
 		// A linear search is fastest for the usual handful of keys; a map
 		// keeps a body with a hundred thousand keys from taking quadratic time.
 		var dup bool
@@ -415,89 +405,19 @@ func objectEntries(raw []byte) (entries []entry, dups []string) {
 		}
 		if dup {
 			dups = append(dups, key)
-		} else {
-			entries = append(entries, entry{key, raw[i:vEnd]})
-			if seen != nil {
-				seen[key] = true
-			} else if len(entries) == 16 {
-				seen = make(map[string]bool)
-				for _, e := range entries {
-					seen[e.key] = true
-				}
+			return
+		}
+		entries = append(entries, entry{key, val})
+		if seen != nil {
+			seen[key] = true
+		} else if len(entries) == 16 {
+			seen = make(map[string]bool)
+			for _, e := range entries {
+				seen[e.key] = true
 			}
 		}
-		i = skipSpace(raw, vEnd)
-	}
+	})
 	return entries, dups
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the end of the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(b)
-}
-
-// skipValue returns the end of the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = skipString(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	j := i
-	for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
-		j++
-	}
-	return j
-}
-
-// unquote decodes a JSON string; plain ASCII needs no decoder.
-func unquote(q []byte) string {
-	plain := len(q) >= 2
-	for _, c := range q {
-		if c == '\\' || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return string(q[1 : len(q)-1])
-	}
-	var s string
-	_ = json.Unmarshal(q, &s) // q is a valid JSON string
-	return s
 }
 
 func at(loc []string, more ...string) []string {

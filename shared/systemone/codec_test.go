@@ -269,3 +269,18 @@ func FuzzObjectEntries(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeRequest is the decoding alone (the scanner's share of a
+// request, no token counting) of the example body with a 2 KB state.
+func BenchmarkDecodeRequest(b *testing.B) {
+	state := strings.Repeat("My order #4411 arrived damaged and support has not replied in 3 days. ", 30)[:2048]
+	stateJSON, _ := json.Marshal(state)
+	reqBody := []byte(strings.Replace(exampleBody, `"My card was charged twice and nobody answers. This is unacceptable!"`, string(stateJSON), 1))
+	b.SetBytes(int64(len(reqBody)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeRequest(reqBody); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// Error is the one error type of the System One API, on both sides: the
-// client returns it for every failure, and servers and adapters build it to
-// signal a status, for example
+// Error is the wire error of the System One API: the Client returns it for
+// every failure of a call to a System One service, and ParseError reads it
+// from any error response, for example
 //
 //	&systemone.Error{Status: 529, Type: "overloaded", Message: "upstream saturated", RetryAfter: 2 * time.Second}
 type Error struct {

@@ -42,7 +42,7 @@ func ChoiceConfidence(probs []float64) float64 {
 	if len(probs) < 2 {
 		return 1
 	}
-	top := probs[argmax(probs)]
+	top := probs[Argmax(probs)]
 	return clip((k*top-1)/(k-1), 0, 1)
 }
 
@@ -65,7 +65,7 @@ func ScoreConfidence(probs []float64) float64 {
 	if k < 2 {
 		return 1
 	}
-	m := argmax(probs)
+	m := Argmax(probs)
 	d := 0.0
 	for i, p := range probs {
 		d += p * math.Abs(float64(i-m))
@@ -79,8 +79,9 @@ func ScoreConfidence(probs []float64) float64 {
 	return math.Max(0, 1-d/u)
 }
 
-// argmax returns the first index of the largest value.
-func argmax(probs []float64) int {
+// Argmax returns the first index of the largest value: the most probable
+// outcome, the one a one-hot answer keeps.
+func Argmax(probs []float64) int {
 	m := 0
 	for i, p := range probs {
 		if p > probs[m] {

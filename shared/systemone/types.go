@@ -1,6 +1,12 @@
-// Package systemone holds the System One wire types, their validation and
-// math, and the Go client library (an HTTP client and a language-model
-// adapter behind one Backend interface).
+// Package systemone is what a Go caller of any System One service needs:
+// the wire types and their JSON codec, request validation and token limits,
+// the score and confidence math, typed answers, the wire error (Error) and
+// an HTTP Client.
+//
+// Whatever answers requests implements Backend: the Client (a remote
+// service), the chat-model adapter (shared/chatadapter) and the judge's
+// offline engine (judge/internal/lexical). Those depend on this package,
+// never the reverse. See docs/client.md.
 package systemone
 
 import (
@@ -79,8 +85,9 @@ type Usage struct {
 	Cost         float64 `json:"cost"`
 }
 
-// Backend answers System One requests. The HTTP Client and the
-// language-model Adapter both implement it.
+// Backend answers System One requests. The HTTP Client implements it, as do
+// shared/chatadapter's Adapter and the judge's engines, so a Go program can
+// swap a remote service for a local engine.
 type Backend interface {
 	Ask(ctx context.Context, req Request) (*Response, error)
 }

@@ -1,11 +1,14 @@
 package systemone
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/judgeworks/shared/tokens"
 )
@@ -106,7 +109,7 @@ func (r Request) Validate(count TokenCounter) error {
 	if count == nil {
 		count = tokens.Default()
 	}
-	state := count.Count(contentText(r.State))
+	state := count.Count(ContentText(r.State))
 	longest, total := 0, state
 	for _, name := range names {
 		n := r.Questions[name].countTokens(count, name)
@@ -124,13 +127,33 @@ func (r Request) Validate(count TokenCounter) error {
 	return v.err()
 }
 
+type validatedKey struct{}
+
+// Validated returns ctx marked to say that req has passed Request.Validate
+// with the caller's token counter, so that a backend which would validate
+// it again (shared/chatadapter's Adapter) can skip the second pass: the
+// judge validates every request before it reaches a backend, and counting
+// the tokens of every question twice is the largest share of the adapter's
+// own work per question after the HTTP call. The mark names req's questions
+// (the map itself), so another request asked with the same context is
+// still validated.
+func Validated(ctx context.Context, req Request) context.Context {
+	return context.WithValue(ctx, validatedKey{}, reflect.ValueOf(req.Questions).UnsafePointer())
+}
+
+// IsValidated reports whether ctx carries the mark Validated put there for req.
+func IsValidated(ctx context.Context, req Request) bool {
+	p, _ := ctx.Value(validatedKey{}).(unsafe.Pointer)
+	return p != nil && p == reflect.ValueOf(req.Questions).UnsafePointer()
+}
+
 // CountTokens counts the input tokens of the request as Validate does: the
 // state once plus every question (name, instructions, criteria).
 func (r Request) CountTokens(count TokenCounter) int {
 	if count == nil {
 		count = tokens.Default()
 	}
-	n := count.Count(contentText(r.State))
+	n := count.Count(ContentText(r.State))
 	for name, q := range r.Questions {
 		n += q.countTokens(count, name)
 	}
@@ -205,7 +228,7 @@ func (q Question) countTokens(count TokenCounter, name string) int {
 	var b strings.Builder
 	b.WriteString(name)
 	b.WriteByte('\n')
-	b.WriteString(contentText(q.Instructions))
+	b.WriteString(ContentText(q.Instructions))
 	if q.Noul != nil {
 		b.WriteByte('\n')
 		b.WriteString(q.Noul.True)
@@ -217,7 +240,7 @@ func (q Question) countTokens(count TokenCounter, name string) int {
 		b.WriteString(o.Name)
 		if o.Description != nil {
 			b.WriteString(": ")
-			b.WriteString(contentText(o.Description))
+			b.WriteString(ContentText(o.Description))
 		}
 	}
 	for _, l := range q.Levels {
@@ -227,9 +250,11 @@ func (q Question) countTokens(count TokenCounter, name string) int {
 	return count.Count(b.String())
 }
 
-// contentText is the text a model is shown for a content value: a JSON
-// string without its quotes and escapes, anything else as compact JSON.
-func contentText(raw json.RawMessage) string {
+// ContentText is the text a model is shown for a content value (state,
+// instructions, an option's description): a JSON string without its quotes
+// and escapes, anything else as compact JSON. The token limits count it, and
+// a prompt shows it.
+func ContentText(raw json.RawMessage) string {
 	if kindOf(raw) == kindString {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {

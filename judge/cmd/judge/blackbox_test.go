@@ -424,8 +424,8 @@ func TestRefusesWeakKeysWithAModel(t *testing.T) {
 		env  []string
 		want string
 	}{
-		{[]string{"JUDGE_API_KEYS=dev-key", "LLM_BASE_URL=http://127.0.0.1:9/v1"}, "development key"},
-		{[]string{"JUDGE_API_KEYS=" + strong + ",only-twenty-chars-ab", "LLM_API_KEY=sk-test"}, "at least 32 characters"},
+		{[]string{"JUDGE_API_KEYS=dev-key", "LLM_BASE_URL=http://127.0.0.1:9/v1", "LLM_API_KEY=sk-test", "LLM_MODEL=m"}, "development key"},
+		{[]string{"JUDGE_API_KEYS=" + strong + ",only-twenty-chars-ab", "LLM_BASE_URL=http://127.0.0.1:9/v1", "LLM_API_KEY=sk-test", "LLM_MODEL=m"}, "at least 32 characters"},
 		{[]string{"JUDGE_API_KEYS=only-twenty-chars-ab", "APP_ENV=production"}, "at least 32 characters"},
 	} {
 		cmd := exec.Command(proctest.Build(t, "."))

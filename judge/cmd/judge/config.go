@@ -5,14 +5,17 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/judgeworks/judge/internal/evalset"
 	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
 	"github.com/redis/go-redis/v9"
 )
 
-// config is every setting of the judge, read once from the environment.
+// config is every setting of the judge, read once from the environment by
+// loadConfig, checked there, and passed down; nothing below main reads the
+// environment.
 type config struct {
 	// Addr is the listen address (JUDGE_ADDR, default :8081).
 	Addr string
@@ -35,27 +38,46 @@ type config struct {
 	// Prices override models' USD prices per million input tokens
 	// (JUDGE_MODEL_PRICES, "model=price,model=price").
 	Prices map[string]float64
-	// LLM is the language-model endpoint; unset means offline only.
+	// LLM is the language-model endpoint (LLM_*). Not Configured means the
+	// offline engine only; Configured means valid, or loadConfig fails.
 	LLM chatmodel.Settings
-	// Adapter shapes the language-model answers (JUDGE_LLM_*, JUDGE_CALIBRATION_FILE).
-	Adapter evalset.Settings
+	// Adapter shapes the language model's answers (JUDGE_LLM_*).
+	Adapter adapterConfig
+	// CalibrationFile is loaded at start-up (JUDGE_CALIBRATION_FILE); empty
+	// means uncalibrated. `judge calibrate` writes there by default.
+	CalibrationFile string
+}
+
+// adapterConfig holds the chat adapter's JUDGE_LLM_* settings. `judge
+// serve` and `judge calibrate` both build their adapter from it (see
+// adapterOptions): a calibration is only valid for answers read the way it
+// was fitted.
+type adapterConfig struct {
+	Readout chatadapter.ReadoutMode // JUDGE_LLM_READOUT
+	// Rotations of the option order (JUDGE_LLM_ROTATIONS; 1 is off).
+	Rotations int
+	// Concurrency bounds the chat calls in flight (JUDGE_LLM_CONCURRENCY);
+	// Queue is how many more may wait before new work is refused with 529
+	// (JUDGE_LLM_QUEUE).
+	Concurrency, Queue int
+	// Timeout bounds the model's work for one request (JUDGE_LLM_TIMEOUT).
+	Timeout time.Duration
+	// Structured asks for a strict JSON schema in the probabilities
+	// readout (JUDGE_LLM_STRUCTURED_OUTPUTS).
+	Structured bool
 }
 
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
-		Addr:         strings.TrimSpace(getenv("JUDGE_ADDR")),
-		RateLimitRPM: 1200,
-		RateLimitTPM: 15_000_000,
-		MaxQuestions: 1000,
-		RedisPrefix:  "judge:",
-		Prices:       map[string]float64{},
-		LLM:          chatmodel.FromEnv(getenv),
+		Addr:            strings.TrimSpace(getenv("JUDGE_ADDR")),
+		RateLimitRPM:    1200,
+		RateLimitTPM:    15_000_000,
+		MaxQuestions:    1000,
+		RedisPrefix:     "judge:",
+		Prices:          map[string]float64{},
+		LLM:             chatmodel.FromEnv(getenv),
+		CalibrationFile: strings.TrimSpace(getenv("JUDGE_CALIBRATION_FILE")),
 	}
-	adapter, err := evalset.SettingsFromEnv(getenv)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Adapter = adapter
 	if cfg.Addr == "" {
 		cfg.Addr = ":8081"
 	}
@@ -87,7 +109,70 @@ func loadConfig(getenv func(string) string) (config, error) {
 			cfg.Prices[strings.TrimSpace(name)] = usd
 		}
 	}
+	// One rule in both services: a base URL or a key means a language model
+	// is wanted, and then every LLM_* setting must be right.
+	if cfg.LLM.Configured() {
+		if err := cfg.LLM.Validate(); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.Adapter, err = loadAdapterConfig(getenv); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
+}
+
+func loadAdapterConfig(getenv func(string) string) (adapterConfig, error) {
+	a := adapterConfig{
+		Readout:     chatadapter.ReadoutAuto,
+		Rotations:   1,
+		Concurrency: chatadapter.DefaultUpstreamConcurrency,
+		Queue:       chatadapter.DefaultUpstreamQueue,
+		Timeout:     chatadapter.DefaultRequestTimeout,
+		Structured:  true,
+	}
+	if v := strings.TrimSpace(getenv("JUDGE_LLM_READOUT")); v != "" {
+		switch m := chatadapter.ReadoutMode(v); m {
+		case chatadapter.ReadoutAuto, chatadapter.ReadoutLogprobs, chatadapter.ReadoutProbabilities:
+			a.Readout = m
+		default:
+			return a, fmt.Errorf("JUDGE_LLM_READOUT %q: want auto, logprobs or probabilities", v)
+		}
+	}
+	var err error
+	if a.Rotations, err = whole(getenv, "JUDGE_LLM_ROTATIONS", a.Rotations, 1); err != nil {
+		return a, err
+	}
+	if a.Concurrency, err = whole(getenv, "JUDGE_LLM_CONCURRENCY", a.Concurrency, 1); err != nil {
+		return a, err
+	}
+	if a.Queue, err = whole(getenv, "JUDGE_LLM_QUEUE", a.Queue, 0); err != nil {
+		return a, err
+	}
+	if v := strings.TrimSpace(getenv("JUDGE_LLM_TIMEOUT")); v != "" {
+		if a.Timeout, err = time.ParseDuration(v); err != nil || a.Timeout <= 0 {
+			return a, fmt.Errorf("JUDGE_LLM_TIMEOUT %q: want a positive duration such as 20s", v)
+		}
+	}
+	if v := strings.TrimSpace(getenv("JUDGE_LLM_STRUCTURED_OUTPUTS")); v != "" {
+		if a.Structured, err = strconv.ParseBool(v); err != nil {
+			return a, fmt.Errorf("JUDGE_LLM_STRUCTURED_OUTPUTS %q: want true or false", v)
+		}
+	}
+	return a, nil
+}
+
+// whole reads a whole number of at least least, def when unset.
+func whole(getenv func(string) string, name string, def, least int) (int, error) {
+	v := strings.TrimSpace(getenv(name))
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < least {
+		return 0, fmt.Errorf("%s %q: want a whole number, at least %d", name, v, least)
+	}
+	return n, nil
 }
 
 // port is the port of Addr, for the health check.

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/judgeworks/judge/internal/evalset"
@@ -16,12 +16,12 @@ import (
 // runEval is `judge eval`: it measures a model of the registry `judge
 // serve` would build from the same settings, so the figures (cost
 // included) are those of the served model.
-func runEval(ctx context.Context, cfg config, args []string, logger *slog.Logger) error {
-	reg, err := models(cfg, tokens.Default(), logger)
+func runEval(ctx context.Context, cfg config, args []string, stdout io.Writer, logger *slog.Logger) error {
+	reg, err := newRegistry(cfg, tokens.Default(), logger)
 	if err != nil {
 		return err
 	}
-	return evalset.RunEval(ctx, args, served{reg}, os.Stdout)
+	return evalset.RunEval(ctx, args, served{reg}, stdout)
 }
 
 // served answers a request with the registry model it names, as the API

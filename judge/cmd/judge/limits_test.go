@@ -54,7 +54,7 @@ func TestLoadLimitsErrors(t *testing.T) {
 // the entry, never the key.
 func TestWeakKeys(t *testing.T) {
 	strong := strings.Repeat("k", 32)
-	llm := map[string]string{"LLM_API_KEY": "sk-upstream"}
+	llm := map[string]string{"LLM_API_KEY": "sk-upstream", "LLM_BASE_URL": "http://127.0.0.1:8000/v1", "LLM_MODEL": "m"}
 	prod := map[string]string{"APP_ENV": "production"}
 	tests := []struct {
 		name  string
@@ -66,7 +66,7 @@ func TestWeakKeys(t *testing.T) {
 		{"a model refuses dev-key", llm, "dev-key", "entry 1 is the development key"},
 		{"production refuses dev-key", prod, strong + ",dev-key:llm-latest", "entry 2 is the development key"},
 		{"a model refuses a short key", llm, strong + ",short-secret-value", "entry 2 is shorter than 32"},
-		{"a base URL counts as a model", map[string]string{"LLM_BASE_URL": "http://127.0.0.1:8000/v1"}, "short-secret-value", "shorter than 32"},
+		{"a base URL counts as a model", map[string]string{"LLM_BASE_URL": "http://127.0.0.1:8000/v1", "LLM_API_KEY": "any", "LLM_MODEL": "m"}, "short-secret-value", "shorter than 32"},
 		{"long keys pass", llm, strong + "," + strings.Repeat("x", 40) + ":llm-latest", ""},
 	}
 	for _, tt := range tests {

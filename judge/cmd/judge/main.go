@@ -4,12 +4,16 @@
 //	judge healthcheck  exit 0 if the local server answers /healthz, else 1
 //	judge calibrate    fit the language model's temperatures (see docs/adapter.md)
 //	judge eval         measure a served model on a labelled set (see docs/eval.md)
+//
+// main only wires: the config (config.go, read once), the engines and the
+// registry of models (engines.go), then the HTTP layer (judge/internal/api).
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -17,23 +21,19 @@ import (
 
 	"github.com/judgeworks/judge/internal/api"
 	"github.com/judgeworks/judge/internal/evalset"
-	"github.com/judgeworks/judge/internal/lexical"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
-	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/judge/internal/semantic"
 	"github.com/judgeworks/shared/server"
-	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
 	"github.com/redis/go-redis/v9"
 )
 
 func main() {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, logger))
+	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, logger))
 }
 
-func run(ctx context.Context, args []string, getenv func(string) string, logger *slog.Logger) int {
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, logger *slog.Logger) int {
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd = args[0]
@@ -49,9 +49,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, logger 
 	case "healthcheck":
 		err = healthcheck(ctx, cfg)
 	case "calibrate":
-		err = evalset.Run(ctx, args[1:], getenv, os.Stdout, logger)
+		err = evalset.Calibrate(ctx, args[1:], evalset.CalibrateConfig{
+			LLM: cfg.LLM, Adapter: cfg.adapterOptions(logger), File: cfg.CalibrationFile,
+		}, stdout)
 	case "eval":
-		err = runEval(ctx, cfg, args[1:], logger)
+		err = runEval(ctx, cfg, args[1:], stdout, logger)
 	default:
 		fmt.Fprintf(os.Stderr, "usage: judge [serve | healthcheck | calibrate --data labeled.jsonl --model X [--out file] | eval --data labeled.jsonl --model X [--fit dev.jsonl] [--json out]]\nunknown command %q\n", cmd)
 		return 2
@@ -71,7 +73,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		return cfg.WeakKeys
 	}
 	counter := tokens.Default()
-	reg, err := models(cfg, counter, logger)
+	reg, err := newRegistry(cfg, counter, logger)
 	if err != nil {
 		return err
 	}
@@ -101,49 +103,6 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM,
 		"rate_limit_tpm", cfg.RateLimitTPM, "max_questions", cfg.MaxQuestions, "redis", cfg.Redis != nil)
 	return server.Run(ctx, e, cfg.Addr, logger)
-}
-
-// models builds the registry of every model this judge serves, priced;
-// `judge serve` answers with it and `judge eval` measures it.
-func models(cfg config, counter systemone.TokenCounter, logger *slog.Logger) (*registry.Registry, error) {
-	reg := registry.New(counter)
-	if err := reg.Add(registry.Model{
-		Name:        lexical.Name,
-		Aliases:     []string{lexical.Alias},
-		Description: "Offline lexical engine for development and demos without a language-model key: word overlap with negation, not a language model.",
-		ReleaseDate: lexical.ReleaseDate,
-		Backend:     lexical.Engine{},
-	}); err != nil {
-		return nil, err
-	}
-	if err := addSemantic(reg); err != nil {
-		return nil, err
-	}
-	if cfg.LLM.Configured() {
-		adapter, err := evalset.NewAdapter(cfg.Adapter, logger)
-		if err != nil {
-			return nil, err
-		}
-		if err := reg.Add(registry.Model{
-			Name:            "llm-1.0",
-			Aliases:         []string{"llm-latest"},
-			Description:     "The configured OpenAI-compatible model (" + cfg.LLM.Model + "), read out as calibrated probabilities; answers name the upstream snapshot.",
-			ReleaseDate:     "2026-01-01",
-			Backend:         adapter,
-			NameFromBackend: true,
-		}); err != nil {
-			return nil, err
-		}
-		logger.Info("language model configured", "model", "llm-latest", "upstream", cfg.LLM.Model, "readout", adapter.Readout())
-	} else {
-		logger.Info("no LLM settings: answering with the offline engines", "model", semantic.Alias)
-	}
-	for name, usd := range cfg.Prices {
-		if err := reg.SetPrice(name, usd); err != nil {
-			return nil, fmt.Errorf("JUDGE_MODEL_PRICES: %w", err)
-		}
-	}
-	return reg, nil
 }
 
 // healthcheck asks the local server's /healthz; container health checks run it.

@@ -1,12 +1,11 @@
 // Package api is the judge's HTTP layer: it authenticates and rate-limits
-// callers, decodes System One requests, hands them to the model registry and
-// translates every error into the body of docs/api.md, "Judge errors", in
-// one error handler.
+// callers, decodes System One requests, hands them to the model registry
+// (judge/internal/registry) and writes every error as the body of docs/api.md,
+// "Judge errors", in one error handler, with the status of its judge/internal/fault code.
 package api
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -188,7 +187,7 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return fault.New(fault.Unauthenticated, "unknown bearer key")
 		}
 		c.Set(keyCtx, key)
-		c.Set("logger", server.Logger(c).With("key", key.String()))
+		server.SetLogger(c, server.Logger(c).With("key", key.String()))
 		return next(c)
 	}
 }
@@ -289,9 +288,10 @@ type errorDetail struct {
 	Message   string `json:"message"`
 }
 
-// handleError is the judge's one error handler: it maps every error to a
+// handleError is the judge's one error handler: it writes every error as a
 // status and the pinned body. Validation problems keep their field paths
-// in the list form; errors not made on purpose become a bare "internal".
+// in the list form; echo's own errors (no route, wrong method) are read
+// here; everything else is what fault.From says it is.
 func (h *handler) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
@@ -299,9 +299,8 @@ func (h *handler) handleError(err error, c echo.Context) {
 	log := server.Logger(c)
 	var (
 		ve *systemone.ValidationError
-		fe *fault.Error
 		he *echo.HTTPError
-		se *systemone.Error
+		fe *fault.Error
 	)
 	switch {
 	case errors.As(err, &ve) && isSyntaxError(ve):
@@ -310,15 +309,10 @@ func (h *handler) handleError(err error, c echo.Context) {
 		log.Info("invalid request", "problems", len(ve.Items))
 		h.write(c, http.StatusUnprocessableEntity, map[string]any{"detail": ve.Items})
 		return
-	case errors.As(err, &fe):
 	case errors.As(err, &he):
 		fe = fromEcho(he)
-	case errors.As(err, &se):
-		fe = fromBackend(se)
-	case errors.Is(err, context.DeadlineExceeded):
-		fe = fault.Retry(fault.Overloaded, time.Second, "the model did not answer in time")
 	default:
-		fe = fault.New(fault.Internal, "internal error")
+		fe = fault.From(err)
 	}
 	if fe.Code.Status() >= 500 {
 		log.Error("request failed", "err", err)
@@ -369,33 +363,6 @@ func fromEcho(he *echo.HTTPError) *fault.Error {
 		return fault.New(fault.InvalidArgument, "%s", http.StatusText(he.Code))
 	}
 	return fault.New(fault.Internal, "internal error")
-}
-
-// fromBackend maps a model backend's error. The caller's request was valid,
-// so whatever went wrong upstream is ours: saturation or no answer is 529
-// (retry later), anything else 502 (the upstream is misconfigured or broke
-// its contract). The backend's type and message are kept; they were written
-// for clients.
-func fromBackend(se *systemone.Error) *fault.Error {
-	code := fault.Upstream
-	switch se.Status {
-	case 0, 429, 529, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		code = fault.Overloaded
-	}
-	msg := se.Message
-	if msg == "" {
-		msg = "the model backend failed"
-	}
-	fe := &fault.Error{Code: code, Message: msg, RetryAfter: se.RetryAfter, Type: se.Type}
-	if code == fault.Overloaded && fe.RetryAfter <= 0 {
-		fe.RetryAfter = time.Second
-	}
-	if se.Status == 0 || se.Status == 429 || (se.Status >= 400 && se.Status < 500) {
-		// A client-side kind (timeout, rate_limit_exceeded, authentication_error
-		// from upstream) would mislead our caller; use ours.
-		fe.Type = ""
-	}
-	return fe
 }
 
 // ceilMillis rounds d up to whole milliseconds, so a client that waits the

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +20,8 @@ import (
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/chatadapter"
+	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -34,6 +38,11 @@ func (byteCounter) Count(s string) int { return len(s) }
 
 func serve(t *testing.T, backend systemone.Backend) *httptest.Server {
 	t.Helper()
+	return serveLogging(t, backend, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+func serveLogging(t *testing.T, backend systemone.Backend, logger *slog.Logger) *httptest.Server {
+	t.Helper()
 	keys, err := auth.ParseBearerKeys("k")
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +51,7 @@ func serve(t *testing.T, backend systemone.Backend) *httptest.Server {
 	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
 		t.Fatal(err)
 	}
-	e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{
+	e := New(logger, Deps{
 		Keys: keys, Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1000, TPM: 1_000_000, IDs: []int{1}}),
 		Registry: reg, Metrics: metrics.New(), Tokens: byteCounter{},
 	})
@@ -76,6 +85,16 @@ func TestBackendErrors(t *testing.T) {
 		{"upstream rejected our key", &systemone.Error{Status: 401, Type: "authentication_error", Message: "bad upstream key"},
 			502, "upstream_error", "bad upstream key", ""},
 		{"deadline", context.DeadlineExceeded, 529, "overloaded", "in time", "1"},
+		{"caller gone", fmt.Errorf("request canceled: %w", context.Canceled), 529, "overloaded", "canceled", "1"},
+		{"chat model saturated", &chatadapter.OverloadedError{Message: "upstream saturated: 3 calls in flight and 1 queued", RetryAfter: 2 * time.Second},
+			529, "overloaded", "upstream saturated", "2"},
+		{"chat model past the deadline", fmt.Errorf("asking: %w", &chatadapter.OverloadedError{
+			Message: "the upstream model did not answer within the request's deadline", RetryAfter: 3 * time.Second, Err: context.DeadlineExceeded}),
+			529, "overloaded", "within the request's deadline", "3"},
+		{"chat model refused our key", &chatadapter.MisconfiguredError{Setting: "LLM_API_KEY", Message: "the provider refused the key (401); check LLM_API_KEY"},
+			502, "upstream_misconfigured", "LLM_API_KEY", ""},
+		{"chat model broke the format", &chatadapter.InvalidOutputError{Message: "LLM_MODEL=m did not answer in the required format after 3 attempts: no JSON"},
+			502, "upstream_invalid_output", "after 3 attempts", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,4 +137,100 @@ func TestCeilMillis(t *testing.T) {
 			t.Errorf("ceilMillis(%v) = %d, want %d", tt.d, got, tt.want)
 		}
 	}
+}
+
+// The chat adapter's failures reach the client as the judge's statuses,
+// from a real adapter against a local provider.
+func TestChatAdapterFailures(t *testing.T) {
+	tests := []struct {
+		name     string
+		status   int // the provider's
+		want     int
+		kind     string
+		contains string
+	}{
+		{"provider refuses the key", http.StatusUnauthorized, http.StatusBadGateway, "upstream_misconfigured", "LLM_API_KEY"},
+		{"provider keeps failing", http.StatusInternalServerError, 529, "overloaded", "provider 500"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			provider := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tt.status)
+				fmt.Fprint(w, `{"error":{"message":"no: sk-provider-secret","type":"error","code":"x"}}`)
+			}))
+			t.Cleanup(provider.Close)
+			adapter, err := chatadapter.New(chatadapter.WithProvider(provider.URL+"/v1", "sk-provider-secret", "m"),
+				chatadapter.WithUpstreamRetries(1, time.Millisecond, time.Millisecond),
+				chatadapter.WithLogger(slog.New(slog.DiscardHandler)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := serve(t, adapter)
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/systemone", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer k")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			var got errorBody
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatalf("body %s: %v", raw, err)
+			}
+			if resp.StatusCode != tt.want || got.Detail.ErrorType != tt.kind || !strings.Contains(got.Detail.Message, tt.contains) {
+				t.Errorf("got %d %s, want %d %s containing %q", resp.StatusCode, raw, tt.want, tt.kind, tt.contains)
+			}
+			if strings.Contains(string(raw), "sk-provider-secret") {
+				t.Errorf("the provider key leaked: %s", raw)
+			}
+		})
+	}
+}
+
+// loggingBackend logs through the request's context, as domain code does.
+type loggingBackend struct{}
+
+func (loggingBackend) Ask(ctx context.Context, _ systemone.Request) (*systemone.Response, error) {
+	server.LoggerFrom(ctx).Info("backend asked")
+	return nil, fault.New(fault.Upstream, "no answer")
+}
+
+// Code that logs through the request's context gets the logger that
+// authentication enriched with the key's position (never the key).
+func TestContextLoggerNamesTheKey(t *testing.T) {
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	srv := serveLogging(t, loggingBackend{}, slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, nil)))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/systemone", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer k")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	id := resp.Header.Get("x-request-id")
+	mu.Lock()
+	defer mu.Unlock()
+	var line string
+	for l := range strings.SplitSeq(logs.String(), "\n") {
+		if strings.Contains(l, `"msg":"backend asked"`) {
+			line = l
+		}
+	}
+	if !strings.Contains(line, `"key":"key#1"`) || !strings.Contains(line, `"request_id":"`+id+`"`) {
+		t.Fatalf("backend's log line %q lacks the key's position or the request id", line)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

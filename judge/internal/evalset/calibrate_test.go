@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/judgeworks/shared/calibrate"
-	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/chatadapter"
+	"github.com/judgeworks/shared/chatmodel"
 )
 
 // overconfident is an OpenAI-compatible endpoint whose model always puts
@@ -71,7 +72,15 @@ func writeItems(t *testing.T, dir string) string {
 	return path
 }
 
-func TestRunFitsAndWritesCalibration(t *testing.T) {
+// config is the CalibrateConfig main builds, for a provider at srv.
+func config(srv *httptest.Server) CalibrateConfig {
+	return CalibrateConfig{
+		LLM:     chatmodel.Settings{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "ignored"},
+		Adapter: []chatadapter.Option{chatadapter.WithLogger(slog.New(slog.DiscardHandler))},
+	}
+}
+
+func TestCalibrateFitsAndWritesCalibration(t *testing.T) {
 	srv := overconfident(t)
 	dir := t.TempDir()
 	data := writeItems(t, dir)
@@ -83,12 +92,10 @@ func TestRunFitsAndWritesCalibration(t *testing.T) {
 	if err := prev.Save(out); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{"LLM_BASE_URL": srv.URL + "/v1", "LLM_API_KEY": "k", "LLM_MODEL": "ignored"}
 	var stdout bytes.Buffer
-	err := Run(context.Background(), []string{"--data", data, "--model", "fake", "--out", out},
-		func(k string) string { return env[k] }, &stdout, slog.New(slog.DiscardHandler))
+	err := Calibrate(context.Background(), []string{"--data", data, "--model", "fake", "--out", out}, config(srv), &stdout)
 	if err != nil {
-		t.Fatalf("Run: %v\n%s", err, stdout.String())
+		t.Fatalf("Calibrate: %v\n%s", err, stdout.String())
 	}
 	t.Log(stdout.String())
 	f, err := calibrate.Load(out)
@@ -123,27 +130,24 @@ func TestRunFitsAndWritesCalibration(t *testing.T) {
 		}
 	}
 
-	// The serving adapter built from the same settings applies the file.
-	env[EnvCalibrationFile] = out
-	env["LLM_MODEL"] = "fake"
-	s, err := SettingsFromEnv(func(k string) string { return env[k] })
+}
+
+// Without --out the file is the configured one (JUDGE_CALIBRATION_FILE),
+// and without --model the configured model is calibrated.
+func TestCalibrateDefaultsFromConfig(t *testing.T) {
+	srv := overconfident(t)
+	dir := t.TempDir()
+	cfg := config(srv)
+	cfg.File = filepath.Join(dir, "configured.json")
+	if err := Calibrate(context.Background(), []string{"--data", writeItems(t, dir)}, cfg, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	f, err := calibrate.Load(cfg.File)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ad, err := NewAdapter(s, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	items, err := readItems(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := ad.Ask(context.Background(), items[0].req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := resp.Answers["q"].Probabilities["billing"]; math.Abs(p-0.7) > 0.01 {
-		t.Fatalf("served p(billing) = %v, want the calibrated 0.7", p)
+	if _, ok := f.Models[cfg.LLM.Model]; !ok || len(f.Models) != 1 {
+		t.Fatalf("models %v, want only the configured %q", f.Models, cfg.LLM.Model)
 	}
 }
 
@@ -182,47 +186,9 @@ func TestParseItem(t *testing.T) {
 	}
 }
 
-func TestRunNeedsData(t *testing.T) {
-	err := Run(context.Background(), nil, func(string) string { return "" }, io.Discard, slog.New(slog.DiscardHandler))
+func TestCalibrateNeedsData(t *testing.T) {
+	err := Calibrate(context.Background(), nil, CalibrateConfig{}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--data") {
 		t.Fatalf("err %v", err)
-	}
-}
-
-func TestSettingsFromEnv(t *testing.T) {
-	tests := []struct {
-		env  map[string]string
-		want func(Settings) bool
-		err  string
-	}{
-		{map[string]string{}, func(s Settings) bool {
-			return s.Readout == systemone.ReadoutAuto && s.Rotations == 1 && s.Structured && s.Concurrency == systemone.DefaultUpstreamConcurrency &&
-				s.Queue == systemone.DefaultUpstreamQueue && s.Timeout == systemone.DefaultRequestTimeout
-		}, ""},
-		{map[string]string{EnvQueue: "0", EnvTimeout: "1500ms"}, func(s Settings) bool {
-			return s.Queue == 0 && s.Timeout == 1500*time.Millisecond
-		}, ""},
-		{map[string]string{EnvQueue: "-1"}, nil, EnvQueue},
-		{map[string]string{EnvTimeout: "0s"}, nil, EnvTimeout},
-		{map[string]string{EnvTimeout: "soon"}, nil, EnvTimeout},
-		{map[string]string{EnvReadout: "probabilities", EnvRotations: "3", EnvStructuredOutputs: "false", EnvConcurrency: "16"}, func(s Settings) bool {
-			return s.Readout == systemone.ReadoutProbabilities && s.Rotations == 3 && !s.Structured && s.Concurrency == 16
-		}, ""},
-		{map[string]string{EnvReadout: "guess"}, nil, EnvReadout},
-		{map[string]string{EnvRotations: "0"}, nil, EnvRotations},
-		{map[string]string{EnvConcurrency: "x"}, nil, EnvConcurrency},
-		{map[string]string{EnvStructuredOutputs: "maybe"}, nil, EnvStructuredOutputs},
-	}
-	for _, tt := range tests {
-		s, err := SettingsFromEnv(func(k string) string { return tt.env[k] })
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("%v: err %v, want one naming %s", tt.env, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || !tt.want(s) {
-			t.Errorf("%v: %+v, %v", tt.env, s, err)
-		}
 	}
 }

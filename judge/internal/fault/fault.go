@@ -1,15 +1,22 @@
-// Package fault holds the judge's one error type. Domain code and handlers
-// return a *fault.Error with a Code; the HTTP error handler maps the code to
-// a status and the body of docs/api.md, "Judge errors", in one place.
-// Anything that is not a *fault.Error (or a known library error) is
-// reported as "internal" without its text.
+// Package fault holds the judge's one error type and its one mapping of
+// failures. Domain code and handlers return a *fault.Error with a Code; an
+// engine's failure (judge/internal/lexical, shared/chatadapter) or a remote
+// System One service's wire error (*systemone.Error) becomes one in From.
+// The HTTP error handler (judge/internal/api) writes the code's status and
+// the body of docs/api.md,
+// "Judge errors". Anything not made on purpose is reported as
+// "internal", without its text.
 package fault
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/judgeworks/shared/chatadapter"
+	"github.com/judgeworks/shared/systemone"
 )
 
 // Code says what kind of failure an error is, independent of HTTP.
@@ -24,8 +31,10 @@ const (
 	MethodNotAllowed             // the route exists with another method
 	TooLarge                     // the body exceeds the limit
 	RateLimited                  // the key's token bucket is empty
-	Upstream                     // the model backend is misconfigured or answered nonsense
-	Overloaded                   // the model backend is saturated or failing
+	Upstream                     // the model backend answered against its contract
+	Misconfigured                // the model backend refused our settings (key, model, base URL)
+	InvalidOutput                // the model kept answering outside the asked format
+	Overloaded                   // the model backend is saturated, failing or too slow
 	Unavailable                  // the service is not ready
 	TokensExceeded               // one request needs more than the key's token budget per minute
 	TokenRateLimited             // the key's token bucket holds less than the request needs
@@ -45,6 +54,8 @@ var codes = map[Code]struct {
 	TooLarge:         {http.StatusRequestEntityTooLarge, "request_too_large"},
 	RateLimited:      {http.StatusTooManyRequests, "rate_limit_exceeded"},
 	Upstream:         {http.StatusBadGateway, "upstream_error"},
+	Misconfigured:    {http.StatusBadGateway, "upstream_misconfigured"},
+	InvalidOutput:    {http.StatusBadGateway, "upstream_invalid_output"},
 	Overloaded:       {529, "overloaded"},
 	Unavailable:      {http.StatusServiceUnavailable, "unavailable"},
 	TokensExceeded:   {http.StatusUnprocessableEntity, "tokens_exceeded"},
@@ -63,8 +74,8 @@ type Error struct {
 	Message string
 	// RetryAfter, when positive, tells the client when to try again.
 	RetryAfter time.Duration
-	// Type, when set, replaces the code's error_type with a finer one (a
-	// model backend's "upstream_misconfigured", say).
+	// Type, when set, replaces the code's error_type with the one a remote
+	// System One service gave for its own failure.
 	Type string
 }
 
@@ -97,4 +108,74 @@ func CodeOf(err error) Code {
 		return fe.Code
 	}
 	return Internal
+}
+
+// DefaultRetryAfter is the wait an Overloaded error advertises when the
+// failure named none.
+const DefaultRetryAfter = time.Second
+
+// From says what err means for a client, as a *Error: err itself when it is
+// one; a model backend's failure by what happened (the chat adapter's
+// overload, refused settings or broken output, a remote System One
+// service's wire error, a deadline); anything else Internal, its text kept
+// from the client. The request was valid by the time a backend saw it, so a
+// backend's failure is ours: Overloaded (retry later) or one of the 502s.
+func From(err error) *Error {
+	var (
+		fe            *Error
+		overloaded    *chatadapter.OverloadedError
+		misconfigured *chatadapter.MisconfiguredError
+		invalid       *chatadapter.InvalidOutputError
+		wire          *systemone.Error
+	)
+	switch {
+	case errors.As(err, &fe):
+		return fe
+	case errors.As(err, &overloaded):
+		return overload(overloaded.Message, overloaded.RetryAfter)
+	case errors.As(err, &misconfigured):
+		return New(Misconfigured, "%s", misconfigured.Message)
+	case errors.As(err, &invalid):
+		return New(InvalidOutput, "%s", invalid.Message)
+	case errors.As(err, &wire):
+		return fromWire(wire)
+	case errors.Is(err, context.DeadlineExceeded):
+		return overload("the model did not answer in time", 0)
+	case errors.Is(err, context.Canceled):
+		return overload("request canceled", 0)
+	}
+	return New(Internal, "internal error")
+}
+
+func overload(msg string, wait time.Duration) *Error {
+	if wait <= 0 {
+		wait = DefaultRetryAfter
+	}
+	return Retry(Overloaded, wait, "%s", msg)
+}
+
+// fromWire reads the wire error of a remote System One service the judge
+// called: no answer, its rate limit, saturation or a gateway timeout is
+// Overloaded; anything else Upstream. The service's message is kept (it was
+// written for clients), and so is its error_type, except a client-side
+// kind (timeout, rate_limit_exceeded, authentication_error) that would
+// mislead our caller.
+func fromWire(e *systemone.Error) *Error {
+	msg := e.Message
+	if msg == "" {
+		msg = "the model backend failed"
+	}
+	switch e.Status {
+	case 0, http.StatusTooManyRequests, 529, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		fe := overload(msg, e.RetryAfter)
+		if e.Status != 0 && e.Status != http.StatusTooManyRequests {
+			fe.Type = e.Type
+		}
+		return fe
+	}
+	fe := New(Upstream, "%s", msg)
+	if e.Status < 400 || e.Status >= 500 {
+		fe.Type = e.Type
+	}
+	return fe
 }

@@ -1,8 +1,10 @@
-// Package lexical is the offline engine: it answers System One questions from
-// the words of the text alone, with no network and no model. It exists so the
-// judge can be developed, tested and demonstrated without a language-model
-// key. It is not a language model and does not understand the text; see
-// docs/judge.md for the method and its limits.
+// Package lexical is the judge's offline engine: it answers System One
+// questions from the words of the text alone, with no network and no model.
+// It exists so the judge can be developed, tested and demonstrated without a
+// language-model key. It is not a language model and does not understand
+// the text; see docs/judge.md for the method and its limits. The judge's
+// other engine, the language model, is shared/chatadapter; judge/cmd/judge
+// (engines.go) registers both in judge/internal/registry.
 package lexical
 
 import (

@@ -1,7 +1,9 @@
 // Package registry holds the judge's models: their exact names, floating
-// "-latest" aliases, prices and the backend that answers for each. It turns
-// a request naming a model into a response naming the exact version that
-// answered, with usage and cost.
+// "-latest" aliases, prices and the engine (a systemone.Backend) that
+// answers for each: judge/internal/lexical offline, shared/chatadapter for
+// the language model, registered by judge/cmd/judge. It turns a request
+// naming a model into a response naming the exact version that answered,
+// with usage and cost.
 package registry
 
 import (

@@ -18,14 +18,15 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/shared/chatmodel"
 )
 
 // Mode is what Interviewer.Mode reports.
 const Mode = "language-model"
 
 // DefaultCallTimeout bounds each model call; the corrective retry gets its
-// own. It matches shared/chatmodel's per-request timeout.
-const DefaultCallTimeout = 30 * time.Second
+// own. It is shared/chatmodel's bound on one chat call.
+const DefaultCallTimeout = chatmodel.DefaultCallTimeout
 
 // ErrMalformed means the model's reply failed validation twice: once, and
 // again after being told what was wrong.

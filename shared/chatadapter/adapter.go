@@ -1,4 +1,16 @@
-package systemone
+// Package chatadapter answers System One requests with any
+// OpenAI-compatible chat model: the prompt (prompt.go), the readouts of
+// logprobs or stated probabilities and the tournament for large choices
+// (readout.go, adapter.go), the upstream limiter and queue (limit.go), and
+// the reply decoding (wire.go). Its Adapter is a systemone.Backend, so a Go
+// program can use it in place of systemone.Client; the judge serves it as
+// llm-latest beside its offline engine, judge/internal/lexical.
+//
+// It depends on shared/systemone (the wire types and math), shared/chatmodel
+// (the client and the LLM_* settings) and shared/calibrate (temperatures),
+// never the reverse. Its errors say what happened (errors.go); a server maps
+// them to statuses. See docs/adapter.md.
+package chatadapter
 
 import (
 	"context"
@@ -8,25 +20,23 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/chatmodel"
+	"github.com/judgeworks/shared/systemone"
 )
 
 // Adapter answers System One requests with an OpenAI-compatible chat model,
-// on the caller's side of the wire: the judge serves it, and any Go program
-// can use it in place of the HTTP Client. See docs/adapter.md.
+// on the caller's side of the wire. It is safe for concurrent use.
 type Adapter struct {
-	cfg    adapterConfig
+	cfg    config
 	client openai.Client
 	limit  *limiter
 	// readouts remembers, per model, that the provider gave no logprobs,
@@ -34,7 +44,7 @@ type Adapter struct {
 	readouts sync.Map // model name → readout
 }
 
-var _ Backend = (*Adapter)(nil)
+var _ systemone.Backend = (*Adapter)(nil)
 
 // AnswerMode says what an answer's probabilities are.
 type AnswerMode string
@@ -71,20 +81,14 @@ const (
 	DefaultFaultRetries        = 4
 	UpstreamBackoffBase        = 200 * time.Millisecond
 	UpstreamBackoffMax         = 5 * time.Second
-	// DefaultOverloadRetryAfter is the Retry-After of a 529 when the
-	// provider named no wait of its own.
+	// DefaultOverloadRetryAfter is an OverloadedError's RetryAfter when
+	// the provider named no wait of its own.
 	DefaultOverloadRetryAfter = 2 * time.Second
 )
 
-// Error types of the adapter's errors (the status is 502 or 529).
-const (
-	TypeOverloaded            = "overloaded"
-	TypeUpstreamMisconfigured = "upstream_misconfigured"
-	TypeUpstreamInvalidOutput = "upstream_invalid_output"
-)
-
-type adapterConfig struct {
+type config struct {
 	llm              chatmodel.Settings
+	callTimeout      time.Duration
 	structured       bool
 	answerMode       AnswerMode
 	normalize        bool
@@ -102,98 +106,100 @@ type adapterConfig struct {
 	logger           *slog.Logger
 }
 
-// AdapterOption configures NewAdapter.
-type AdapterOption func(*adapterConfig)
+// Option configures New.
+type Option func(*config)
 
 // WithProvider sets the OpenAI-compatible endpoint (base URL including
 // /v1), key and model: LLM_BASE_URL, LLM_API_KEY and LLM_MODEL.
-func WithProvider(baseURL, apiKey, model string) AdapterOption {
-	return func(c *adapterConfig) {
+func WithProvider(baseURL, apiKey, model string) Option {
+	return func(c *config) {
 		c.llm.BaseURL, c.llm.APIKey, c.llm.Model = baseURL, apiKey, model
 	}
 }
 
 // WithLLMSettings sets the provider from settings read by chatmodel.FromEnv.
-func WithLLMSettings(s chatmodel.Settings) AdapterOption {
-	return func(c *adapterConfig) { c.llm = s }
+// Their CallTimeout is kept unless WithUpstreamTimeouts sets one.
+func WithLLMSettings(s chatmodel.Settings) Option {
+	return func(c *config) { c.llm = s }
 }
 
 // WithStructuredOutputs turns the strict JSON schema of the probabilities
 // readout on (the default) or off, for providers without structured
 // outputs; off, the reply is still parsed as strictly.
-func WithStructuredOutputs(on bool) AdapterOption {
-	return func(c *adapterConfig) { c.structured = on }
+func WithStructuredOutputs(on bool) Option {
+	return func(c *config) { c.structured = on }
 }
 
 // WithAnswerMode chooses probabilities (the default) or discrete one-hot answers.
-func WithAnswerMode(m AnswerMode) AdapterOption {
-	return func(c *adapterConfig) { c.answerMode = m }
+func WithAnswerMode(m AnswerMode) Option {
+	return func(c *config) { c.answerMode = m }
 }
 
 // WithNormalize says whether a probabilities reply that does not sum to 1
 // is scaled (the default) or treated as malformed and retried.
-func WithNormalize(on bool) AdapterOption {
-	return func(c *adapterConfig) { c.normalize = on }
+func WithNormalize(on bool) Option {
+	return func(c *config) { c.normalize = on }
 }
 
 // WithMalformedRetries sets how many corrective retries a reply that
 // breaks the format gets before the request fails (default 2).
-func WithMalformedRetries(n int) AdapterOption {
-	return func(c *adapterConfig) { c.malformedRetries = max(n, 0) }
+func WithMalformedRetries(n int) Option {
+	return func(c *config) { c.malformedRetries = max(n, 0) }
 }
 
 // WithReadout chooses auto (the default), logprobs or probabilities.
-func WithReadout(m ReadoutMode) AdapterOption {
-	return func(c *adapterConfig) { c.readout = m }
+func WithReadout(m ReadoutMode) Option {
+	return func(c *config) { c.readout = m }
 }
 
 // WithUpstreamConcurrency sets the most chat calls in flight across all
-// requests and how many more may wait before new work is refused with 529.
-func WithUpstreamConcurrency(limit, queue int) AdapterOption {
-	return func(c *adapterConfig) { c.concurrency, c.queue = max(limit, 1), max(queue, 0) }
+// requests and how many more may wait before new work is refused with an
+// OverloadedError.
+func WithUpstreamConcurrency(limit, queue int) Option {
+	return func(c *config) { c.concurrency, c.queue = max(limit, 1), max(queue, 0) }
 }
 
 // WithRotations evaluates choice and score questions under k rotations of
 // the option order and averages them, against position bias; it costs k
 // times the calls. k ≤ 1 turns it off (the default).
-func WithRotations(k int) AdapterOption {
-	return func(c *adapterConfig) { c.rotations = max(k, 1) }
+func WithRotations(k int) Option {
+	return func(c *config) { c.rotations = max(k, 1) }
 }
 
 // WithCalibration applies the temperatures of f to the configured model's answers.
-func WithCalibration(f calibrate.File) AdapterOption {
-	return func(c *adapterConfig) { c.calibration = f }
+func WithCalibration(f calibrate.File) Option {
+	return func(c *config) { c.calibration = f }
 }
 
 // WithUpstreamTimeouts sets the deadline of one chat call and the
 // deadline of a request whose context has none.
-func WithUpstreamTimeouts(call, request time.Duration) AdapterOption {
-	return func(c *adapterConfig) { c.llm.CallTimeout, c.requestTimeout = call, request }
+func WithUpstreamTimeouts(call, request time.Duration) Option {
+	return func(c *config) { c.callTimeout, c.requestTimeout = call, request }
 }
 
 // WithUpstreamRetries sets how often a call is retried after a provider
 // 429, 5xx or timeout, and the base and cap of the jittered exponential
 // backoff between tries. Retries stop earlier when the request's deadline
 // would pass during the wait.
-func WithUpstreamRetries(n int, base, maxWait time.Duration) AdapterOption {
-	return func(c *adapterConfig) { c.faultRetries, c.backoffBase, c.backoffMax = max(n, 0), base, maxWait }
+func WithUpstreamRetries(n int, base, maxWait time.Duration) Option {
+	return func(c *config) { c.faultRetries, c.backoffBase, c.backoffMax = max(n, 0), base, maxWait }
 }
 
 // WithUpstreamOptions adds openai-go request options (middleware, an HTTP
 // client, headers some gateways need).
-func WithUpstreamOptions(opts ...option.RequestOption) AdapterOption {
-	return func(c *adapterConfig) { c.clientOptions = append(c.clientOptions, opts...) }
+func WithUpstreamOptions(opts ...option.RequestOption) Option {
+	return func(c *config) { c.clientOptions = append(c.clientOptions, opts...) }
 }
 
-// WithAdapterLogger sets where retries and fallbacks are logged.
-func WithAdapterLogger(l *slog.Logger) AdapterOption {
-	return func(c *adapterConfig) { c.logger = l }
+// WithLogger sets where retries and fallbacks are logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
 }
 
-// NewAdapter returns an adapter for the configured provider. It fails when
-// a setting is missing or malformed, naming the setting.
-func NewAdapter(opts ...AdapterOption) (*Adapter, error) {
-	cfg := adapterConfig{
+// New returns an adapter for the configured provider. It fails when a
+// setting is missing or malformed, naming the setting.
+func New(opts ...Option) (*Adapter, error) {
+	cfg := config{
 		structured:       true,
 		answerMode:       AnswerProbabilities,
 		normalize:        true,
@@ -224,6 +230,9 @@ func NewAdapter(opts ...AdapterOption) (*Adapter, error) {
 	}
 	if cfg.requestTimeout <= 0 {
 		cfg.requestTimeout = DefaultRequestTimeout
+	}
+	if cfg.callTimeout > 0 {
+		cfg.llm.CallTimeout = cfg.callTimeout
 	}
 	client, err := chatmodel.NewClient(cfg.llm, cfg.clientOptions...)
 	if err != nil {
@@ -275,8 +284,10 @@ func (t *tally) add(c *chatCompletion) {
 // for rotations and large choices), all in parallel under the adapter's
 // upstream limit. Response.Model is the model snapshot the provider
 // reported; Usage sums the provider's token counts, and Cost is left to
-// the caller's price table.
-func (a *Adapter) Ask(ctx context.Context, req Request) (*Response, error) {
+// the caller's price table. A failure is an *OverloadedError,
+// *MisconfiguredError or *InvalidOutputError (errors.go), the request's
+// *systemone.ValidationError, or ctx's error.
+func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	if err := a.validate(ctx, req); err != nil {
 		return nil, err
 	}
@@ -287,7 +298,7 @@ func (a *Adapter) Ask(ctx context.Context, req Request) (*Response, error) {
 	}
 	state, err := renderState(req.State)
 	if err != nil {
-		return nil, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: err.Error()}
+		return nil, err
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -298,7 +309,7 @@ func (a *Adapter) Ask(ctx context.Context, req Request) (*Response, error) {
 		wg       sync.WaitGroup
 		firstErr error
 	)
-	answers := make(map[string]Answer, len(req.Questions))
+	answers := make(map[string]systemone.Answer, len(req.Questions))
 	for name, q := range req.Questions {
 		wg.Go(func() {
 			ans, err := a.answer(ctx, &t, state, q)
@@ -324,51 +335,31 @@ func (a *Adapter) Ask(ctx context.Context, req Request) (*Response, error) {
 	if model == "" {
 		model = a.cfg.llm.Model
 	}
-	return &Response{
+	return &systemone.Response{
 		Model:   model,
 		Answers: answers,
-		Usage:   Usage{InputTokens: int(t.input.Load()), OutputTokens: int(t.output.Load())},
+		Usage:   systemone.Usage{InputTokens: int(t.input.Load()), OutputTokens: int(t.output.Load())},
 	}, nil
 }
 
-type validatedKey struct{}
-
-// Validated returns ctx marked to say that req has passed Request.Validate
-// with the caller's token counter, so Adapter.Ask does not validate it a
-// second time: the judge validates every request before it reaches a
-// backend, and a second pass counts the tokens of every question again,
-// the largest share of the adapter's own work per question after the
-// HTTP call. The mark names req's questions (the map itself), so another
-// request asked with the same context is still validated.
-func Validated(ctx context.Context, req Request) context.Context {
-	return context.WithValue(ctx, validatedKey{}, reflect.ValueOf(req.Questions).UnsafePointer())
-}
-
-// validate checks req unless ctx carries the mark Validated put there for it.
-func (a *Adapter) validate(ctx context.Context, req Request) error {
-	if p, _ := ctx.Value(validatedKey{}).(unsafe.Pointer); p != nil && p == reflect.ValueOf(req.Questions).UnsafePointer() {
+// validate checks req unless the caller marked it with systemone.Validated.
+// The error is the *systemone.ValidationError of Request.Validate.
+func (a *Adapter) validate(ctx context.Context, req systemone.Request) error {
+	if systemone.IsValidated(ctx, req) {
 		return nil
 	}
-	err := req.Validate(nil)
-	if err == nil {
-		return nil
-	}
-	var ve *ValidationError
-	if errors.As(err, &ve) {
-		return &Error{Status: http.StatusUnprocessableEntity, Type: TypeValidation, Message: err.Error(), Detail: ve.Items}
-	}
-	return &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: err.Error()}
+	return req.Validate(nil)
 }
 
 // answer runs one question: its distribution over outcomes (falling back
 // from logprobs to probabilities when the provider has none), then the
 // calibration temperature, then the answer mode.
-func (a *Adapter) answer(ctx context.Context, t *tally, state string, q Question) (Answer, error) {
+func (a *Adapter) answer(ctx context.Context, t *tally, state string, q systemone.Question) (systemone.Answer, error) {
 	r := a.readoutNow()
 	w, err := a.distribution(ctx, t, state, q, r)
 	if errors.Is(err, errNoLogprobs) {
 		if a.cfg.readout != ReadoutAuto {
-			return Answer{}, &Error{Status: http.StatusBadGateway, Type: TypeUpstreamMisconfigured,
+			return systemone.Answer{}, &MisconfiguredError{Setting: chatmodel.EnvModel,
 				Message: fmt.Sprintf("the provider returns no logprobs for %s=%s; use the probabilities or auto readout", chatmodel.EnvModel, a.cfg.llm.Model)}
 		}
 		if _, loaded := a.readouts.Swap(a.cfg.llm.Model, readoutProbabilities); !loaded {
@@ -378,7 +369,7 @@ func (a *Adapter) answer(ctx context.Context, t *tally, state string, q Question
 		w, err = a.distribution(ctx, t, state, q, r)
 	}
 	if err != nil {
-		return Answer{}, err
+		return systemone.Answer{}, err
 	}
 	if temp := a.cfg.calibration.Temperature(a.cfg.llm.Model, string(r), string(q.Type)); temp != 1 {
 		w = calibrate.Scale(w, temp)
@@ -386,35 +377,35 @@ func (a *Adapter) answer(ctx context.Context, t *tally, state string, q Question
 	if a.cfg.answerMode == AnswerDiscrete {
 		w = oneHot(w)
 	}
-	return BuildAnswer(q, w)
+	return systemone.BuildAnswer(q, w)
 }
 
 func oneHot(w []float64) []float64 {
 	out := make([]float64, len(w))
-	out[argmax(w)] = 1
+	out[systemone.Argmax(w)] = 1
 	return out
 }
 
 // distribution returns one probability per outcome of q (yes and no; each
 // option; each level), averaged over the rotations of the option order.
-func (a *Adapter) distribution(ctx context.Context, t *tally, state string, q Question, r readout) ([]float64, error) {
+func (a *Adapter) distribution(ctx context.Context, t *tally, state string, q systemone.Question, r readout) ([]float64, error) {
 	var n int
 	switch q.Type {
-	case TypeNoul:
+	case systemone.TypeNoul:
 		return a.ask(ctx, t, state, q, []int{0, 1}, r)
-	case TypeChoice:
+	case systemone.TypeChoice:
 		n = len(q.Options)
-	case TypeScore:
+	case systemone.TypeScore:
 		n = len(q.Levels)
 	default:
-		return nil, &Error{Status: http.StatusBadRequest, Type: TypeInvalidRequest, Message: fmt.Sprintf("unknown question type %q", q.Type)}
+		return nil, fmt.Errorf("unknown question type %q", q.Type)
 	}
 	k := min(a.cfg.rotations, n)
 	runs := make([][]float64, k)
 	errs := make([]error, k)
 	run := func(i int) {
 		order := rotation(n, i*n/k)
-		if r == readoutLogprobs && q.Type == TypeChoice && n > TopLogprobs {
+		if r == readoutLogprobs && q.Type == systemone.TypeChoice && n > TopLogprobs {
 			runs[i], errs[i] = a.tournament(ctx, t, state, q, order)
 		} else {
 			runs[i], errs[i] = a.ask(ctx, t, state, q, order, r)
@@ -480,7 +471,7 @@ func firstError(errs []error) error {
 // the choice costs one round trip and g+1 calls (255 options: 14 calls).
 // g ≤ 13 for the 255-option maximum, so one level of groups always fits
 // in the window.
-func (a *Adapter) tournament(ctx context.Context, t *tally, state string, q Question, order []int) ([]float64, error) {
+func (a *Adapter) tournament(ctx context.Context, t *tally, state string, q systemone.Question, order []int) ([]float64, error) {
 	groups := splitGroups(order, TopLogprobs)
 	within := make([][]float64, len(groups))
 	errs := make([]error, len(groups)+1)
@@ -527,15 +518,15 @@ func splitGroups(order []int, size int) [][]int {
 // ask makes one chat call showing the outcomes of q in order and returns
 // one probability per outcome of q (indexed like q's outcomes; outcomes
 // not shown get 0).
-func (a *Adapter) ask(ctx context.Context, t *tally, state string, q Question, order []int, r readout) ([]float64, error) {
+func (a *Adapter) ask(ctx context.Context, t *tally, state string, q systemone.Question, order []int, r readout) ([]float64, error) {
 	var labels []string
 	heading := "Options:"
 	switch q.Type {
-	case TypeNoul:
+	case systemone.TypeNoul:
 		labels = noulLabels
-	case TypeChoice:
+	case systemone.TypeChoice:
 		labels = choiceLabels(len(order))
-	case TypeScore:
+	case systemone.TypeScore:
 		labels = levelLabels(len(order))
 		heading = "Levels, lowest first:"
 		if order[0] != 0 {
@@ -546,9 +537,9 @@ func (a *Adapter) ask(ctx context.Context, t *tally, state string, q Question, o
 	for i, o := range order {
 		entries[i].label = labels[i]
 		switch q.Type {
-		case TypeChoice:
+		case systemone.TypeChoice:
 			entries[i].text = optionText(q.Options[o])
-		case TypeScore:
+		case systemone.TypeScore:
 			entries[i].text = q.Levels[o]
 		}
 	}
@@ -558,9 +549,9 @@ func (a *Adapter) ask(ctx context.Context, t *tally, state string, q Question, o
 	}
 	n := 2
 	switch q.Type {
-	case TypeChoice:
+	case systemone.TypeChoice:
 		n = len(q.Options)
-	case TypeScore:
+	case systemone.TypeScore:
 		n = len(q.Levels)
 	}
 	out := make([]float64, n)
@@ -572,7 +563,7 @@ func (a *Adapter) ask(ctx context.Context, t *tally, state string, q Question, o
 
 // askGroups is the between-groups call of the tournament: each group is
 // one labeled entry listing its options.
-func (a *Adapter) askGroups(ctx context.Context, t *tally, state string, q Question, groups [][]int) ([]float64, error) {
+func (a *Adapter) askGroups(ctx context.Context, t *tally, state string, q systemone.Question, groups [][]int) ([]float64, error) {
 	labels := choiceLabels(len(groups))
 	entries := make([]shown, len(groups))
 	for i, g := range groups {
@@ -641,7 +632,7 @@ func (a *Adapter) read(ctx context.Context, t *tally, user string, labels []stri
 			return nil, err
 		}
 		if attempt >= a.cfg.malformedRetries {
-			return nil, &Error{Status: http.StatusBadGateway, Type: TypeUpstreamInvalidOutput,
+			return nil, &InvalidOutputError{
 				Message: fmt.Sprintf("%s=%s did not answer in the required format after %d attempts: %s",
 					chatmodel.EnvModel, a.cfg.llm.Model, attempt+1, bad.reason)}
 		}
@@ -663,8 +654,8 @@ func correction(reason string, labels []string) string {
 // chat makes one chat call under the upstream limit, retrying provider
 // 429s, 5xx replies and timeouts with jittered exponential backoff (or the
 // provider's retry-after) while the request's deadline allows. A call the
-// budget cannot cover fails with 529 and a Retry-After; a provider that
-// rejects the settings fails with 502 naming the setting.
+// budget cannot cover fails with an OverloadedError; a provider that
+// rejects the settings fails with a MisconfiguredError naming the setting.
 func (a *Adapter) chat(ctx context.Context, req *chatRequest, r readout) (*chatCompletion, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -675,7 +666,7 @@ func (a *Adapter) chat(ctx context.Context, req *chatRequest, r readout) (*chatC
 		if err := a.limit.acquire(ctx); err != nil {
 			if errors.Is(err, errQueueFull) {
 				_, inflight, queued := a.limit.state()
-				return nil, &Error{Status: 529, Type: TypeOverloaded, RetryAfter: DefaultOverloadRetryAfter,
+				return nil, &OverloadedError{RetryAfter: DefaultOverloadRetryAfter,
 					Message: fmt.Sprintf("upstream saturated: %d calls in flight and %d queued", inflight, queued)}
 			}
 			return nil, a.budgetGone(ctx, last, 0)
@@ -717,11 +708,11 @@ func (a *Adapter) chat(ctx context.Context, req *chatRequest, r readout) (*chatC
 	}
 }
 
-// budgetGone is the 529 of a request whose retries or deadline ran out,
-// or the cancellation of one whose caller went away.
+// budgetGone is the OverloadedError of a request whose retries or deadline
+// ran out, or the cancellation of one whose caller went away.
 func (a *Adapter) budgetGone(ctx context.Context, last string, retryAfter time.Duration) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
-		return &Error{Type: TypeCanceled, Message: "request canceled", Err: ctx.Err()}
+		return fmt.Errorf("request canceled: %w", ctx.Err())
 	}
 	if retryAfter <= 0 {
 		retryAfter = DefaultOverloadRetryAfter
@@ -730,7 +721,7 @@ func (a *Adapter) budgetGone(ctx context.Context, last string, retryAfter time.D
 	if last != "" {
 		msg += " (last failure: " + last + ")"
 	}
-	return &Error{Status: 529, Type: TypeOverloaded, Message: msg, RetryAfter: retryAfter}
+	return &OverloadedError{Message: msg, RetryAfter: retryAfter, Err: ctx.Err()}
 }
 
 func (a *Adapter) backoff(attempt int) time.Duration {
@@ -748,7 +739,7 @@ type fault struct {
 	err        error
 	outcome    callOutcome
 	retryAfter time.Duration
-	reason     string // why a retry is needed, for logs and the final 529
+	reason     string // why a retry is needed, for logs and the final OverloadedError
 }
 
 func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
@@ -756,8 +747,8 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 		return fault{final: true, outcome: outcomeOK}
 	}
 	misconfigured := func(setting, format string, args ...any) fault {
-		return fault{final: true, outcome: outcomeFailed, err: &Error{Status: http.StatusBadGateway,
-			Type: TypeUpstreamMisconfigured, Message: fmt.Sprintf(format, args...) + "; check " + setting}}
+		return fault{final: true, outcome: outcomeFailed, err: &MisconfiguredError{Setting: setting,
+			Message: fmt.Sprintf(format, args...) + "; check " + setting}}
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
@@ -767,13 +758,13 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 		case status == http.StatusTooManyRequests:
 			f := fault{outcome: outcomeThrottled, reason: "provider 429"}
 			if apiErr.Response != nil {
-				f.retryAfter, _ = RetryAfter(apiErr.Response.Header, time.Now())
+				f.retryAfter, _ = systemone.RetryAfter(apiErr.Response.Header, time.Now())
 			}
 			return f
 		case status == http.StatusRequestTimeout || status >= 500:
 			f := fault{outcome: outcomeFailed, reason: fmt.Sprintf("provider %d", status)}
 			if apiErr.Response != nil {
-				f.retryAfter, _ = RetryAfter(apiErr.Response.Header, time.Now())
+				f.retryAfter, _ = systemone.RetryAfter(apiErr.Response.Header, time.Now())
 			}
 			return f
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:

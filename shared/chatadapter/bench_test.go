@@ -1,6 +1,6 @@
 //go:build unix
 
-package systemone
+package chatadapter
 
 import (
 	"bufio"
@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/judgeworks/shared/systemone"
 )
 
 // universalReply answers any question of the benchmark requests: its top
@@ -55,11 +57,11 @@ func benchHandler(delay time.Duration) http.Handler {
 }
 
 // TestFakeUpstreamProcess is not a test: BenchmarkAdapterUpstream runs the
-// test binary again with SYSTEMONE_FAKE_UPSTREAM=1 to get a fake provider
+// test binary again with CHATADAPTER_FAKE_UPSTREAM=1 to get a fake provider
 // in its own process, so the benchmark's CPU figures are the adapter's
 // alone. It serves until its stdin closes.
 func TestFakeUpstreamProcess(t *testing.T) {
-	if os.Getenv("SYSTEMONE_FAKE_UPSTREAM") != "1" {
+	if os.Getenv("CHATADAPTER_FAKE_UPSTREAM") != "1" {
 		t.Skip("helper process for BenchmarkAdapterUpstream")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -72,10 +74,10 @@ func TestFakeUpstreamProcess(t *testing.T) {
 }
 
 // benchRequest has n questions cycling through the three types.
-func benchRequest(n int) Request {
-	qs := make(map[string]Question, n)
+func benchRequest(n int) systemone.Request {
+	qs := make(map[string]systemone.Question, n)
 	for i := range n {
-		var q Question
+		var q systemone.Question
 		switch i % 3 {
 		case 0:
 			q = noulQ("Is the customer asking for a refund?")
@@ -86,7 +88,7 @@ func benchRequest(n int) Request {
 		}
 		qs[fmt.Sprintf("q%03d", i)] = q
 	}
-	return Request{Model: "llm-latest", Questions: qs,
+	return systemone.Request{Model: "llm-latest", Questions: qs,
 		State: raw(`{"ticket": {"subject": "Invoice wrong", "body": "I was charged twice for March and nobody answers my emails. Fix it today or I cancel.", "customer": {"plan": "pro", "since": "2021-04-02"}}}`)}
 }
 
@@ -108,7 +110,7 @@ func BenchmarkAdapterUpstream(b *testing.B) {
 		b.Skip("set JUDGE_UPSTREAM_BENCH=1 (deploy/bench.d/judge-upstream.sh) to run against a 100 ms upstream")
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFakeUpstreamProcess$")
-	cmd.Env = append(os.Environ(), "SYSTEMONE_FAKE_UPSTREAM=1")
+	cmd.Env = append(os.Environ(), "CHATADAPTER_FAKE_UPSTREAM=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -134,7 +136,7 @@ func BenchmarkAdapterUpstream(b *testing.B) {
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 
-	a, err := NewAdapter(WithProvider(url, "bench-key", "bench-model"), WithAdapterLogger(slog.New(slog.DiscardHandler)))
+	a, err := New(WithProvider(url, "bench-key", "bench-model"), WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func BenchmarkAdapterUpstream(b *testing.B) {
 func BenchmarkAdapterInstant(b *testing.B) {
 	srv := httptest.NewServer(benchHandler(0))
 	defer srv.Close()
-	a, err := NewAdapter(WithProvider(srv.URL+"/v1", "bench-key", "bench-model"), WithAdapterLogger(slog.New(slog.DiscardHandler)))
+	a, err := New(WithProvider(srv.URL+"/v1", "bench-key", "bench-model"), WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		b.Fatal(err)
 	}

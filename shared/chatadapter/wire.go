@@ -1,18 +1,18 @@
-package systemone
+package chatadapter
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/judgeworks/shared/internal/jsonscan"
 )
 
 // The chat-completion wire format, only the fields the adapter sends and
@@ -120,302 +120,102 @@ func decodeCompletion(data []byte, c *chatCompletion) error {
 	if !gjson.ValidBytes(data) {
 		return errors.New("error parsing response json: the reply is not valid JSON")
 	}
-	s := wireScanner{d: data}
-	s.ws()
-	if s.peek() != '{' {
+	s := jsonscan.New(data)
+	if s.Peek() != '{' {
 		return errors.New("error parsing response json: the reply is not a JSON object")
 	}
-	s.object("reply", func(key []byte) {
+	s.Object("reply", func(key []byte) {
 		switch string(key) {
 		case "model":
-			c.Model = s.str("model")
+			c.Model = s.String("model")
 		case "usage":
-			s.object("usage", func(key []byte) {
+			s.Object("usage", func(key []byte) {
 				switch string(key) {
 				case "prompt_tokens":
-					c.Usage.PromptTokens = s.int("usage.prompt_tokens")
+					c.Usage.PromptTokens = s.Int("usage.prompt_tokens")
 				case "completion_tokens":
-					c.Usage.CompletionTokens = s.int("usage.completion_tokens")
+					c.Usage.CompletionTokens = s.Int("usage.completion_tokens")
 				default:
-					s.skip()
+					s.Skip()
 				}
 			})
 		case "choices":
 			c.Choices = c.Choices[:0]
-			s.array("choices", func() { c.Choices = append(c.Choices, s.choice()) })
+			s.Array("choices", func() { c.Choices = append(c.Choices, decodeChoice(&s)) })
 		default:
-			s.skip()
+			s.Skip()
 		}
 	})
-	return s.err
+	if err := s.Err(); err != nil {
+		return fmt.Errorf("error parsing response json: %w", err)
+	}
+	return nil
 }
 
-func (s *wireScanner) choice() choice {
+func decodeChoice(s *jsonscan.Scanner) choice {
 	var out choice
-	s.object("choices[]", func(key []byte) {
+	s.Object("choices[]", func(key []byte) {
 		switch string(key) {
 		case "message":
-			s.object("message", func(key []byte) {
+			s.Object("message", func(key []byte) {
 				switch string(key) {
 				case "content":
-					out.Message.Content = s.str("message.content")
+					out.Message.Content = s.String("message.content")
 				case "refusal":
-					out.Message.Refusal = s.str("message.refusal")
+					out.Message.Refusal = s.String("message.refusal")
 				default:
-					s.skip()
+					s.Skip()
 				}
 			})
 		case "logprobs":
-			if s.null() {
+			if s.Null() {
 				out.Logprobs = nil
 				return
 			}
 			out.Logprobs = &choiceLogprobs{}
-			s.object("logprobs", func(key []byte) {
+			s.Object("logprobs", func(key []byte) {
 				if string(key) != "content" {
-					s.skip()
+					s.Skip()
 					return
 				}
 				out.Logprobs.Content = out.Logprobs.Content[:0]
-				s.array("logprobs.content", func() { out.Logprobs.Content = append(out.Logprobs.Content, s.token()) })
+				s.Array("logprobs.content", func() { out.Logprobs.Content = append(out.Logprobs.Content, decodeToken(s)) })
 			})
 		default:
-			s.skip()
+			s.Skip()
 		}
 	})
 	return out
 }
 
-func (s *wireScanner) token() tokenLogprobs {
+func decodeToken(s *jsonscan.Scanner) tokenLogprobs {
 	var t tokenLogprobs
-	s.object("logprobs.content[]", func(key []byte) {
+	s.Object("logprobs.content[]", func(key []byte) {
 		switch string(key) {
 		case "token":
-			t.Token = s.str("token")
+			t.Token = s.String("token")
 		case "logprob":
-			t.Logprob = s.num("logprob")
+			t.Logprob = s.Float("logprob")
 		case "top_logprobs":
 			// Sized for the TopLogprobs the adapter asks for: one allocation.
 			t.TopLogprobs = make([]tokenLogprob, 0, TopLogprobs)
-			s.array("top_logprobs", func() {
+			s.Array("top_logprobs", func() {
 				var top tokenLogprob
-				s.object("top_logprobs[]", func(key []byte) {
+				s.Object("top_logprobs[]", func(key []byte) {
 					switch string(key) {
 					case "token":
-						top.Token = s.str("top_logprobs[].token")
+						top.Token = s.String("top_logprobs[].token")
 					case "logprob":
-						top.Logprob = s.num("top_logprobs[].logprob")
+						top.Logprob = s.Float("top_logprobs[].logprob")
 					default:
-						s.skip()
+						s.Skip()
 					}
 				})
 				t.TopLogprobs = append(t.TopLogprobs, top)
 			})
 		default:
-			s.skip()
+			s.Skip()
 		}
 	})
 	return t
-}
-
-// wireScanner walks a body already known to be valid JSON. Every method
-// consumes exactly one value; a value of the wrong type is skipped and
-// the first such mismatch kept as the error.
-type wireScanner struct {
-	d   []byte
-	i   int
-	err error
-}
-
-func (s *wireScanner) fail(field, want string) {
-	if s.err == nil {
-		s.err = fmt.Errorf("error parsing response json: %s is not %s", field, want)
-	}
-	s.skip()
-}
-
-func (s *wireScanner) ws() {
-	for s.i < len(s.d) {
-		switch s.d[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-func (s *wireScanner) peek() byte {
-	s.ws()
-	if s.i < len(s.d) {
-		return s.d[s.i]
-	}
-	return 0
-}
-
-// null consumes a null and reports whether there was one.
-func (s *wireScanner) null() bool {
-	if s.peek() == 'n' {
-		s.i += len("null")
-		return true
-	}
-	return false
-}
-
-// object calls field for each key, positioned at its value, which field
-// must consume. null is an absent object.
-func (s *wireScanner) object(name string, field func(key []byte)) {
-	if s.null() {
-		return
-	}
-	if s.peek() != '{' {
-		s.fail(name, "an object")
-		return
-	}
-	s.i++
-	for s.err == nil {
-		switch s.peek() {
-		case '}':
-			s.i++
-			return
-		case ',':
-			s.i++
-			continue
-		}
-		start := s.i + 1
-		s.skipString()
-		key := s.d[start : s.i-1]
-		s.ws()
-		s.i++ // the colon
-		field(key)
-	}
-}
-
-// array calls elem once per element, positioned at it. null is an absent array.
-func (s *wireScanner) array(name string, elem func()) {
-	if s.null() {
-		return
-	}
-	if s.peek() != '[' {
-		s.fail(name, "an array")
-		return
-	}
-	s.i++
-	for s.err == nil {
-		switch s.peek() {
-		case ']':
-			s.i++
-			return
-		case ',':
-			s.i++
-			continue
-		}
-		elem()
-	}
-}
-
-func (s *wireScanner) str(name string) string {
-	if s.null() {
-		return ""
-	}
-	if s.peek() != '"' {
-		s.fail(name, "a string")
-		return ""
-	}
-	start := s.i
-	escaped := s.skipString()
-	raw := s.d[start:s.i]
-	if !escaped {
-		return string(raw[1 : len(raw)-1])
-	}
-	var out string
-	if err := json.Unmarshal(raw, &out); err != nil && s.err == nil {
-		s.err = fmt.Errorf("error parsing response json: %s: %w", name, err)
-	}
-	return out
-}
-
-func (s *wireScanner) num(name string) float64 {
-	if s.null() {
-		return 0
-	}
-	if c := s.peek(); c != '-' && (c < '0' || c > '9') {
-		s.fail(name, "a number")
-		return 0
-	}
-	start := s.i
-	s.skipScalar()
-	f, err := strconv.ParseFloat(string(s.d[start:s.i]), 64)
-	if err != nil && s.err == nil {
-		s.err = fmt.Errorf("error parsing response json: %s: %w", name, err)
-	}
-	return f
-}
-
-func (s *wireScanner) int(name string) int64 {
-	f := s.num(name)
-	if f != float64(int64(f)) {
-		if s.err == nil {
-			s.err = fmt.Errorf("error parsing response json: %s is not an integer", name)
-		}
-		return 0
-	}
-	return int64(f)
-}
-
-// skipString consumes a string and reports whether it holds escapes.
-func (s *wireScanner) skipString() (escaped bool) {
-	s.i++ // the opening quote
-	for s.i < len(s.d) {
-		switch s.d[s.i] {
-		case '\\':
-			escaped = true
-			s.i += 2
-		case '"':
-			s.i++
-			return escaped
-		default:
-			s.i++
-		}
-	}
-	return escaped
-}
-
-// skipScalar consumes a number, true, false or null.
-func (s *wireScanner) skipScalar() {
-	for s.i < len(s.d) {
-		switch s.d[s.i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return
-		}
-		s.i++
-	}
-}
-
-// skip consumes one value of any type.
-func (s *wireScanner) skip() {
-	switch s.peek() {
-	case '"':
-		s.skipString()
-	case '{', '[':
-		depth := 0
-		for s.i < len(s.d) {
-			switch s.d[s.i] {
-			case '"':
-				s.skipString()
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					s.i++
-					return
-				}
-			}
-			s.i++
-		}
-	default:
-		s.skipScalar()
-	}
 }

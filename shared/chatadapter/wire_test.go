@@ -1,4 +1,4 @@
-package systemone
+package chatadapter
 
 import (
 	"encoding/json"

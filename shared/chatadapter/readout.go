@@ -1,4 +1,4 @@
-package systemone
+package chatadapter
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/judgeworks/shared/systemone"
 )
 
 // TopLogprobs is the widest top-logprobs window OpenAI-compatible
@@ -91,7 +93,7 @@ func readLogprobs(tops []tokenLogprob, labels []string) ([]float64, error) {
 			}
 		}
 	}
-	return Normalize(mass)
+	return systemone.Normalize(mass)
 }
 
 // sumTolerance is how far from 1 the numbers of a probabilities reply may
@@ -175,7 +177,7 @@ func parseProbabilities(content string, labels []string, normalize bool) ([]floa
 	if !normalize && math.Abs(sum-1) > sumTolerance {
 		return nil, malformed("the probabilities sum to %g, not 1", sum)
 	}
-	return Normalize(probs)
+	return systemone.Normalize(probs)
 }
 
 // trimReply shortens a model reply for a corrective message or an error.

@@ -1,4 +1,4 @@
-package systemone
+package chatadapter
 
 import (
 	"context"
@@ -14,7 +14,8 @@ var errQueueFull = errors.New("upstream queue full")
 // halves it, every success raises it by one, up to the configured maximum.
 // Calls beyond the bound wait in a FIFO queue of bounded length; a call
 // that finds the queue full is refused at once, so overload shows up as a
-// fast 529 rather than as memory and latency growing without limit.
+// fast OverloadedError rather than as memory and latency growing without
+// limit.
 type limiter struct {
 	mu       sync.Mutex
 	max      int

@@ -1,6 +1,6 @@
 //go:build unix
 
-package systemone
+package chatadapter
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package systemone
+package chatadapter
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/judgeworks/shared/systemone"
 )
 
 // The prompt of one chat call is a system message that never changes and a
@@ -89,11 +91,11 @@ var noulLabels = []string{"yes", "no"}
 
 // optionText is what the model reads for an option: its name, and its
 // description given literally (a string as is, JSON as compact JSON).
-func optionText(o Option) string {
-	if len(o.Description) == 0 || kindOf(o.Description) == kindNull {
+func optionText(o systemone.Option) string {
+	if isNull(o.Description) {
 		return o.Name
 	}
-	d := contentText(o.Description)
+	d := systemone.ContentText(o.Description)
 	if strings.TrimSpace(d) == "" {
 		return o.Name
 	}
@@ -104,7 +106,7 @@ func optionText(o Option) string {
 // question.
 // The question's name is never part of it: names are the caller's keys,
 // and a name like "is_spam_obviously" would lead the model.
-func questionPrompt(state string, q Question, entries []shown, heading string, r readout) string {
+func questionPrompt(state string, q systemone.Question, entries []shown, heading string, r readout) string {
 	// One buffer sized for the whole message: the state is most of it,
 	// and growing or concatenating would copy it again for every call.
 	size := len(state) + len(q.Instructions) + len(heading) + 512
@@ -115,7 +117,7 @@ func questionPrompt(state string, q Question, entries []shown, heading string, r
 	b.Grow(size)
 	b.WriteString(state)
 	b.WriteString("Question:\n")
-	if ins := strings.TrimSpace(contentText(q.Instructions)); ins != "" && kindOf(q.Instructions) != kindNull {
+	if ins := strings.TrimSpace(systemone.ContentText(q.Instructions)); ins != "" && !isNull(q.Instructions) {
 		b.WriteString(ins)
 	} else {
 		b.WriteString("(no instructions)")
@@ -126,7 +128,7 @@ func questionPrompt(state string, q Question, entries []shown, heading string, r
 		labels[i] = e.label
 	}
 	switch q.Type {
-	case TypeNoul:
+	case systemone.TypeNoul:
 		b.WriteString("Answer yes or no.\n")
 		if q.Noul != nil {
 			if q.Noul.True != "" {
@@ -149,9 +151,9 @@ func questionPrompt(state string, q Question, entries []shown, heading string, r
 	b.WriteString("\n")
 	if r == readoutLogprobs {
 		switch q.Type {
-		case TypeNoul:
+		case systemone.TypeNoul:
 			b.WriteString("Reply with yes or no and nothing else.")
-		case TypeScore:
+		case systemone.TypeScore:
 			b.WriteString("Reply with the number of the level that fits best and nothing else.")
 		default:
 			b.WriteString("Reply with the label (" + strings.Join(labels, ", ") + ") of the best option and nothing else.")
@@ -162,6 +164,13 @@ func questionPrompt(state string, q Question, entries []shown, heading string, r
 	b.WriteString(exampleObject(labels))
 	b.WriteString(". Each value is a number from 0 to 1 and the values sum to 1. Reply with the JSON object only.")
 	return b.String()
+}
+
+// isNull reports whether a content value is absent or JSON null: an option
+// without a description, instructions left empty.
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || t[0] == 'n'
 }
 
 // exampleObject shows the reply shape with an even split, so the example
