@@ -42,12 +42,13 @@ func (h *handler) decisions(c echo.Context) error {
 		return err
 	}
 	resp := &systemone.Response{Model: m.Name}
-	// A request whose every question is refused asks no engine and costs
-	// no tokens.
 	if len(d.req.Questions) > 0 {
 		if resp, err = h.ask(c, key, m, d.req); err != nil {
 			return d.relocate(err)
 		}
+	} else {
+		// Every question refused: no engine is asked and no token charged.
+		setLimitHeaders(c.Response().Header(), "tokens", h.Limiter.PeekTokens(c.Request().Context(), key.ID))
 	}
 	return c.JSON(http.StatusOK, d.answer(resp))
 }
