@@ -167,7 +167,9 @@ func TestRetryAfterClientTimeout(t *testing.T) {
 	}
 	// openai-go reads the 409 on the other endpoint the same way.
 	c := client(srv.URL, "k", option.WithHeader(HeaderIdempotencyKey, "retry-decision"))
-	go func() { _, _ = client(srv.URL, "k", option.WithHeader(HeaderIdempotencyKey, "retry-decision"), option.WithRequestTimeout(200*time.Millisecond)).Decisions.New(context.Background(), ticketParams()) }()
+	go func() {
+		_, _ = client(srv.URL, "k", option.WithHeader(HeaderIdempotencyKey, "retry-decision"), option.WithRequestTimeout(200*time.Millisecond)).Decisions.New(context.Background(), ticketParams())
+	}()
 	<-backend.started
 	_, err := c.Decisions.New(context.Background(), ticketParams())
 	wantAPIError(t, err, http.StatusConflict, "idempotency_key_in_use", "idempotency_key_in_use", "")
