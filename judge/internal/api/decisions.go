@@ -9,6 +9,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -190,9 +191,12 @@ func decisionsValidation(ve *systemone.ValidationError) decisionsError {
 			parts[i] = p + ": " + it.Msg
 		}
 	}
-	d := decisionsErrorDetail{Message: strings.Join(parts, "; "), Type: systemone.TypeValidation, Code: ve.Items[0].Type}
-	if p := paramOf(ve.Items[0].Loc); p != "" {
-		d.Param = &p
+	d := decisionsErrorDetail{Message: strings.Join(parts, "; "), Type: systemone.TypeValidation, Code: "invalid"}
+	if len(ve.Items) > 0 {
+		d.Code = ve.Items[0].Type
+		if p := paramOf(ve.Items[0].Loc); p != "" {
+			d.Param = &p
+		}
 	}
 	return decisionsError{d}
 }
@@ -221,8 +225,8 @@ func paramOf(loc []string) string {
 // translated request (token bounds, the model) into the caller's: the
 // question's position for its key, input for state.
 func (d *decision) relocate(err error) error {
-	ve, ok := err.(*systemone.ValidationError)
-	if !ok {
+	var ve *systemone.ValidationError
+	if !errors.As(err, &ve) {
 		return err
 	}
 	pos := make(map[string]int, len(d.questions))

@@ -16,21 +16,23 @@ import (
 type Code int
 
 const (
-	Internal             Code = iota // a bug or an unforeseen failure; text never shown
-	InvalidArgument                  // the request is malformed or names an unknown model
-	Unauthenticated                  // missing or unknown bearer key
-	PermissionDenied                 // the key may not use this model
-	NotFound                         // no such route
-	MethodNotAllowed                 // the route exists with another method
-	TooLarge                         // the body exceeds the limit
-	RateLimited                      // the key's token bucket is empty
-	Upstream                         // the model backend is misconfigured or answered nonsense
-	Overloaded                       // the model backend is saturated or failing
-	Unavailable                      // the service is not ready
-	TokensExceeded                   // one request needs more than the key's token budget per minute
-	TokenRateLimited                 // the key's token bucket holds less than the request needs
-	IdempotencyKeyInUse              // a request with the same Idempotency-Key is still running
-	IdempotencyKeyReused             // the Idempotency-Key was used with another request
+	Internal         Code = iota // a bug or an unforeseen failure; text never shown
+	InvalidArgument              // the request is malformed or names an unknown model
+	Unauthenticated              // missing or unknown bearer key
+	PermissionDenied             // the key may not use this model
+	NotFound                     // no such route
+	MethodNotAllowed             // the route exists with another method
+	TooLarge                     // the body exceeds the limit
+	RateLimited                  // the key's token bucket is empty
+	Upstream                     // the model backend is misconfigured or answered nonsense
+	Overloaded                   // the model backend is saturated or failing
+	Unavailable                  // the service is not ready
+	TokensExceeded               // one request needs more than the key's token budget per minute
+	TokenRateLimited             // the key's token bucket holds less than the request needs
+
+	// Requests sent with an Idempotency-Key (docs/api.md, "Judge: Idempotency-Key").
+	IdempotencyKeyInUse  // a request with the same key is still running
+	IdempotencyKeyReused // the key was used for another request
 )
 
 // codes maps each code to its HTTP status and error_type.
@@ -38,19 +40,20 @@ var codes = map[Code]struct {
 	status int
 	kind   string
 }{
-	Internal:             {http.StatusInternalServerError, "internal"},
-	InvalidArgument:      {http.StatusBadRequest, "invalid_request"},
-	Unauthenticated:      {http.StatusUnauthorized, "authentication_error"},
-	PermissionDenied:     {http.StatusForbidden, "permission_denied"},
-	NotFound:             {http.StatusNotFound, "not_found"},
-	MethodNotAllowed:     {http.StatusMethodNotAllowed, "method_not_allowed"},
-	TooLarge:             {http.StatusRequestEntityTooLarge, "request_too_large"},
-	RateLimited:          {http.StatusTooManyRequests, "rate_limit_exceeded"},
-	Upstream:             {http.StatusBadGateway, "upstream_error"},
-	Overloaded:           {529, "overloaded"},
-	Unavailable:          {http.StatusServiceUnavailable, "unavailable"},
-	TokensExceeded:       {http.StatusUnprocessableEntity, "tokens_exceeded"},
-	TokenRateLimited:     {http.StatusTooManyRequests, "token_rate_limit_exceeded"},
+	Internal:         {http.StatusInternalServerError, "internal"},
+	InvalidArgument:  {http.StatusBadRequest, "invalid_request"},
+	Unauthenticated:  {http.StatusUnauthorized, "authentication_error"},
+	PermissionDenied: {http.StatusForbidden, "permission_denied"},
+	NotFound:         {http.StatusNotFound, "not_found"},
+	MethodNotAllowed: {http.StatusMethodNotAllowed, "method_not_allowed"},
+	TooLarge:         {http.StatusRequestEntityTooLarge, "request_too_large"},
+	RateLimited:      {http.StatusTooManyRequests, "rate_limit_exceeded"},
+	Upstream:         {http.StatusBadGateway, "upstream_error"},
+	Overloaded:       {529, "overloaded"},
+	Unavailable:      {http.StatusServiceUnavailable, "unavailable"},
+	TokensExceeded:   {http.StatusUnprocessableEntity, "tokens_exceeded"},
+	TokenRateLimited: {http.StatusTooManyRequests, "token_rate_limit_exceeded"},
+
 	IdempotencyKeyInUse:  {http.StatusConflict, "idempotency_key_in_use"},
 	IdempotencyKeyReused: {http.StatusUnprocessableEntity, "idempotency_key_reused"},
 }
