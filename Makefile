@@ -5,7 +5,7 @@ GO ?= go
 MODULES := $(shell $(GO) list -f '{{.Dir}}' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build build-go build-web test test-go test-web test-e2e test-deploy run bench lint deps tidy
+.PHONY: build build-go build-web test test-go test-web test-sdk test-e2e test-deploy run bench lint deps tidy
 
 build: build-web build-go
 
@@ -20,7 +20,7 @@ build-web:
 deps:
 	@bash deploy/install-deps.sh
 
-test: deps build lint test-go test-web test-e2e test-deploy
+test: deps build lint test-go test-web test-sdk test-e2e test-deploy
 
 # Every module's Go tests. Suites that run a service build it from source
 # once per test run (shared/proctest), never from bin/; the interview binary
@@ -30,6 +30,12 @@ test-go:
 
 test-web:
 	@if [ -f interview/web/package.json ]; then cd interview/web && npm test; fi
+
+# The published System One JavaScript SDK (@typesafe-ai/sdk, pinned in
+# judge/sdktest/package-lock.json) against the judge built from source into
+# a temporary directory. See docs/judge.md, "Tests and figures".
+test-sdk:
+	@cd judge/sdktest && npm ci --no-audit --no-fund && node --test
 
 test-e2e:
 	@if [ -f interview/web/e2e/run.mjs ]; then cd interview/web && npm run e2e; fi

@@ -1,4 +1,5 @@
-// Command judge serves the System One API. Subcommands:
+// Command judge serves the System One API and OpenAI's Decisions API.
+// Subcommands:
 //
 //	judge [serve]      serve on JUDGE_ADDR (default :8081)
 //	judge healthcheck  exit 0 if the local server answers /healthz, else 1
@@ -21,6 +22,7 @@ import (
 
 	"github.com/judgeworks/judge/internal/api"
 	"github.com/judgeworks/judge/internal/evalset"
+	"github.com/judgeworks/judge/internal/idempotency"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/shared/server"
@@ -86,11 +88,14 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		ids = append(ids, k.ID)
 	}
 	limits := ratelimit.Settings{RPM: cfg.RateLimitRPM, TPM: cfg.RateLimitTPM, IDs: ids, Prefix: cfg.RedisPrefix, Logger: logger}
+	// Idempotency keys share the rate limits' Redis client and prefix.
+	idem := idempotency.Settings{Prefix: cfg.RedisPrefix, Logger: logger}
 	if cfg.Redis != nil {
 		redis.SetLogger(redisLog{logger})
 		rdb := redis.NewClient(cfg.Redis)
 		defer rdb.Close()
 		limits.Redis = rdb
+		idem.Redis = rdb
 	}
 	e := api.New(logger, api.Deps{
 		Keys:         cfg.Keys,
@@ -99,6 +104,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		Metrics:      metrics.New(),
 		Tokens:       counter,
 		MaxQuestions: cfg.MaxQuestions,
+		Idempotency:  idempotency.New(ctx, idem),
 	})
 	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM,
 		"rate_limit_tpm", cfg.RateLimitTPM, "max_questions", cfg.MaxQuestions, "redis", cfg.Redis != nil)

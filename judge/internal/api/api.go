@@ -1,11 +1,13 @@
 // Package api is the judge's HTTP layer: it authenticates and rate-limits
-// callers, decodes System One requests, hands them to the model registry
-// (judge/internal/registry) and writes every error as the body of docs/api.md,
-// "Judge errors", in one error handler, with the status of its judge/internal/fault code.
+// callers, replays idempotent retries, decodes System One and Decisions
+// requests, hands them to the model registry (judge/internal/registry) and
+// writes every error as the body of docs/api.md, "Judge errors", in one
+// error handler, with the status of its judge/internal/fault code.
 package api
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/idempotency"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
@@ -47,6 +50,9 @@ type Deps struct {
 	// MaxQuestions bounds the questions of a request; zero means
 	// DefaultMaxQuestions.
 	MaxQuestions int
+	// Idempotency keeps the answers of requests sent with an
+	// Idempotency-Key; nil keeps them in the process.
+	Idempotency *idempotency.Store
 }
 
 type handler struct {
@@ -66,6 +72,9 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	if d.Limiter.Shared() {
 		d.Metrics.WatchRedis(d.Limiter)
 	}
+	if d.Idempotency == nil {
+		d.Idempotency = idempotency.New(context.Background(), idempotency.Settings{Logger: logger})
+	}
 	h := &handler{d}
 	e := server.New(logger)
 	e.HTTPErrorHandler = h.handleError
@@ -76,7 +85,9 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	// Middleware per route rather than on a group: an echo group with
 	// middleware catches every path under it, which turns 405s into 404s.
 	e.GET("/v1/models", h.models, h.authenticate)
-	e.POST("/v1/systemone", h.systemOne, h.authenticate, h.rateLimit)
+	// Idempotent replays come before the rate limit: they charge nothing.
+	e.POST("/v1/systemone", h.systemOne, h.authenticate, h.idempotent, h.rateLimit)
+	e.POST(decisionsRoute, h.decisions, h.authenticate, h.idempotent, h.rateLimit)
 	return e
 }
 
@@ -131,26 +142,46 @@ func (h *handler) systemOne(c echo.Context) error {
 			Type: "too_long",
 		}}}
 	}
-	m, ok := h.Registry.Resolve(req.Model)
+	m, err := h.resolveModel(key, req.Model)
+	if err != nil {
+		return err
+	}
+	resp, err := h.ask(c, key, m, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
+// resolveModel resolves a request's model for key: 400 for an unknown name, 403
+// for a model the key may not use.
+func (h *handler) resolveModel(key auth.BearerKey, name string) (*registry.Model, error) {
+	m, ok := h.Registry.Resolve(name)
 	if !ok {
-		return fault.New(fault.InvalidArgument, "unknown model %q: GET /v1/models lists the models", req.Model)
+		return nil, fault.New(fault.InvalidArgument, "unknown model %q: GET /v1/models lists the models", name)
 	}
 	if !h.Registry.Allowed(key.Models, m) {
-		return fault.New(fault.PermissionDenied, "this key may not use model %q", req.Model)
+		return nil, fault.New(fault.PermissionDenied, "this key may not use model %q", name)
 	}
+	return m, nil
+}
+
+// ask validates req, charges its input tokens and has m answer it: the
+// path both endpoints share once a request is in System One terms.
+func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req systemone.Request) (*systemone.Response, error) {
 	if err := req.Validate(h.Tokens); err != nil {
-		return err
+		return nil, err
 	}
 	if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, req)); err != nil {
-		return err
+		return nil, err
 	}
 	// Validated: the adapter need not count every question's tokens again.
 	resp, err := h.Registry.Ask(systemone.Validated(c.Request().Context(), req), m, req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	h.Metrics.Answered(req, resp)
-	return c.JSON(http.StatusOK, resp)
+	return resp, nil
 }
 
 // readBody reads at most BodyLimit bytes, refusing a larger body by its
@@ -291,7 +322,9 @@ type errorDetail struct {
 // handleError is the judge's one error handler: it writes every error as a
 // status and the pinned body. Validation problems keep their field paths
 // in the list form; echo's own errors (no route, wrong method) are read
-// here; everything else is what fault.From says it is.
+// here; everything else is what fault.From says it is. The status comes from
+// the one fault table whatever the route; the body's shape is the route's:
+// OpenAI's on /v1/decisions (decisionsError), System One's everywhere else.
 func (h *handler) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
@@ -307,7 +340,11 @@ func (h *handler) handleError(err error, c echo.Context) {
 		fe = fault.New(fault.InvalidArgument, "%s", ve.Items[0].Msg)
 	case errors.As(err, &ve):
 		log.Info("invalid request", "problems", len(ve.Items))
-		h.write(c, http.StatusUnprocessableEntity, map[string]any{"detail": ve.Items})
+		if c.Path() == decisionsRoute {
+			h.write(c, http.StatusUnprocessableEntity, decisionsValidation(ve))
+		} else {
+			h.write(c, http.StatusUnprocessableEntity, map[string]any{"detail": ve.Items})
+		}
 		return
 	case errors.As(err, &he):
 		fe = fromEcho(he)
@@ -325,6 +362,10 @@ func (h *handler) handleError(err error, c echo.Context) {
 	msg := fe.Message
 	if fe.Code == fault.Internal {
 		msg = "internal error"
+	}
+	if c.Path() == decisionsRoute {
+		h.write(c, fe.Code.Status(), decisionsFault(fe.Kind(), msg))
+		return
 	}
 	h.write(c, fe.Code.Status(), errorBody{errorDetail{fe.Kind(), msg}})
 }

@@ -38,6 +38,10 @@ const (
 	Unavailable                  // the service is not ready
 	TokensExceeded               // one request needs more than the key's token budget per minute
 	TokenRateLimited             // the key's token bucket holds less than the request needs
+
+	// Requests sent with an Idempotency-Key (docs/api.md, "Judge: Idempotency-Key").
+	IdempotencyKeyInUse  // a request with the same key is still running
+	IdempotencyKeyReused // the key was used for another request
 )
 
 // codes maps each code to its HTTP status and error_type.
@@ -60,6 +64,9 @@ var codes = map[Code]struct {
 	Unavailable:      {http.StatusServiceUnavailable, "unavailable"},
 	TokensExceeded:   {http.StatusUnprocessableEntity, "tokens_exceeded"},
 	TokenRateLimited: {http.StatusTooManyRequests, "token_rate_limit_exceeded"},
+
+	IdempotencyKeyInUse:  {http.StatusConflict, "idempotency_key_in_use"},
+	IdempotencyKeyReused: {http.StatusUnprocessableEntity, "idempotency_key_reused"},
 }
 
 // Status is the HTTP status of c.

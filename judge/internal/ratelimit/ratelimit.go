@@ -164,6 +164,11 @@ func (l *Limiter) TakeTokens(ctx context.Context, id, n int) Result {
 	return l.take(ctx, l.tokens[id], max(n, 0))
 }
 
+// PeekRequests reports id's request bucket without taking from it.
+func (l *Limiter) PeekRequests(ctx context.Context, id int) Result {
+	return l.take(ctx, l.requests[id], 0)
+}
+
 // PeekTokens reports id's token bucket without taking from it.
 func (l *Limiter) PeekTokens(ctx context.Context, id int) Result {
 	return l.take(ctx, l.tokens[id], 0)

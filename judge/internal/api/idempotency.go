@@ -1,0 +1,123 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/idempotency"
+	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/server"
+	"github.com/labstack/echo/v4"
+)
+
+// Headers of idempotent requests (docs/api.md, "Judge: Idempotency-Key").
+const (
+	HeaderIdempotencyKey = "Idempotency-Key"
+	HeaderReplayed       = "Idempotent-Replayed"
+)
+
+// idempotentWork bounds a request sent with an Idempotency-Key. Such a
+// request runs to its end even when its client hangs up (the answer is
+// stored for the retry that follows a client-side timeout), so it needs a
+// deadline of its own: the server's write timeout, after which no client
+// could have read the answer anyway. It is shorter than the claim's
+// lifetime in Redis (idempotency.DefaultRunTTL).
+var idempotentWork = server.DefaultTimeouts.Write
+
+// idempotent answers a request that carries an Idempotency-Key from the
+// store when it can: the stored answer for the same key, caller and body
+// (with Idempotent-Replayed: true), 409 while the first is still running,
+// 422 for the same key with another body. It runs after authentication
+// (the key's slot belongs to the caller) and before the rate limit, so a
+// replay or a refusal here takes nothing from either bucket. Only 200
+// answers are stored; any other outcome frees the key for a retry.
+func (h *handler) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		values := c.Request().Header.Values(HeaderIdempotencyKey)
+		if len(values) == 0 {
+			return next(c)
+		}
+		if len(values) > 1 || !idempotency.ValidKey(values[0]) {
+			return fault.New(fault.InvalidArgument, "%s must be one header of 1 to %d printable ASCII characters",
+				HeaderIdempotencyKey, idempotency.MaxKeyLength)
+		}
+		key := c.Get(keyCtx).(auth.BearerKey)
+		// The body is read here, before the request bucket is charged: the
+		// answer may be a replay that charges nothing. It stays bounded by
+		// the body limit.
+		body, err := h.readBody(c)
+		if err != nil {
+			return err
+		}
+		r := c.Request()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		ctx := r.Context()
+		out, stored, claim := h.Idempotency.Begin(ctx, idempotency.StoreKey(key.ID, values[0]), idempotency.Fingerprint(c.Path(), body))
+		switch out {
+		case idempotency.Replay:
+			h.peekLimits(c, key)
+			c.Response().Header().Set(HeaderReplayed, "true")
+			return c.Blob(stored.Status, stored.ContentType, stored.Body)
+		case idempotency.InUse:
+			h.peekLimits(c, key)
+			return fault.Retry(fault.IdempotencyKeyInUse, time.Second,
+				"a request with this %s is still running: retry once it has finished", HeaderIdempotencyKey)
+		case idempotency.Reused:
+			h.peekLimits(c, key)
+			return fault.New(fault.IdempotencyKeyReused,
+				"this %s was used within the last 24 hours for a request with another body: use a new key for a new request", HeaderIdempotencyKey)
+		}
+
+		finished := false
+		defer func() {
+			// Also on a panic: a key left claimed would refuse every retry.
+			if !finished {
+				claim.Release(ctx)
+			}
+		}()
+		work, cancel := context.WithTimeout(context.WithoutCancel(ctx), idempotentWork)
+		defer cancel()
+		c.SetRequest(r.WithContext(work))
+		rec := &recorder{ResponseWriter: c.Response().Writer}
+		c.Response().Writer = rec
+		err = next(c)
+		c.Response().Writer = rec.ResponseWriter
+		if err == nil && c.Response().Status == http.StatusOK {
+			claim.Finish(work, idempotency.Answer{
+				Status:      http.StatusOK,
+				ContentType: c.Response().Header().Get(echo.HeaderContentType),
+				Body:        rec.buf.Bytes(),
+			})
+			finished = true
+		}
+		return err
+	}
+}
+
+// peekLimits puts both buckets' figures on an answer that took nothing
+// from them.
+func (h *handler) peekLimits(c echo.Context, key auth.BearerKey) {
+	ctx := c.Request().Context()
+	hdr := c.Response().Header()
+	setLimitHeaders(hdr, "requests", h.Limiter.PeekRequests(ctx, key.ID))
+	setLimitHeaders(hdr, "tokens", h.Limiter.PeekTokens(ctx, key.ID))
+}
+
+// recorder keeps a copy of the body written through it. The copy is
+// complete even when the client has gone and the writes fail.
+type recorder struct {
+	http.ResponseWriter
+	buf bytes.Buffer
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.buf.Write(b)
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

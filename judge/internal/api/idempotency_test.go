@@ -1,0 +1,274 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/judgeworks/judge/internal/lexical"
+	"github.com/judgeworks/judge/internal/ratelimit"
+	"github.com/judgeworks/shared/systemone"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// gated answers only once its gate opens, and counts what it is asked.
+type gated struct {
+	asked   atomic.Int64
+	started chan struct{}
+	gate    chan struct{}
+}
+
+func newGated() *gated {
+	return &gated{started: make(chan struct{}, 100), gate: make(chan struct{})}
+}
+
+func (g *gated) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	g.asked.Add(1)
+	g.started <- struct{}{}
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return lexical.Engine{}.Ask(ctx, req)
+}
+
+// flaky fails its first answer as an overloaded upstream, then answers.
+type flaky struct{ asked atomic.Int64 }
+
+func (f *flaky) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	if f.asked.Add(1) == 1 {
+		return nil, &systemone.Error{Status: 529, Type: "overloaded", Message: "busy"}
+	}
+	return lexical.Engine{}.Ask(ctx, req)
+}
+
+// postWith sends body to path with an Idempotency-Key (none when key is
+// empty) and the given client.
+func postWith(t *testing.T, hc *http.Client, url, path, bearer, key, body string) (answer, error) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	if key != "" {
+		req.Header.Set(HeaderIdempotencyKey, key)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header, string(raw)}, nil
+}
+
+func mustPost(t *testing.T, url, path, bearer, key, body string) answer {
+	t.Helper()
+	a, err := postWith(t, http.DefaultClient, url, path, bearer, key, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestReplayChargesNothing: a replay returns the stored answer byte for
+// byte, without the engine and without taking from either bucket.
+func TestReplayChargesNothing(t *testing.T) {
+	backend := &planned{tokens: 100}
+	// Three requests a minute: one refills every 20 s.
+	srv := listen(t, setup{backend: backend, limits: ratelimit.Settings{RPM: 3, TPM: 1000}})
+	c := client(srv.URL, "k", option.WithHeader(HeaderIdempotencyKey, "order-42"))
+	var first *http.Response
+	d, err := c.Decisions.New(context.Background(), ticketParams(), option.WithResponseInto(&first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Header.Get(HeaderReplayed) != "" {
+		t.Error("the first answer says it is a replay")
+	}
+	_, remaining, _ := limitHeaders(t, first.Header, "requests")
+	_, tokensLeft, _ := limitHeaders(t, first.Header, "tokens")
+	if remaining != 2 || tokensLeft > 900 {
+		t.Fatalf("after the first request: %d requests, %d tokens left", remaining, tokensLeft)
+	}
+	for i := range 3 {
+		var again *http.Response
+		r, err := c.Decisions.New(context.Background(), ticketParams(), option.WithResponseInto(&again))
+		if err != nil {
+			t.Fatalf("replay %d: %v", i+1, err)
+		}
+		if again.Header.Get(HeaderReplayed) != "true" || r.RawJSON() != d.RawJSON() {
+			t.Errorf("replay %d: %s %s, want the first answer replayed", i+1, again.Header.Get(HeaderReplayed), r.RawJSON())
+		}
+		// The figures are read, not taken: never fewer than after the first.
+		if _, got, _ := limitHeaders(t, again.Header, "requests"); got < remaining {
+			t.Errorf("replay %d: %d requests left, want at least %d", i+1, got, remaining)
+		}
+		if _, got, _ := limitHeaders(t, again.Header, "tokens"); got < tokensLeft {
+			t.Errorf("replay %d: %d tokens left, want at least %d", i+1, got, tokensLeft)
+		}
+		if id := again.Header.Get("x-request-id"); id == "" || id == first.Header.Get("x-request-id") {
+			t.Errorf("replay %d: x-request-id %q, want its own", i+1, id)
+		}
+	}
+	if n := backend.asked.Load(); n != 1 {
+		t.Errorf("the engine was asked %d times, want once", n)
+	}
+	// Had the replays taken from the bucket it would be empty; it holds the
+	// two the first request left.
+	for i := range 2 {
+		if a := post(t, srv.URL, "k", body); a.status != http.StatusOK {
+			t.Errorf("fresh request %d after the replays: %d %s", i+1, a.status, a.body)
+		}
+	}
+}
+
+func TestKeyReusedWithAnotherBody(t *testing.T) {
+	srv := listen(t, setup{})
+	if a := mustPost(t, srv.URL, "/v1/systemone", "k", "key-1", body); a.status != http.StatusOK {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	other := strings.Replace(body, `"state": "s"`, `"state": "t"`, 1)
+	a := mustPost(t, srv.URL, "/v1/systemone", "k", "key-1", other)
+	if a.status != http.StatusUnprocessableEntity || a.errorType(t) != "idempotency_key_reused" {
+		t.Errorf("another body: %d %s, want 422 idempotency_key_reused", a.status, a.body)
+	}
+	if a.header.Get("x-ratelimit-remaining-requests") == "" {
+		t.Error("the 422 lacks the rate-limit figures")
+	}
+	// The same key on the other endpoint is another request too, refused
+	// in that endpoint's shape, and openai-go reads it.
+	_, err := client(srv.URL, "k", option.WithHeader(HeaderIdempotencyKey, "key-1")).Decisions.New(context.Background(), ticketParams())
+	wantAPIError(t, err, http.StatusUnprocessableEntity, "idempotency_key_reused", "idempotency_key_reused", "")
+}
+
+// TestRetryAfterClientTimeout: the client gives up while the engine works;
+// the work goes on, a retry meanwhile is told the key is in use (409), and
+// once the work is done the retry gets its answer without a second run.
+func TestRetryAfterClientTimeout(t *testing.T) {
+	backend := newGated()
+	srv := listen(t, setup{backend: backend})
+	impatient := &http.Client{Timeout: 200 * time.Millisecond}
+	if _, err := postWith(t, impatient, srv.URL, "/v1/systemone", "k", "retry-me", body); err == nil {
+		t.Fatal("the first request did not time out")
+	}
+	select {
+	case <-backend.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the engine was never asked")
+	}
+	a := mustPost(t, srv.URL, "/v1/systemone", "k", "retry-me", body)
+	if a.status != http.StatusConflict || a.errorType(t) != "idempotency_key_in_use" || a.header.Get("Retry-After") == "" {
+		t.Errorf("retry while running: %d %s, want 409 idempotency_key_in_use with Retry-After", a.status, a.body)
+	}
+	// openai-go reads the 409 on the other endpoint the same way.
+	c := client(srv.URL, "k", option.WithHeader(HeaderIdempotencyKey, "retry-decision"))
+	go func() {
+		_, _ = client(srv.URL, "k", option.WithHeader(HeaderIdempotencyKey, "retry-decision"), option.WithRequestTimeout(200*time.Millisecond)).Decisions.New(context.Background(), ticketParams())
+	}()
+	<-backend.started
+	_, err := c.Decisions.New(context.Background(), ticketParams())
+	wantAPIError(t, err, http.StatusConflict, "idempotency_key_in_use", "idempotency_key_in_use", "")
+
+	close(backend.gate)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		a = mustPost(t, srv.URL, "/v1/systemone", "k", "retry-me", body)
+		if a.status != http.StatusConflict || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if a.status != http.StatusOK || a.header.Get(HeaderReplayed) != "true" {
+		t.Fatalf("retry after the work finished: %d %s %q, want the stored answer", a.status, a.body, a.header.Get(HeaderReplayed))
+	}
+	var resp systemone.Response
+	if err := json.Unmarshal([]byte(a.body), &resp); err != nil || len(resp.Answers) != 1 {
+		t.Errorf("replayed body %s: %v", a.body, err)
+	}
+	if n := backend.asked.Load(); n != 2 {
+		t.Errorf("the engine was asked %d times, want once per key (2)", n)
+	}
+}
+
+// TestErrorsReleaseTheKey: only 200 answers are stored; after an error the
+// same key runs the request again.
+func TestErrorsReleaseTheKey(t *testing.T) {
+	backend := &flaky{}
+	srv := listen(t, setup{backend: backend})
+	if a := mustPost(t, srv.URL, "/v1/systemone", "k", "k1", body); a.status != 529 {
+		t.Fatalf("first: %d %s", a.status, a.body)
+	}
+	a := mustPost(t, srv.URL, "/v1/systemone", "k", "k1", body)
+	if a.status != http.StatusOK || a.header.Get(HeaderReplayed) != "" {
+		t.Errorf("after the 529: %d %q, want a fresh 200", a.status, a.header.Get(HeaderReplayed))
+	}
+	if a := mustPost(t, srv.URL, "/v1/systemone", "k", "k1", body); a.header.Get(HeaderReplayed) != "true" {
+		t.Errorf("third: %d, want the 200 replayed", a.status)
+	}
+	if n := backend.asked.Load(); n != 2 {
+		t.Errorf("asked %d times, want 2", n)
+	}
+	// A refused request (400 here) frees the key as well.
+	bad := `{"model": "nope", "state": "s", "questions": {"q": {"type": "noul", "instructions": "i"}}}`
+	if a := mustPost(t, srv.URL, "/v1/systemone", "k", "k2", bad); a.status != http.StatusBadRequest {
+		t.Fatalf("%d", a.status)
+	}
+	// Nothing was stored, so the key takes another body.
+	if a := mustPost(t, srv.URL, "/v1/systemone", "k", "k2", body); a.status != http.StatusOK || a.header.Get(HeaderReplayed) != "" {
+		t.Errorf("after a 400, another body under the same key: %d %s", a.status, a.body)
+	}
+}
+
+// TestKeysBelongToTheirCaller: the same Idempotency-Key from two API keys
+// names two requests.
+func TestKeysBelongToTheirCaller(t *testing.T) {
+	backend := &planned{tokens: 10}
+	srv := listen(t, setup{backend: backend})
+	for _, bearer := range []string{"k", "other"} {
+		a := mustPost(t, srv.URL, "/v1/systemone", bearer, "shared-key", body)
+		if a.status != http.StatusOK || a.header.Get(HeaderReplayed) != "" {
+			t.Errorf("%s: %d replayed=%q, want its own fresh answer", bearer, a.status, a.header.Get(HeaderReplayed))
+		}
+	}
+	if n := backend.asked.Load(); n != 2 {
+		t.Errorf("asked %d times, want 2", n)
+	}
+}
+
+func TestBadIdempotencyKeys(t *testing.T) {
+	srv := listen(t, setup{})
+	for name, key := range map[string]string{
+		"too long":  strings.Repeat("k", 256),
+		"tab":       "a\tb",
+		"non-ASCII": "ключ",
+	} {
+		a := mustPost(t, srv.URL, "/v1/systemone", "k", key, body)
+		if a.status != http.StatusBadRequest || a.errorType(t) != "invalid_request" || !strings.Contains(a.body, "255") {
+			t.Errorf("%s: %d %s, want 400 naming the bound", name, a.status, a.body)
+		}
+	}
+	if a := mustPost(t, srv.URL, "/v1/systemone", "k", strings.Repeat("k", 255), body); a.status != http.StatusOK {
+		t.Errorf("a 255-character key: %d %s", a.status, a.body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/systemone", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer k")
+	req.Header.Add(HeaderIdempotencyKey, "one")
+	req.Header.Add(HeaderIdempotencyKey, "two")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("two keys: %d, want 400", resp.StatusCode)
+	}
+	// Without authentication nothing is looked up: 401 first.
+	if a, _ := postWith(t, http.DefaultClient, srv.URL, "/v1/systemone", "nobody", "k", body); a.status != http.StatusUnauthorized {
+		t.Errorf("unknown bearer key: %d", a.status)
+	}
+}

@@ -1,0 +1,286 @@
+// Package idempotency remembers the answers of requests sent with an
+// Idempotency-Key, so that a client retrying after a timeout gets the first
+// answer instead of paying for a second one. A key is claimed while its
+// request runs (a retry meanwhile learns it is in use), and the answer is
+// kept for TTL once it is stored. With a Redis client every replica shares
+// the claims and answers; without one, or while Redis cannot be reached,
+// each process keeps its own in a bounded store.
+package idempotency
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Defaults of Settings.
+const (
+	// TTL is how long a stored answer is replayed.
+	TTL = 24 * time.Hour
+	// DefaultRunTTL bounds a claim whose process died before it finished or
+	// released it (only Redis can outlive a process). It is longer than the
+	// longest a request may work, so a live claim never expires under a
+	// request still running.
+	DefaultRunTTL = 2 * time.Minute
+	// DefaultMaxEntries and DefaultMaxBytes bound the in-process store.
+	DefaultMaxEntries = 10_000
+	DefaultMaxBytes   = 64 << 20
+	// DefaultRedisTimeout bounds one Redis call. An answer of a few
+	// megabytes must fit in it on a local network.
+	DefaultRedisTimeout = 250 * time.Millisecond
+	// ProbeInterval is how often, at most, a process that lost Redis tries
+	// it again; meanwhile it uses its own store.
+	ProbeInterval = time.Second
+)
+
+// MaxKeyLength is the longest Idempotency-Key accepted.
+const MaxKeyLength = 255
+
+// ValidKey reports whether k is 1 to MaxKeyLength printable ASCII
+// characters: what a header carries without escaping, and what may be
+// quoted in an error message without forging anything.
+func ValidKey(k string) bool {
+	if k == "" || len(k) > MaxKeyLength {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// StoreKey names the slot of one caller's idempotency key: a hash of the
+// caller's identity and the key, so callers never share a slot and neither
+// the key nor the caller is stored in the clear.
+func StoreKey(caller int, key string) string {
+	sum := sha256.Sum256([]byte("key#" + strconv.Itoa(caller) + "\x00" + key))
+	return hex.EncodeToString(sum[:])
+}
+
+// Fingerprint identifies a request: its route and its body, so that the
+// same key sent to another endpoint is another request.
+func Fingerprint(route string, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(route))
+	h.Write([]byte{0})
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Answer is a stored response.
+type Answer struct {
+	Status      int    `json:"status"`
+	ContentType string `json:"content_type"`
+	Body        []byte `json:"body"`
+}
+
+func (a Answer) size() int64 { return int64(len(a.Body) + len(a.ContentType) + 64) }
+
+// Outcome says what Begin found.
+type Outcome int
+
+const (
+	// Started: the key was free and is now claimed; run the request, then
+	// Finish or Release the claim.
+	Started Outcome = iota
+	// Replay: an answer is stored for this key and request.
+	Replay
+	// InUse: the same request is still running under this key.
+	InUse
+	// Reused: the key was used for another request.
+	Reused
+)
+
+// Settings say where claims and answers live and how much of them to keep.
+type Settings struct {
+	// Redis, when set, holds the claims and answers every replica shares.
+	Redis *redis.Client
+	// Prefix starts every Redis key.
+	Prefix string
+	// TTL is how long an answer is kept; zero means TTL.
+	TTL time.Duration
+	// RunTTL is how long a claim lives in Redis at most; zero means
+	// DefaultRunTTL.
+	RunTTL time.Duration
+	// MaxEntries and MaxBytes bound the in-process store; zero means the
+	// defaults. An answer larger than an eighth of MaxBytes is not stored.
+	MaxEntries int
+	MaxBytes   int64
+	// Timeout bounds each Redis call; zero means DefaultRedisTimeout.
+	Timeout time.Duration
+	// Logger hears when Redis is lost and when it is back.
+	Logger *slog.Logger
+}
+
+// Store holds claims and answers. It is safe for concurrent use.
+type Store struct {
+	local *memory
+	// remote is nil without Redis.
+	remote    *remote
+	ttl       time.Duration
+	maxAnswer int64
+	log       *slog.Logger
+	up        atomic.Bool
+	nextProbe atomic.Int64 // unix nanoseconds; while down, the next attempt
+}
+
+// New returns a store for s. With s.Redis set it pings Redis once (within
+// a second); an unreachable Redis is not an error.
+func New(ctx context.Context, s Settings) *Store {
+	if s.TTL <= 0 {
+		s.TTL = TTL
+	}
+	if s.RunTTL <= 0 {
+		s.RunTTL = DefaultRunTTL
+	}
+	if s.MaxEntries <= 0 {
+		s.MaxEntries = DefaultMaxEntries
+	}
+	if s.MaxBytes <= 0 {
+		s.MaxBytes = DefaultMaxBytes
+	}
+	if s.Timeout <= 0 {
+		s.Timeout = DefaultRedisTimeout
+	}
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	st := &Store{
+		local:     newMemory(s.MaxEntries, s.MaxBytes, time.Now),
+		ttl:       s.TTL,
+		maxAnswer: s.MaxBytes / 8,
+		log:       s.Logger,
+	}
+	if s.Redis != nil {
+		st.remote = &remote{rdb: s.Redis, prefix: s.Prefix + "idem:", runTTL: s.RunTTL, timeout: s.Timeout}
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := s.Redis.Ping(pctx).Err()
+		cancel()
+		if err != nil {
+			st.nextProbe.Store(time.Now().Add(ProbeInterval).UnixNano())
+			st.log.Warn("Redis unreachable at start-up: idempotency keys are per replica until it answers", "err", err)
+		} else {
+			st.up.Store(true)
+			st.log.Info("idempotency keys shared through Redis")
+		}
+	}
+	return st
+}
+
+// Claim is a key held by a running request. Exactly one of Finish and
+// Release should be called; both are no-ops on a nil Claim.
+type Claim struct {
+	s     *Store
+	key   string
+	fp    string
+	token string
+	// inRedis says where the claim was made, and so where it ends.
+	inRedis bool
+}
+
+// Begin claims key for the request with fingerprint fp, or says why not:
+// the answer to replay (Replay), the same request running (InUse), or the
+// key taken by another request (Reused). Only with Started is the Claim
+// non-nil.
+func (s *Store) Begin(ctx context.Context, key, fp string) (Outcome, Answer, *Claim) {
+	c := &Claim{s: s, key: key, fp: fp, token: newToken()}
+	if s.useRedis() {
+		// What this process kept while Redis was away still counts.
+		if out, a, found := s.local.lookup(key, fp); found {
+			return out, a, nil
+		}
+		out, a, err := s.remote.begin(ctx, c)
+		if s.noted(err) {
+			c.inRedis = true
+			if out != Started {
+				c = nil
+			}
+			return out, a, c
+		}
+	}
+	out, a := s.local.begin(key, fp, c.token)
+	if out != Started {
+		c = nil
+	}
+	return out, a, c
+}
+
+// Finish stores a for the claim's key for the store's TTL and ends the
+// claim. An answer too large to keep only ends the claim, so a retry runs
+// again.
+func (c *Claim) Finish(ctx context.Context, a Answer) {
+	if c == nil {
+		return
+	}
+	if a.size() > c.s.maxAnswer {
+		c.Release(ctx)
+		return
+	}
+	if c.inRedis {
+		// A failure leaves the claim to expire after RunTTL: until then a
+		// retry is told the key is in use, after it the request runs again.
+		c.s.noted(c.s.remote.finish(ctx, c, a, c.s.ttl))
+		return
+	}
+	c.s.local.finish(c.key, c.fp, c.token, a, c.s.ttl)
+}
+
+// Release ends the claim without an answer, so a retry runs the request.
+func (c *Claim) Release(ctx context.Context) {
+	if c == nil {
+		return
+	}
+	if c.inRedis {
+		c.s.noted(c.s.remote.release(ctx, c))
+		return
+	}
+	c.s.local.release(c.key, c.token)
+}
+
+// Shared reports whether the store was given a Redis.
+func (s *Store) Shared() bool { return s.remote != nil }
+
+// useRedis says whether to ask Redis now: while it is up, and while it is
+// down once per ProbeInterval (one caller wins the compare-and-swap).
+func (s *Store) useRedis() bool {
+	if s.remote == nil {
+		return false
+	}
+	if s.up.Load() {
+		return true
+	}
+	now := time.Now().UnixNano()
+	next := s.nextProbe.Load()
+	return now >= next && s.nextProbe.CompareAndSwap(next, now+int64(ProbeInterval))
+}
+
+// noted records whether a Redis call succeeded, logging only the changes,
+// and reports whether it did.
+func (s *Store) noted(err error) bool {
+	if err != nil {
+		s.nextProbe.Store(time.Now().Add(ProbeInterval).UnixNano())
+		if s.up.CompareAndSwap(true, false) {
+			s.log.Warn("Redis unreachable: idempotency keys are per replica until it is back", "err", err)
+		}
+		return false
+	}
+	if s.up.CompareAndSwap(false, true) {
+		s.log.Info("Redis reachable again: idempotency keys are shared")
+	}
+	return true
+}
+
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
