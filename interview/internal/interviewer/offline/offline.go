@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviewer/relevance"
+	"github.com/judgeworks/shared/wordvec"
 )
 
 // Mode is what Interviewer.Mode reports.
@@ -26,6 +28,7 @@ var ErrBankExhausted = errors.New("offline: no unasked question left in the bank
 // read-only bank, so it is safe for concurrent use.
 type Interviewer struct {
 	bank *bank
+	rd   *relevance.Reader
 }
 
 var _ interviewer.Interviewer = (*Interviewer)(nil)
@@ -37,7 +40,9 @@ func New() *Interviewer {
 	if err != nil {
 		panic(fmt.Sprintf("offline: embedded question bank: %v", err))
 	}
-	return &Interviewer{bank: b}
+	rd := relevance.New(wordvec.Default(), b.corpus()...)
+	b.read(rd)
+	return &Interviewer{bank: b, rd: rd}
 }
 
 // Mode reports "offline".
@@ -95,7 +100,7 @@ func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inte
 		return interviewer.Evaluation{}, err
 	}
 	points, known := iv.pointsFor(q)
-	a := assess(points, answer)
+	a := assess(iv.rd, points, answer)
 	text, strengths, improvements := a.feedback(len(points))
 	if !known {
 		text += " (This question is not in the practice bank, so coverage is measured against the question's own key terms.)"
@@ -117,7 +122,11 @@ func (iv *Interviewer) pointsFor(q interviewer.Question) ([]point, bool) {
 	if bq, ok := iv.bank.byText[normText(q.Text)]; ok {
 		return bq.Points, true
 	}
-	return termPoints(q.Text), false
+	pts := termPoints(q.Text)
+	for i := range pts {
+		pts[i].read(iv.rd)
+	}
+	return pts, false
 }
 
 // termPoints makes one point per distinct longer content word of a question
@@ -233,7 +242,7 @@ func (iv *Interviewer) Summarize(ctx context.Context, s interviewer.Setup, resul
 	covered, totalPoints, examples, tradeoffs, specific, words := 0, 0, 0, 0, 0, 0
 	for _, r := range results {
 		points, _ := iv.pointsFor(r.Question)
-		a := assess(points, r.Answer)
+		a := assess(iv.rd, points, r.Answer)
 		all = append(all, scored{q: r.Question.Text, a: a})
 		covered += len(a.Covered)
 		totalPoints += len(points)

@@ -193,7 +193,7 @@ func TestCoverageMonotonic(t *testing.T) {
 					if i > 0 {
 						answer += " We should also consider " + q.Points[i-1].Keywords[0] + " here."
 					}
-					a := assess(q.Points, answer)
+					a := assess(iv.rd, q.Points, answer)
 					if a.Technical < prevTech || len(a.Covered) < prevCovered {
 						t.Fatalf("%s: covering point %d lowered technical accuracy %d -> %d", q.ID, i, prevTech, a.Technical)
 					}
@@ -356,7 +356,7 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("weaknesses do not name the weak answer: %v", sum.Weaknesses)
 	}
 	// Every suggested topic is a point the weak answer missed.
-	a := assess(weak.Points, results[1].Answer)
+	a := assess(iv.rd, weak.Points, results[1].Answer)
 	if len(sum.SuggestedTopics) == 0 {
 		t.Fatal("no suggested topics")
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/judgeworks/interview/internal/interviewer/relevance"
 )
 
 // Rubric weights. docs/interviewer.md explains each one; change both together.
@@ -62,9 +64,36 @@ func countPhrases(toks []string, list [][]string) int {
 	return n
 }
 
+// How a key point was found in an answer.
+const (
+	foundKeyword = "keyword" // one of its keywords occurs
+	foundMeaning = "meaning" // a sentence says it in other words
+	foundPartly  = "partly"  // a sentence comes near it
+)
+
+// Matching by meaning: a point's meaning score (how much of its label or of
+// one keyword a sentence says, see relevance.Text.Best) earns no credit up
+// to meaningFloor, full credit from meaningFull, and a share between.
+// Chosen on the development answers in meaning_dev_test.go; docs/interviewer.md
+// gives the figures.
+const (
+	meaningFloor = 0.2
+	meaningFull  = 0.5
+)
+
+// pointResult is how one key point fared.
+type pointResult struct {
+	Label    string
+	Found    string  // foundKeyword, foundMeaning, foundPartly or ""
+	Credit   float64 // 0 to 1
+	Meaning  float64 // the best meaning score, for the record
+	Sentence int     // the sentence that says it, -1 for none
+}
+
 // assessment is every measurement behind one evaluation, kept so the
 // feedback can say exactly why a score is what it is.
 type assessment struct {
+	Points          []pointResult
 	Covered, Missed []string
 	Words           int
 	Sentences       int
@@ -77,19 +106,49 @@ type assessment struct {
 	Coverage, Structure, Specificity, LengthFit float64
 
 	Technical, Communication, Score int
+
+	text relevance.Text
+	// sentence tokens, for finding which sentence holds a keyword or marker
+	sentTokens [][]string
 }
 
-// assess scores answer against the key points.
-func assess(points []point, answer string) assessment {
+// assess scores answer against the key points, reading meaning with rd.
+func assess(rd *relevance.Reader, points []point, answer string) assessment {
 	toks := tokens(answer)
-	var a assessment
+	a := assessment{text: rd.Read(answer)}
+	for _, sn := range a.text.Sentences {
+		a.sentTokens = append(a.sentTokens, tokens(answer[sn.Start:sn.End]))
+	}
+	credit := 0.0
 	for _, p := range points {
-		hit := slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(toks, kw) })
-		if hit {
+		pr := pointResult{Label: p.Label, Sentence: -1}
+		if i := a.sentenceWith(p.phrases); i >= 0 || slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(toks, kw) }) {
+			pr.Found, pr.Credit, pr.Sentence = foundKeyword, 1, i
+		} else {
+			best := relevance.Match{Sentence: -1}
+			for _, ph := range p.meaning {
+				if m := a.text.Best(ph); m.Score > best.Score {
+					best = m
+				}
+			}
+			pr.Meaning, pr.Sentence = best.Score, best.Sentence
+			pr.Credit = math.Max(0, math.Min(1, (best.Score-meaningFloor)/(meaningFull-meaningFloor)))
+			switch {
+			case pr.Credit >= 1:
+				pr.Found = foundMeaning
+			case pr.Credit > 0:
+				pr.Found = foundPartly
+			default:
+				pr.Sentence = -1
+			}
+		}
+		credit += pr.Credit
+		if pr.Found == foundKeyword || pr.Found == foundMeaning {
 			a.Covered = append(a.Covered, p.Label)
 		} else {
 			a.Missed = append(a.Missed, p.Label)
 		}
+		a.Points = append(a.Points, pr)
 	}
 	a.Words = len(strings.Fields(answer))
 	a.Sentences = sentences(answer)
@@ -100,7 +159,7 @@ func assess(points []point, answer string) assessment {
 	a.HasTradeoff = countPhrases(toks, tradeoffMarkers) > 0
 
 	if len(points) > 0 {
-		a.Coverage = float64(len(a.Covered)) / float64(len(points))
+		a.Coverage = credit / float64(len(points))
 	}
 	a.Specificity = 0.35*b2f(a.HasNumber) + 0.35*math.Min(1, float64(a.Tools)/2) + 0.3*b2f(a.HasTradeoff)
 	a.Structure = 0.4*sentenceScore(a.Sentences) + 0.3*b2f(a.HasExample) + 0.3*math.Min(1, float64(a.StepMarkers)/2)
@@ -109,17 +168,27 @@ func assess(points []point, answer string) assessment {
 	// Square root: a correct one-liner keeps some credit, three keywords do not pass for an answer.
 	brevity := math.Sqrt(math.Min(1, float64(a.Words)/fullLengthWords))
 	specific := 0.0
-	if len(a.Covered) > 0 {
+	if credit > 0 {
 		// Specifics about the wrong subject are not technical accuracy.
 		specific = a.Specificity
 	}
 	a.Technical = pct(brevity * (weightCoverage*a.Coverage + weightSpecificTA*specific))
 	a.Communication = pct(weightStructure*a.Structure + weightLength*a.LengthFit + weightSpecificCom*a.Specificity)
-	if len(a.Covered) == 0 && a.Communication > offTopicCommCap {
+	if credit == 0 && a.Communication > offTopicCommCap {
 		a.Communication = offTopicCommCap
 	}
 	a.Score = int(math.Round(weightTechnical*float64(a.Technical) + weightComm*float64(a.Communication)))
 	return a
+}
+
+// sentenceWith returns the first sentence holding one of the phrases, or -1.
+func (a assessment) sentenceWith(list [][]string) int {
+	for i, st := range a.sentTokens {
+		if slices.ContainsFunc(list, func(kw []string) bool { return containsPhrase(st, kw) }) {
+			return i
+		}
+	}
+	return -1
 }
 
 func sentenceScore(n int) float64 {
