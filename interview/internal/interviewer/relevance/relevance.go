@@ -7,6 +7,7 @@ package relevance
 
 import (
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/judgeworks/shared/wordvec"
@@ -133,10 +134,10 @@ type Sentence struct {
 type Text struct {
 	Source    string
 	Sentences []Sentence
-	// Words counts the words with letters; Known those the vectors hold
-	// (or digits-only tokens such as "429"); Content the words that are
-	// not stop words.
-	Words, Known, Content int
+	// Words counts the words; Known those the vectors hold (or numbers
+	// such as "429"); Mashed the unknown ones that look typed at random
+	// (see mashed); Content the words that are not stop words.
+	Words, Known, Mashed, Content int
 }
 
 // Read splits s into sentences and reads each.
@@ -150,6 +151,8 @@ func (r *Reader) Read(s string) Text {
 		t.Words++
 		if _, ok := known(r.vec, w); ok || isNumber(w) {
 			t.Known++
+		} else if mashed(w) {
+			t.Mashed++
 		}
 	}
 	for _, sn := range t.Sentences {
@@ -296,4 +299,66 @@ func (r *Reader) Topicality(answer Text, question string, reference ...string) f
 		return 0
 	}
 	return got / total
+}
+
+// Reasons an answer is not enough to score, as the feedback says them.
+const (
+	NoAnswer = "no answer was given."
+	Nonsense = "the answer is not made of words we recognise."
+	TooShort = "the answer is too short to judge; say at least one full sentence."
+	OffTopic = "the answer does not address the question."
+)
+
+// Screen returns why t is not enough to score, or "" when it may be
+// scored. It needs no question: it catches empty text, keyboard mashing
+// (most words unknown to the vectors and unlike English) and answers of fewer than three
+// content words ("I like pizza", "I don't know"). Whether a longer answer
+// is on topic is the caller's to judge, with what it knows of the question.
+func Screen(t Text) string {
+	switch {
+	case t.Words == 0:
+		return NoAnswer
+	case 2*t.Mashed > t.Words:
+		return Nonsense
+	case t.Content < minContent:
+		return TooShort
+	}
+	return ""
+}
+
+// minContent is the fewest content words (not stop words) of a scorable
+// answer: "Use a token bucket" has three.
+const minContent = 3
+
+// keyboardRuns are letters in keyboard order, which mashing produces.
+var keyboardRuns = []string{"qwe", "wer", "ert", "rty", "tyu", "yui", "uio", "iop", "asd", "sdf", "dfg", "fgh",
+	"ghj", "hjk", "jkl", "zxc", "xcv", "cvb", "vbn", "bnm", "lkj", "kjh", "jhg", "hgf", "gfd", "fds", "dsa", "mnb", "nbv", "bvc", "vcx", "cxz"}
+
+// mashed reports whether an unknown word looks typed at random rather than
+// a name or a term the vectors lack ("kubernetes", "idempotency"): no
+// vowel, five consonants in a row, or three letters in keyboard order.
+func mashed(w string) bool {
+	if isNumber(w) || strings.ContainsAny(w, "0123456789+#") {
+		return false
+	}
+	run, vowels := 0, 0
+	for _, r := range w {
+		if strings.ContainsRune("aeiouy", r) {
+			vowels++
+			run = 0
+			continue
+		}
+		if run++; run >= 5 {
+			return true
+		}
+	}
+	if vowels == 0 {
+		return true
+	}
+	for _, k := range keyboardRuns {
+		if strings.Contains(w, k) {
+			return true
+		}
+	}
+	return false
 }
