@@ -68,7 +68,7 @@ func TestStoredEvaluationsWithoutScorableAreScorable(t *testing.T) {
 
 func TestBehavioural(t *testing.T) {
 	for q, want := range map[string]bool{
-		"Tell me about a time you disagreed with a teammate.":         true,
+		"Tell me about a time you disagreed with a teammate.":        true,
 		"Describe a situation where a project slipped.":              true,
 		"Give an example of a time you had to learn something fast.": true,
 		"What is the difference between GET and POST?":               false,
