@@ -103,7 +103,9 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
       window.webkitSpeechRecognition = undefined;
       return;
     }
-    window.webkitSpeechRecognition = class {
+    // Chromium has the unprefixed SpeechRecognition too, which the page
+    // prefers: both names get the stub.
+    window.SpeechRecognition = window.webkitSpeechRecognition = class {
       constructor() {
         this.lang = '';
         this.continuous = false;

@@ -77,7 +77,7 @@ function PointList({ title, points, evidence, kind }: { title: string; points: s
             <li key={i}>
               {p}
               {quotes.map((q, j) => (
-                <blockquote key={j} className="quote" aria-label="From your answer">
+                <blockquote key={j} className="quote">
                   “{q.quote}”
                 </blockquote>
               ))}
