@@ -74,15 +74,17 @@ type fileFamily struct {
 func (b *bank) read(rd *relevance.Reader) {
 	for _, q := range b.byID {
 		for i := range q.Points {
-			q.Points[i].read(rd)
+			q.Points[i].read(rd, q.Text)
 		}
 	}
 }
 
-func (p *point) read(rd *relevance.Reader) {
+// read prepares p for matching by meaning, leaving out the words of its
+// question (see relevance.Reader.Without).
+func (p *point) read(rd *relevance.Reader, question string) {
 	p.meaning = p.meaning[:0]
 	for _, s := range append([]string{p.Label}, p.Keywords...) {
-		if ph := rd.Phrase(s); !ph.Empty() {
+		if ph := rd.Without(rd.Phrase(s), question); !ph.Empty() {
 			p.meaning = append(p.meaning, ph)
 		}
 	}

@@ -172,7 +172,7 @@ func (iv *Interviewer) pointsFor(q interviewer.Question) ([]point, bool) {
 	}
 	pts := termPoints(q.Text)
 	for i := range pts {
-		pts[i].read(iv.rd)
+		pts[i].read(iv.rd, "")
 	}
 	return pts, false
 }

@@ -46,12 +46,14 @@ func keywordHits(points []point, answer string) int {
 // TestParaphrasesByMeaning: none of the held-out answers holds a keyword of
 // its question, so the keyword rubric scored each 12 (coverage 0,
 // communication capped at 40). Matching by meaning lifts them, measured:
-// mean 41, from 12 to 82, 2 of 13 at 60 or more (docs/interviewer.md), far
+// mean 42, from 12 to 82, 2 of 13 at 60 or more (docs/interviewer.md), far
 // from the 60 for every one that was hoped for: the vectors, learnt from
 // news text, do not know most of the trade's terms. The test holds the
 // rubric to bounds under those figures, and to the other half of the
-// bargain: most answers (10 of 13) score higher against their own question
+// bargain: most answers (11 of 13) score higher against their own question
 // than against the median question of their family.
+const aboveMedianMeasured = 11
+
 func TestParaphrasesByMeaning(t *testing.T) {
 	iv := New()
 	ctx := context.Background()
@@ -89,7 +91,7 @@ func TestParaphrasesByMeaning(t *testing.T) {
 		}
 	}
 	if mean := sum / len(heldoutParaphrases); mean < 35 || atSixty < 2 || aboveMedian < 10 {
-		t.Errorf("held-out mean %d, %d at 60 or more, %d above their family's median; measured 41, 2 and 10", mean, atSixty, aboveMedian)
+		t.Errorf("held-out mean %d, %d at 60 or more, %d above their family's median; measured 42, 2 and %d", mean, atSixty, aboveMedian, aboveMedianMeasured)
 	}
 }
 
@@ -160,9 +162,9 @@ func TestSTAR(t *testing.T) {
 	}
 }
 
-// TestDevelopmentAnswers holds the answers the matching was tuned on to the
-// figures measured when it was: a mean of 44 over the 25 (from 12 under
-// the keyword rubric), one of them (qa-testing-medium-04) wrongly found
+// TestDevelopmentAnswers holds the answers the matching was tuned on to
+// their measured figures: a mean of 39 over the 25 (from 12 under the
+// keyword rubric), one of them (qa-testing-medium-04) wrongly found
 // off-topic.
 func TestDevelopmentAnswers(t *testing.T) {
 	iv := New()
@@ -184,6 +186,26 @@ func TestDevelopmentAnswers(t *testing.T) {
 	}
 	t.Logf("development mean %d over %d", sum/n, n)
 	if mean := sum / n; mean < 38 || refused > 1 {
-		t.Errorf("development mean %d, %d refused; measured 44 and 1", mean, refused)
+		t.Errorf("development mean %d, %d refused; measured 39 and 1", mean, refused)
+	}
+}
+
+// TestRepeatingTheQuestionIsNotAnAnswer: key points are read without the
+// words of their question, so reading the question back earns little.
+// Measured over the 270 questions: mean 22, 90th percentile 39 (what is
+// left comes from keywords that the question itself contains).
+func TestRepeatingTheQuestionIsNotAnAnswer(t *testing.T) {
+	iv := New()
+	sum := 0
+	for _, q := range iv.bank.byID {
+		e, err := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: q.ID, Text: q.Text},
+			"So, to answer "+q.Text+" I think it depends on the case.")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += e.Score
+	}
+	if mean := sum / len(iv.bank.byID); mean > 28 {
+		t.Errorf("reading the question back scores %d on average; measured 22", mean)
 	}
 }

@@ -121,6 +121,25 @@ func (r *Reader) Phrase(s string) Phrase {
 	return p
 }
 
+// Without returns p less the words of s (by fold). A key point is read
+// without the words of its question: the question gives them away, so an
+// answer that only repeats the question must not pass for one that makes
+// the point.
+func (r *Reader) Without(p Phrase, s string) Phrase {
+	drop := map[string]bool{}
+	for _, tk := range tokens(s) {
+		drop[fold(tk.word)] = true
+	}
+	out := Phrase{}
+	for _, t := range p.terms {
+		if !drop[t.fold] {
+			out.terms = append(out.terms, t)
+			out.total += t.weight
+		}
+	}
+	return out
+}
+
 // Empty reports whether the phrase has no content word.
 func (p Phrase) Empty() bool { return len(p.terms) == 0 }
 

@@ -123,7 +123,7 @@ function DeliveryView({ delivery: d, behavioural }: { delivery: Delivery; behavi
           <dt>Duration</dt>
           <dd>
             {duration(d.seconds)}{' '}
-            <span className={length.ok ? 'ok' : 'warn'}>
+            <span className={length.ok ? 'band-in' : 'band-out'}>
               ({length.text} of {duration(band.min)} to {duration(band.max)}
               {behavioural ? ' for a story' : ''})
             </span>
@@ -133,7 +133,7 @@ function DeliveryView({ delivery: d, behavioural }: { delivery: Delivery; behavi
           <dt>Pace</dt>
           <dd>
             {d.wordsPerMinute} words per minute{' '}
-            <span className={pace.ok ? 'ok' : 'warn'}>
+            <span className={pace.ok ? 'band-in' : 'band-out'}>
               ({pace.text} of {paceBand.min} to {paceBand.max})
             </span>
           </dd>
