@@ -15,7 +15,7 @@ export default defineConfig({
     proxy: { '/api': 'http://127.0.0.1:8082' },
   },
   test: {
-    include: ['src/**/*.test.ts'],
+    include: ['src/**/*.test.{ts,tsx}'],
     environment: 'node',
   },
 });

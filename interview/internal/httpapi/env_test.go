@@ -87,7 +87,7 @@ func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q i
 	}
 	// Scores derived from the answer length so averages are checkable.
 	score := min(len(answer), 100)
-	return interviewer.Evaluation{Score: score, TechnicalAccuracy: score / 2, Communication: 90, Feedback: "ok",
+	return interviewer.Evaluation{Scorable: true, Score: score, TechnicalAccuracy: score / 2, Communication: 90, Feedback: "ok",
 		Strengths: []string{"clear"}, Improvements: []string{"depth"}}, nil
 }
 

@@ -24,6 +24,8 @@ type answerRequest struct {
 	SessionID  string `json:"sessionId"`
 	QuestionID string `json:"questionId"`
 	Answer     string `json:"answer"`
+	// RecordingSeconds is set for an answer that was dictated or recorded.
+	RecordingSeconds *float64 `json:"recordingSeconds"`
 }
 
 type answerResponse struct {
@@ -130,7 +132,7 @@ func (a *API) answer(c echo.Context) error {
 	if err := readJSON(c, &req); err != nil {
 		return err
 	}
-	res, err := a.d.Interviews.Answer(c.Request().Context(), uid, req.SessionID, req.QuestionID, req.Answer)
+	res, err := a.d.Interviews.Answer(c.Request().Context(), uid, req.SessionID, req.QuestionID, req.Answer, req.RecordingSeconds)
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func TestAnswersScoredByJudge(t *testing.T) {
 	}
 
 	// The report's averages are those of the judged scores.
-	must(t, c.answer(s.SessionID, a.NextQuestion.ID, "second answer"), http.StatusOK)
+	must(t, c.answer(s.SessionID, a.NextQuestion.ID, "The second answer explains leaf pages."), http.StatusOK)
 	var rep struct {
 		TechnicalAccuracy  int `json:"technicalAccuracy"`
 		CommunicationScore int `json:"communicationScore"`
@@ -102,7 +102,7 @@ func TestJudgeFailureReleasesClaim(t *testing.T) {
 			s := c.start(2)
 			tc.fail(judge)
 			start := time.Now()
-			r := must(t, c.answer(s.SessionID, "q1", "my answer"), http.StatusBadGateway)
+			r := must(t, c.answer(s.SessionID, "q1", "My answer uses a sorted index."), http.StatusBadGateway)
 			if code := r.errCode(t); code != "upstream_failed" {
 				t.Fatalf("code %s", code)
 			}
@@ -120,7 +120,7 @@ func TestJudgeFailureReleasesClaim(t *testing.T) {
 			// No clock advance: the claim was released.
 			tc.heal(judge)
 			var a answered
-			must(t, c.answer(s.SessionID, "q1", "my answer"), http.StatusOK).json(t, &a)
+			must(t, c.answer(s.SessionID, "q1", "My answer uses a sorted index."), http.StatusOK).json(t, &a)
 			if a.Evaluation.TechnicalAccuracy != 89 || a.Evaluation.Communication != 67 || a.Evaluation.Score != 82 {
 				t.Fatalf("retry evaluation %+v", a.Evaluation)
 			}

@@ -4,7 +4,10 @@
 // language model and the offline practice mode.
 package interviewer
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Setup is what the candidate chose when starting an interview.
 type Setup struct {
@@ -29,12 +32,60 @@ type Opening struct {
 
 // Evaluation is the judgement of one answer. Scores are integers 0–100.
 type Evaluation struct {
+	// Scorable is false for an answer with nothing to judge (empty,
+	// nonsense, off-topic): "not enough to score", every score 0.
+	Scorable          bool     `json:"scorable"`
 	Score             int      `json:"score"`
 	TechnicalAccuracy int      `json:"technicalAccuracy"`
 	Communication     int      `json:"communication"`
 	Feedback          string   `json:"feedback"`
 	Strengths         []string `json:"strengths"`
 	Improvements      []string `json:"improvements"`
+	// Evidence ties strengths and improvements to the answer's own words:
+	// each Point is one of Strengths or Improvements and each Quote occurs
+	// in the answer (see Checked).
+	Evidence []Evidence `json:"evidence"`
+	// Star is set for behavioural questions only.
+	Star *STAR `json:"star,omitempty"`
+	// Delivery is set for an answer that was spoken (dictated or recorded).
+	Delivery *Delivery `json:"delivery,omitempty"`
+}
+
+// Evidence kinds.
+const (
+	Strength    = "strength"
+	Improvement = "improvement"
+)
+
+// Evidence is a strength or an improvement with the words of the answer it
+// rests on.
+type Evidence struct {
+	Kind  string `json:"kind"`
+	Point string `json:"point"`
+	Quote string `json:"quote"`
+}
+
+// STAR says which parts of a behavioural answer's story were told.
+type STAR struct {
+	Situation bool `json:"situation"`
+	Task      bool `json:"task"`
+	Action    bool `json:"action"`
+	Result    bool `json:"result"`
+}
+
+// UnmarshalJSON reads an evaluation stored before Scorable existed as
+// scorable: every answer was scored then.
+func (e *Evaluation) UnmarshalJSON(b []byte) error {
+	type plain Evaluation
+	v := struct {
+		*plain
+		Scorable *bool `json:"scorable"`
+	}{plain: (*plain)(e)}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	e.Scorable = v.Scorable == nil || *v.Scorable
+	return nil
 }
 
 // Result is one answered question as stored in question_results.

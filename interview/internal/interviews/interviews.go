@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -335,13 +336,18 @@ type Answered struct {
 	Next       *interviewer.Question
 }
 
-// Answer evaluates answer to the current question questionID. The claim is
+// Answer evaluates answer to the current question questionID; a spoken
+// answer (dictated or recorded) comes with recordingSeconds, its length,
+// and its evaluation then carries its delivery. The claim is
 // taken before the interviewer is asked anything, so concurrent submits of
 // one answer cause one evaluation; the question evaluated is the stored one.
 // Once claimed, the work runs to completion under WorkTimeout whether or not
 // the client is still there, and its result is stored.
-func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer string) (Answered, error) {
+func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer string, recordingSeconds *float64) (Answered, error) {
 	answer = strings.TrimSpace(answer)
+	if err := checkRecording(recordingSeconds); err != nil {
+		return Answered{}, err
+	}
 	// Postgres text and jsonb cannot hold NUL; refuse it here rather than fail there.
 	if answer == "" || utf8.RuneCountInString(answer) > MaxAnswerChars || strings.ContainsRune(answer, 0) {
 		return Answered{}, problem.New(problem.Invalid, "answer must be 1 to %d characters, without NUL", MaxAnswerChars)
@@ -363,7 +369,7 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 		s.release(ctx, userID, id, c.Token)
 		return Answered{}, err
 	}
-	res, next, err := s.evaluate(ctx, c.Interview, answer)
+	res, next, err := s.evaluate(ctx, c.Interview, answer, recordingSeconds)
 	if err == nil {
 		err = s.store.Complete(ctx, userID, id, c.Token, res, next)
 		if err == nil {
@@ -388,13 +394,16 @@ func (s *Service) release(ctx context.Context, userID, id, token string) {
 	}
 }
 
-func (s *Service) evaluate(ctx context.Context, iv Interview, answer string) (interviewer.Result, *interviewer.Question, error) {
+func (s *Service) evaluate(ctx context.Context, iv Interview, answer string, recordingSeconds *float64) (interviewer.Result, *interviewer.Question, error) {
 	q := *iv.Current
 	ev, err := s.iv.Evaluate(ctx, iv.Setup, q, answer)
 	if err != nil {
 		return interviewer.Result{}, nil, upstream(err)
 	}
-	ev = clampEvaluation(ev)
+	ev = interviewer.Checked(clampEvaluation(ev), answer)
+	if recordingSeconds != nil {
+		ev.Delivery = interviewer.MeasureDelivery(answer, *recordingSeconds)
+	}
 	res := interviewer.Result{Question: q, Answer: answer, Evaluation: ev}
 	done := append(append([]interviewer.Result(nil), iv.Results...), res)
 	if len(done) >= iv.Setup.TotalQuestions {
@@ -494,6 +503,18 @@ func upstream(err error) error {
 		return err
 	}
 	return problem.Wrap(err, problem.Upstream, "the interviewer failed; please try again")
+}
+
+// checkRecording accepts no length (a typed answer) or one of 1 to 3600
+// seconds.
+func checkRecording(seconds *float64) error {
+	if seconds == nil {
+		return nil
+	}
+	if v := *seconds; math.IsNaN(v) || v < interviewer.MinRecordingSeconds || v > interviewer.MaxRecordingSeconds {
+		return problem.New(problem.Invalid, "recordingSeconds must be a number from %d to %d", interviewer.MinRecordingSeconds, interviewer.MaxRecordingSeconds)
+	}
+	return nil
 }
 
 func checkQuestion(q interviewer.Question) error {

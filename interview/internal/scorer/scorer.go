@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -188,8 +189,14 @@ func Wrap(iv interviewer.Interviewer, j *Judge) *Interviewer {
 
 // Evaluate asks the interviewer for the prose and the judge for the
 // numbers at the same time. If either fails, the other is cancelled and the
-// evaluation fails as a whole: nothing half-scored is returned.
+// evaluation fails as a whole: nothing half-scored is returned. An answer
+// with nothing to judge (relevance.Screen) asks neither, and one the
+// interviewer finds not scorable keeps its scores of 0 whatever the judge
+// said.
 func (w *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
+	if reason := relevance.Screen(relevance.Default().Read(answer)); reason != "" {
+		return interviewer.NotScorable(reason), nil
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	var ev interviewer.Evaluation
 	var sc Scores
@@ -205,6 +212,9 @@ func (w *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inter
 	})
 	if err := g.Wait(); err != nil {
 		return interviewer.Evaluation{}, err
+	}
+	if !ev.Scorable {
+		return interviewer.Checked(ev, answer), nil
 	}
 	ev.TechnicalAccuracy = sc.TechnicalAccuracy
 	ev.Communication = sc.Communication

@@ -23,12 +23,15 @@ var (
 	q     = interviewer.Question{ID: "q1", Text: "How does a B-tree index speed up a range query?"}
 )
 
+const answerText = "A B-tree keeps keys sorted, so a range query finds the first key and walks the leaves."
+
 // prose is an interviewer that writes fixed prose and its own numbers,
 // which the judge's must replace.
 type prose struct {
-	calls atomic.Int32
-	err   error
-	hold  time.Duration
+	calls      atomic.Int32
+	err        error
+	hold       time.Duration
+	unscorable bool
 }
 
 func (p *prose) Mode() string { return "prose" }
@@ -53,7 +56,7 @@ func (p *prose) Evaluate(ctx context.Context, _ interviewer.Setup, _ interviewer
 	if p.err != nil {
 		return interviewer.Evaluation{}, p.err
 	}
-	return interviewer.Evaluation{Score: 1, TechnicalAccuracy: 2, Communication: 3, Feedback: "Good structure.",
+	return interviewer.Evaluation{Scorable: !p.unscorable, Score: 1, TechnicalAccuracy: 2, Communication: 3, Feedback: "Good structure.",
 		Strengths: []string{"names the leaf scan"}, Improvements: []string{"mention fan-out"}}, nil
 }
 
@@ -133,7 +136,7 @@ func TestScoresFromProbabilities(t *testing.T) {
 				srv.SetProbabilities(scorer.CommunicationQuestion, comm)
 			}
 			iv := &prose{}
-			ev, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, "an answer")
+			ev, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, answerText)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +173,7 @@ func TestFailuresAreUpstreamAndWhole(t *testing.T) {
 			iv := &prose{}
 			tc.arrange(srv, iv)
 			start := time.Now()
-			ev, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, "an answer")
+			ev, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, answerText)
 			if err == nil {
 				t.Fatalf("no error; evaluation %+v", ev)
 			}
@@ -194,7 +197,7 @@ func TestJudgeFailureCancelsInterviewer(t *testing.T) {
 	srv.Fail(http.StatusBadRequest) // not retried
 	iv := &prose{hold: time.Minute}
 	start := time.Now()
-	if _, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, "an answer"); !problem.Is(err, problem.Upstream) {
+	if _, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, answerText); !problem.Is(err, problem.Upstream) {
 		t.Fatalf("err %v", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -262,4 +265,22 @@ func uniform() []float64 {
 		p[i] = 0.1
 	}
 	return p
+}
+
+func TestNothingToScore(t *testing.T) {
+	srv, j := newJudge(t, 0)
+	iv := &prose{}
+	ev, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, "I like pizza")
+	if err != nil || ev.Scorable || ev.Score != 0 || iv.calls.Load() != 0 || len(srv.Requests()) != 0 {
+		t.Fatalf("err %v %+v, interviewer calls %d, judge calls %d", err, ev, iv.calls.Load(), len(srv.Requests()))
+	}
+
+	// The interviewer finds a longer answer off-topic: the judge's numbers
+	// do not revive it.
+	srv.SetProbabilities(scorer.TechnicalQuestion, onehot(9))
+	iv = &prose{unscorable: true}
+	ev, err = scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, "My favourite holiday was in Italy, where we ate pasta every day.")
+	if err != nil || ev.Scorable || ev.Score != 0 || ev.TechnicalAccuracy != 0 || ev.Communication != 0 || len(ev.Strengths) != 0 {
+		t.Fatalf("err %v %+v", err, ev)
+	}
 }

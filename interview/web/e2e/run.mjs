@@ -93,6 +93,40 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     baseURL: svc.base,
   });
   t.after(() => context.close());
+  // The browser's speech recognition, stubbed: the real one needs the
+  // vendor's service. Started, it hears the question read back with an
+  // example, a number and a trade-off, then waits to be stopped. With
+  // e2e-no-recognizer in localStorage the browser has none at all.
+  await context.addInitScript(() => {
+    if (localStorage.getItem('e2e-no-recognizer')) {
+      window.SpeechRecognition = undefined;
+      window.webkitSpeechRecognition = undefined;
+      return;
+    }
+    // Chromium has the unprefixed SpeechRecognition too, which the page
+    // prefers: both names get the stub.
+    window.SpeechRecognition = window.webkitSpeechRecognition = class {
+      constructor() {
+        this.lang = '';
+        this.continuous = false;
+        this.interimResults = false;
+        this.onresult = null;
+        this.onerror = null;
+        this.onend = null;
+      }
+      start() {
+        const q = document.querySelector('#question-title')?.textContent ?? '';
+        const said = `Um, so, to answer ${q.replace(/[?.]+$/, '')}: for example, at my last job we ran Postgres with 3 replicas. However, the trade-off was the cost.`;
+        setTimeout(() => this.onresult?.({ resultIndex: 0, results: [{ isFinal: true, 0: { transcript: said } }] }), 300);
+      }
+      stop() {
+        setTimeout(() => this.onend?.(), 50);
+      }
+      abort() {
+        this.onend?.();
+      }
+    };
+  });
   const page = context.pages()[0] ?? (await context.newPage());
 
   // Console errors fail the run, except the browser's own log line for a
@@ -236,11 +270,35 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     await page.getByText('Question 3 of 3', { exact: true }).waitFor();
   });
 
-  await t.test('answer the last question and finish', async () => {
-    await page.getByLabel('Your answer').fill('Authentication proves who you are, for example with a password or token; authorization decides what you may do, such as role based access control.');
-    await page.getByRole('button', { name: 'Submit answer' }).click();
+  await t.test('dictate the last answer with the browser\'s recognizer; the feedback quotes it and shows its delivery', async () => {
+    const config = await (await page.request.get('/api/config')).json();
+    assert.equal(config.voice.transcribe, false, 'this walk runs without server speech-to-text');
+    const dictate = page.getByRole('button', { name: 'Dictate answer' });
+    await dictate.waitFor();
+    assert.match(await page.locator('#dictate-note').innerText(), /browser's speech recognition, which may send audio to the browser's vendor/);
+    await dictate.click();
+    await page.getByRole('status').filter({ hasText: 'Listening' }).waitFor();
+    await waitFor(async () => (await page.getByLabel('Your answer').inputValue()).includes('Postgres with 3 replicas'), { what: 'the dictated text in the answer box' });
+    await shot(page, '06b-dictating');
+    // Spoken for a while before stopping, so the pace is a real figure.
+    await new Promise((r) => setTimeout(r, 1500));
+    await page.getByRole('button', { name: 'Stop dictating' }).click();
+    await dictate.waitFor();
+    const [res] = await Promise.all([page.waitForResponse('**/api/interview/answer'), page.getByRole('button', { name: 'Submit answer' }).click()]);
+    const sent = JSON.parse(res.request().postData());
+    assert.ok(sent.recordingSeconds >= 1 && sent.recordingSeconds < 60, `recordingSeconds ${sent.recordingSeconds}`);
     await page.getByRole('heading', { name: 'All 3 questions answered' }).waitFor();
     await page.getByRole('heading', { name: 'Feedback on question 3' }).waitFor();
+    const feedback = page.locator('.feedback');
+    await feedback.getByRole('heading', { name: 'Delivery' }).waitFor();
+    assert.match(await feedback.locator('.delivery').innerText(), /words per minute[\s\S]*“um” ×1/);
+    const quotes = await feedback.locator('blockquote.quote').allInnerTexts();
+    assert.ok(quotes.length >= 1, 'at least one point quotes the answer');
+    for (const q of quotes) assert.ok(sent.answer.includes(q.replace(/^“|”$/g, '')), `quote ${q} is not in the answer`);
+    await shot(page, '06c-spoken-feedback');
+  });
+
+  await t.test('finish', async () => {
     await page.getByRole('button', { name: 'Finish and see my report' }).click();
     await page.waitForURL(/\/report\//);
   });
@@ -272,8 +330,12 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     await page.getByLabel('Use full screen during the interview').uncheck();
     await page.getByRole('button', { name: 'Start interview' }).click();
     await page.getByText('Question 1 of 1', { exact: true }).waitFor();
-    await page.getByLabel('Your answer').fill('The virtual DOM lets React diff renders and update only what changed.');
+    // Keyboard mashing is not scored, and the page says so.
+    await page.getByLabel('Your answer').fill('asdkjh qwe zxcmnb');
     await page.getByRole('button', { name: 'Submit answer' }).click();
+    await page.getByText('Not enough to score.').waitFor();
+    assert.equal(await page.locator('.feedback .scores').count(), 0, 'no scores for an answer with nothing to score');
+    await shot(page, '09a-not-enough-to-score');
     await page.getByRole('button', { name: 'Finish and see my report' }).click();
     await page.getByRole('heading', { name: 'Interview report: Frontend developer' }).waitFor();
 
@@ -308,6 +370,15 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     await page.getByText('Question 1 of 5', { exact: true }).waitFor();
     await noHorizontalScroll(page);
     await shot(page, '13-interview-375');
+
+    // A browser without speech recognition shows no microphone at all.
+    await page.evaluate(() => localStorage.setItem('e2e-no-recognizer', '1'));
+    await page.reload();
+    await page.getByText('Question 1 of 5', { exact: true }).waitFor();
+    assert.equal(await page.getByRole('button', { name: /Dictate|Record/ }).count(), 0, 'no microphone without a recognizer');
+    assert.doesNotMatch(await page.locator('#answer-hint').innerText(), /speak/);
+    await shot(page, '13b-no-microphone-375');
+    await page.evaluate(() => localStorage.removeItem('e2e-no-recognizer'));
   });
 
   await t.test('interviews in progress are listed to resume or discard', async () => {

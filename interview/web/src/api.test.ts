@@ -50,10 +50,56 @@ describe('api client', () => {
     expect(f.seen[0].headers['Content-Type']).toBe('application/json');
     expect(r).toEqual({
       kind: 'evaluated',
-      evaluation: { score: 72, technicalAccuracy: 70, communication: 75, feedback: 'Good.', strengths: ['clear'], improvements: ['depth'] },
+      evaluation: {
+        scorable: true,
+        score: 72,
+        technicalAccuracy: 70,
+        communication: 75,
+        feedback: 'Good.',
+        strengths: ['clear'],
+        improvements: ['depth'],
+        evidence: [],
+        star: null,
+        delivery: null,
+      },
       nextQuestion: { id: 'q2', text: 'What is a mutex?' },
       isLastQuestion: false,
     });
+  });
+
+  it('sends recordingSeconds for a spoken answer and reads evidence, STAR and delivery', async () => {
+    const f = fakeFetch([
+      json(200, {
+        evaluation: {
+          scorable: true,
+          score: 64,
+          strengths: ['Covered: keys'],
+          improvements: [],
+          evidence: [
+            { kind: 'strength', point: 'Covered: keys', quote: 'the client sends a key' },
+            { kind: 'bogus', point: 'x', quote: 'y' },
+            { kind: 'improvement', point: 'no quote', quote: '' },
+          ],
+          star: { situation: true, task: false, action: true, result: false },
+          delivery: { seconds: 42.5, wordsPerMinute: 131, words: 93, fillers: [{ word: 'um', count: 2 }] },
+        },
+        nextQuestion: null,
+        isLastQuestion: true,
+      }),
+    ]);
+    const r = await createApi(f.fn).answer('s1', 'q1', 'the client sends a key', 42.54);
+    expect(f.seen[0].body).toEqual({ sessionId: 's1', questionId: 'q1', answer: 'the client sends a key', recordingSeconds: 42.5 });
+    if (r.kind !== 'evaluated') throw new Error('not evaluated');
+    expect(r.evaluation.evidence).toEqual([{ kind: 'strength', point: 'Covered: keys', quote: 'the client sends a key' }]);
+    expect(r.evaluation.star).toEqual({ situation: true, task: false, action: true, result: false });
+    expect(r.evaluation.delivery).toEqual({ seconds: 42.5, wordsPerMinute: 131, words: 93, fillers: [{ word: 'um', count: 2 }] });
+  });
+
+  it('reads "not enough to score", and old evaluations as scorable', async () => {
+    const f = fakeFetch([json(200, { evaluation: { scorable: false, score: 0 }, nextQuestion: null, isLastQuestion: true })]);
+    const r = await createApi(f.fn).answer('s1', 'q1', 'I like pizza');
+    expect(r.kind === 'evaluated' && r.evaluation.scorable).toBe(false);
+    expect(f.seen[0].body).not.toHaveProperty('recordingSeconds');
   });
 
   it('turns a 409 into "already being evaluated", not an error', async () => {

@@ -22,13 +22,41 @@ export interface Question {
   text: string;
 }
 
+export interface Evidence {
+  kind: 'strength' | 'improvement';
+  point: string;
+  /** Words of the answer, checked by the server to occur in it. */
+  quote: string;
+}
+
+export interface Star {
+  situation: boolean;
+  task: boolean;
+  action: boolean;
+  result: boolean;
+}
+
+export interface Delivery {
+  seconds: number;
+  wordsPerMinute: number;
+  words: number;
+  fillers: { word: string; count: number }[];
+}
+
 export interface Evaluation {
+  /** False: "not enough to score" (empty, nonsense or off-topic); every score is 0. */
+  scorable: boolean;
   score: number;
   technicalAccuracy: number;
   communication: number;
   feedback: string;
   strengths: string[];
   improvements: string[];
+  evidence: Evidence[];
+  /** Behavioural questions only. */
+  star: Star | null;
+  /** Spoken (dictated or recorded) answers only. */
+  delivery: Delivery | null;
 }
 
 export interface QuestionResult {
@@ -172,15 +200,48 @@ function toQuestion(v: unknown): Question | null {
   return text ? { id: str(o.id), text } : null;
 }
 
+function toEvidence(v: unknown): Evidence[] {
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((x) => {
+    const o = obj(x);
+    const kind = o.kind === 'strength' || o.kind === 'improvement' ? o.kind : null;
+    const point = str(o.point);
+    const quote = str(o.quote);
+    return kind && point && quote ? [{ kind, point, quote }] : [];
+  });
+}
+
+function toStar(v: unknown): Star | null {
+  if (!v || typeof v !== 'object') return null;
+  const o = obj(v);
+  return { situation: o.situation === true, task: o.task === true, action: o.action === true, result: o.result === true };
+}
+
+function toDelivery(v: unknown): Delivery | null {
+  if (!v || typeof v !== 'object') return null;
+  const o = obj(v);
+  const seconds = num(o.seconds);
+  if (seconds <= 0) return null;
+  const fillers = Array.isArray(o.fillers)
+    ? o.fillers.map((f) => ({ word: str(obj(f).word), count: num(obj(f).count) })).filter((f) => f.word && f.count > 0)
+    : [];
+  return { seconds, wordsPerMinute: num(o.wordsPerMinute), words: num(o.words), fillers };
+}
+
 export function toEvaluation(v: unknown): Evaluation {
   const o = obj(v);
   return {
+    // Evaluations stored before the field existed were all scored.
+    scorable: o.scorable !== false,
     score: num(o.score),
     technicalAccuracy: num(o.technicalAccuracy),
     communication: num(o.communication ?? o.communicationScore),
     feedback: str(o.feedback),
     strengths: strs(o.strengths),
     improvements: strs(o.improvements),
+    evidence: toEvidence(o.evidence),
+    star: toStar(o.star),
+    delivery: toDelivery(o.delivery),
   };
 }
 
@@ -245,7 +306,8 @@ export interface Api {
   logout(): Promise<void>;
   start(setup: Setup): Promise<Started>;
   session(id: string): Promise<Session>;
-  answer(sessionId: string, questionId: string, answer: string): Promise<Evaluated | AlreadyEvaluating>;
+  /** recordingSeconds: how long the answer was spoken, when it was dictated or recorded. */
+  answer(sessionId: string, questionId: string, answer: string, recordingSeconds?: number): Promise<Evaluated | AlreadyEvaluating>;
   finish(sessionId: string): Promise<Report>;
   history(page?: HistoryPage): Promise<HistoryItem[]>;
   active(): Promise<ActiveItem[]>;
@@ -327,8 +389,10 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
     async session(id) {
       return toSession(await json('GET', `/api/interview/${encodeURIComponent(id)}`));
     },
-    async answer(sessionId, questionId, answer) {
-      const res = await send('POST', '/api/interview/answer', { sessionId, questionId, answer });
+    async answer(sessionId, questionId, answer, recordingSeconds) {
+      const body: Record<string, unknown> = { sessionId, questionId, answer };
+      if (recordingSeconds !== undefined && recordingSeconds > 0) body.recordingSeconds = Math.min(3600, Math.max(1, Math.round(recordingSeconds * 10) / 10));
+      const res = await send('POST', '/api/interview/answer', body);
       if (res.status === 409) {
         // Not a failure: an earlier submission owns the claim and its result
         // will land; the page says so instead of showing an error.

@@ -18,6 +18,7 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/shared/chatmodel"
 )
 
@@ -82,17 +83,50 @@ func (iv *Interviewer) Open(ctx context.Context, s interviewer.Setup) (interview
 	return interviewer.Opening{Welcome: r.Welcome, Question: interviewer.Question{ID: questionID(0), Text: r.Question}}, nil
 }
 
-// Evaluate asks the model to judge answer against q.
+// Evaluate asks the model to judge answer against q. An answer that is
+// empty, mashed or a few words long is refused before any call (the model
+// would only say so at a price). Every quote of the reply is checked
+// against the answer and dropped if it does not occur there; a reply whose
+// quotes all fail is sent back once.
 func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
+	if reason := relevance.Screen(relevance.Default().Read(answer)); reason != "" {
+		return interviewer.NotScorable(reason), nil
+	}
 	msgs := []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(systemPrompt + evaluatePrompt),
 		openai.UserMessage(setupBlock(s) + "\nQuestion:\n" + q.Text + "\n\n" + delimitAnswer(answer, maxAnswerRunes)),
 	}
-	r, err := call(ctx, iv, "evaluation", evaluationSchema, msgs, parseEvaluation)
+	replies := 0
+	parse := func(content string) (evaluationReply, error) {
+		r, err := parseEvaluation(content)
+		replies++
+		if err == nil && replies == 1 && r.Scorable && len(r.Evidence) > 0 && !anyQuoteFound(answer, r.Evidence) {
+			err = errors.New("no evidence quote occurs in the answer; copy each quote character for character from the answer, or leave the item out")
+		}
+		return r, err
+	}
+	r, err := call(ctx, iv, "evaluation", evaluationSchema, msgs, parse)
 	if err != nil {
 		return interviewer.Evaluation{}, err
 	}
-	return interviewer.Evaluation(r), nil
+	ev := interviewer.Evaluation{
+		Scorable: r.Scorable, Score: r.Score, TechnicalAccuracy: r.TechnicalAccuracy, Communication: r.Communication,
+		Feedback: r.Feedback, Strengths: r.Strengths, Improvements: r.Improvements, Evidence: r.Evidence,
+	}
+	if interviewer.Behavioural(q.Text) {
+		star := r.Star
+		ev.Star = &star
+	}
+	return interviewer.Checked(ev, answer), nil
+}
+
+func anyQuoteFound(answer string, evidence []interviewer.Evidence) bool {
+	for _, e := range evidence {
+		if _, ok := interviewer.FindQuote(answer, e.Quote); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Next asks for question number len(done)+1, showing the model what was

@@ -18,9 +18,11 @@ Task: evaluate the answer to the question.
 - technicalAccuracy (integer 0-100): correctness, depth and completeness for the stated level.
 - communication (integer 0-100): clarity, structure, concrete examples, concision.
 - score (integer 0-100): overall judgement, mostly technical accuracy.
-An empty, off-topic or nonsense answer scores below 15 on every score.
+- scorable: false when the answer is empty, off-topic or nonsense, or declines to answer; then every score is 0, strengths is empty and feedback says why there is nothing to score.
 - feedback: two to four sentences naming what was right and what was missing.
-- strengths and improvements: up to 5 short, specific items each (may be empty).`
+- strengths and improvements: up to 5 short, specific items each (may be empty).
+- evidence: for each strength, and each improvement about something the answer says, one item {kind: "strength" or "improvement", point: the item's text exactly as in its list, quote: a short passage (3 to 25 words) copied character for character from the answer}. An improvement about something the answer leaves out has no evidence item. Never paraphrase inside a quote: quotes that do not occur in the answer are discarded.
+- star: for a behavioural question (a story from the candidate's past), whether the answer tells the situation, the task, the actions the candidate took and the result; for any other question all four are false.`
 
 const nextPrompt = `
 Task: ask the next interview question.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/judgeworks/interview/internal/interviewer"
 )
 
 // Bounds applied to every reply. The schemas carry the ones strict mode
@@ -25,6 +27,8 @@ const (
 func str() map[string]any { return map[string]any{"type": "string"} }
 
 func score() map[string]any { return map[string]any{"type": "integer", "minimum": 0, "maximum": 100} }
+
+func boolean() map[string]any { return map[string]any{"type": "boolean"} }
 
 func list() map[string]any {
 	return map[string]any{"type": "array", "items": str(), "maxItems": maxItems}
@@ -45,8 +49,13 @@ var (
 	openingSchema    = object(map[string]any{"welcome": str(), "question": str()})
 	questionSchema   = object(map[string]any{"question": str()})
 	evaluationSchema = object(map[string]any{
-		"score": score(), "technicalAccuracy": score(), "communication": score(),
+		"scorable": boolean(), "score": score(), "technicalAccuracy": score(), "communication": score(),
 		"feedback": str(), "strengths": list(), "improvements": list(),
+		"evidence": map[string]any{"type": "array", "maxItems": interviewer.MaxEvidence, "items": object(map[string]any{
+			"kind":  map[string]any{"type": "string", "enum": []string{interviewer.Strength, interviewer.Improvement}},
+			"point": str(), "quote": str(),
+		})},
+		"star": object(map[string]any{"situation": boolean(), "task": boolean(), "action": boolean(), "result": boolean()}),
 	})
 	summarySchema = object(map[string]any{
 		"strengths": list(), "weaknesses": list(), "suggestedTopics": list(), "feedback": str(),
@@ -62,14 +71,16 @@ type questionReply struct {
 	Question string `json:"question"`
 }
 
-// evaluationReply has interviewer.Evaluation's fields, so it converts directly.
 type evaluationReply struct {
-	Score             int      `json:"score"`
-	TechnicalAccuracy int      `json:"technicalAccuracy"`
-	Communication     int      `json:"communication"`
-	Feedback          string   `json:"feedback"`
-	Strengths         []string `json:"strengths"`
-	Improvements      []string `json:"improvements"`
+	Scorable          bool                   `json:"scorable"`
+	Score             int                    `json:"score"`
+	TechnicalAccuracy int                    `json:"technicalAccuracy"`
+	Communication     int                    `json:"communication"`
+	Feedback          string                 `json:"feedback"`
+	Strengths         []string               `json:"strengths"`
+	Improvements      []string               `json:"improvements"`
+	Evidence          []interviewer.Evidence `json:"evidence"`
+	Star              interviewer.STAR       `json:"star"`
 }
 
 type summaryReply struct {
@@ -202,6 +213,20 @@ func parseEvaluation(content string) (evaluationReply, error) {
 	}
 	if r.Improvements, err = checkList("improvements", r.Improvements); err != nil {
 		return evaluationReply{}, err
+	}
+	if len(r.Evidence) > interviewer.MaxEvidence {
+		return evaluationReply{}, fmt.Errorf("evidence has %d items, at most %d", len(r.Evidence), interviewer.MaxEvidence)
+	}
+	for i, e := range r.Evidence {
+		if e.Kind != interviewer.Strength && e.Kind != interviewer.Improvement {
+			return evaluationReply{}, fmt.Errorf("evidence[%d].kind is %q, must be strength or improvement", i, e.Kind)
+		}
+		if r.Evidence[i].Point, err = checkText(fmt.Sprintf("evidence[%d].point", i), e.Point, 1, maxItemRunes); err != nil {
+			return evaluationReply{}, err
+		}
+		if utf8.RuneCountInString(e.Quote) > interviewer.MaxQuoteRunes {
+			return evaluationReply{}, fmt.Errorf("evidence[%d].quote is longer than %d characters", i, interviewer.MaxQuoteRunes)
+		}
 	}
 	return r, nil
 }

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/judgeworks/interview/internal/interviewer/relevance"
 )
 
 // The bank is one JSON file per role family so that each family can be
@@ -24,6 +26,9 @@ type point struct {
 	Label    string
 	phrases  [][]string // stemmed tokens of each keyword phrase
 	Keywords []string
+	// meaning holds the label and each keyword as read by the vectors,
+	// for finding the point said in other words.
+	meaning []relevance.Phrase
 }
 
 type question struct {
@@ -63,6 +68,42 @@ type fileFamily struct {
 	Easy     []fileQuestion `json:"easy"`
 	Medium   []fileQuestion `json:"medium"`
 	Hard     []fileQuestion `json:"hard"`
+}
+
+// read prepares every point for matching by meaning with rd.
+func (b *bank) read(rd *relevance.Reader) {
+	for _, q := range b.byID {
+		for i := range q.Points {
+			q.Points[i].read(rd, q.Text)
+		}
+	}
+}
+
+// read prepares p for matching by meaning, leaving out the words of its
+// question (see relevance.Reader.Without).
+func (p *point) read(rd *relevance.Reader, question string) {
+	p.meaning = p.meaning[:0]
+	for _, s := range append([]string{p.Label}, p.Keywords...) {
+		if ph := rd.Without(rd.Phrase(s), question); !ph.Empty() {
+			p.meaning = append(p.meaning, ph)
+		}
+	}
+}
+
+// corpus is every point's label and keywords, one document per point: the
+// reader weighs words by how few points use them.
+func (b *bank) corpus() []string {
+	var docs []string
+	for _, f := range b.families {
+		for _, d := range difficulties {
+			for _, q := range f.questions[d] {
+				for _, p := range q.Points {
+					docs = append(docs, p.Label+" "+strings.Join(p.Keywords, " "))
+				}
+			}
+		}
+	}
+	return docs
 }
 
 // fallbackFamily is used when the free-text role names no known family:

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviewer/relevance"
+	"github.com/judgeworks/shared/wordvec"
 )
 
 // Mode is what Interviewer.Mode reports.
@@ -26,6 +28,7 @@ var ErrBankExhausted = errors.New("offline: no unasked question left in the bank
 // read-only bank, so it is safe for concurrent use.
 type Interviewer struct {
 	bank *bank
+	rd   *relevance.Reader
 }
 
 var _ interviewer.Interviewer = (*Interviewer)(nil)
@@ -37,7 +40,9 @@ func New() *Interviewer {
 	if err != nil {
 		panic(fmt.Sprintf("offline: embedded question bank: %v", err))
 	}
-	return &Interviewer{bank: b}
+	rd := relevance.New(wordvec.Default(), b.corpus()...)
+	b.read(rd)
+	return &Interviewer{bank: b, rd: rd}
 }
 
 // Mode reports "offline".
@@ -89,25 +94,73 @@ func welcome(s interviewer.Setup, fams []*family, matched bool, d string) string
 
 // Evaluate scores answer against the key points of q. q is looked up by id,
 // then by text; a question the bank does not hold (one asked by the language
-// model before a mode switch) is scored against its own longer words.
+// model before a mode switch) is scored against its own longer words. An
+// answer with nothing to judge gets the "not enough to score" evaluation.
 func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
 	if err := ctx.Err(); err != nil {
 		return interviewer.Evaluation{}, err
 	}
 	points, known := iv.pointsFor(q)
-	a := assess(points, answer)
-	text, strengths, improvements := a.feedback(len(points))
-	if !known {
-		text += " (This question is not in the practice bank, so coverage is measured against the question's own key terms.)"
+	a := assess(iv.rd, points, answer)
+	if reason := iv.unscorable(q, points, a); reason != "" {
+		return interviewer.NotScorable(reason), nil
 	}
-	return interviewer.Evaluation{
+	fb := a.feedback(len(points))
+	if !known {
+		fb.text += " (This question is not in the practice bank, so coverage is measured against the question's own key terms.)"
+	}
+	ev := interviewer.Evaluation{
+		Scorable:          true,
 		Score:             a.Score,
 		TechnicalAccuracy: a.Technical,
 		Communication:     a.Communication,
-		Feedback:          text,
-		Strengths:         nonNil(strengths),
-		Improvements:      nonNil(improvements),
-	}, nil
+		Feedback:          fb.text,
+		Strengths:         fb.strengths,
+		Improvements:      fb.improvements,
+		Evidence:          fb.evidence,
+	}
+	if interviewer.Behavioural(q.Text) {
+		star, evidence := a.star()
+		ev.Star = &star
+		for _, e := range evidence {
+			if e.Kind == interviewer.Strength {
+				ev.Strengths = append(ev.Strengths, e.Point)
+			} else {
+				ev.Improvements = append(ev.Improvements, e.Point)
+			}
+			if e.Quote != "" {
+				ev.Evidence = append(ev.Evidence, e)
+			}
+		}
+	}
+	return interviewer.Checked(ev, answer), nil
+}
+
+// offTopicBelow is the topicality (relevance.Reader.Topicality against the
+// question and its key points) under which an answer that covers no point
+// does not address the question: fluent text about something else reached
+// 0 to 0.1 on the questions tried, the development answers in other words
+// 0.06 to 0.32 (and those below 0.12 cover a point).
+const offTopicBelow = 0.1
+
+// unscorable says why the answer cannot be scored, or "".
+func (iv *Interviewer) unscorable(q interviewer.Question, points []point, a assessment) string {
+	keyword := slices.ContainsFunc(a.Points, func(p pointResult) bool { return p.Found == foundKeyword })
+	if reason := relevance.Screen(a.text); reason != "" && !(keyword && reason != relevance.NoAnswer) {
+		return reason
+	}
+	if len(a.Covered) > 0 {
+		return ""
+	}
+	ref := make([]string, 0, 2*len(points))
+	for _, p := range points {
+		ref = append(ref, p.Label)
+		ref = append(ref, p.Keywords...)
+	}
+	if iv.rd.Topicality(a.text, q.Text, ref...) < offTopicBelow {
+		return relevance.OffTopic
+	}
+	return ""
 }
 
 func (iv *Interviewer) pointsFor(q interviewer.Question) ([]point, bool) {
@@ -117,7 +170,11 @@ func (iv *Interviewer) pointsFor(q interviewer.Question) ([]point, bool) {
 	if bq, ok := iv.bank.byText[normText(q.Text)]; ok {
 		return bq.Points, true
 	}
-	return termPoints(q.Text), false
+	pts := termPoints(q.Text)
+	for i := range pts {
+		pts[i].read(iv.rd, "")
+	}
+	return pts, false
 }
 
 // termPoints makes one point per distinct longer content word of a question
@@ -233,7 +290,7 @@ func (iv *Interviewer) Summarize(ctx context.Context, s interviewer.Setup, resul
 	covered, totalPoints, examples, tradeoffs, specific, words := 0, 0, 0, 0, 0, 0
 	for _, r := range results {
 		points, _ := iv.pointsFor(r.Question)
-		a := assess(points, r.Answer)
+		a := assess(iv.rd, points, r.Answer)
 		all = append(all, scored{q: r.Question.Text, a: a})
 		covered += len(a.Covered)
 		totalPoints += len(points)

@@ -145,7 +145,7 @@ func TestEvaluateScores(t *testing.T) {
 		{"nonsense", "asdf qwer zxcv lorem ipsum blah blah blah", 0, 15, 0, 0},
 		{"dont know", "I don't know, sorry.", 0, 15, 0, 0},
 		{"off topic but fluent", "First, I would talk to the team because communication matters. For example, at my last job we used Jira and Kubernetes. " +
-			"Then we held weekly meetings, which worked well, but it took time.", 0, 15, 0, 0},
+			"Then we held weekly meetings, which worked well, but it took time.", 0, 20, 0, 15},
 		{"keywords only", "idempotency key retry", 5, 30, 5, 30},
 		{"right but terse", "Send an idempotency key; the server stores it with the response and replays that response when a retry repeats the key.", 40, 75, 50, 85},
 		{"good", goodIdempotency, 85, 100, 90, 100},
@@ -170,12 +170,13 @@ func TestEvaluateScores(t *testing.T) {
 }
 
 func TestFeedbackNamesPoints(t *testing.T) {
-	e := evaluate(t, "backend-medium-02", "The client sends an idempotency key and the server stores it under a unique constraint so a retry finds the stored result.")
-	if !strings.Contains(e.Feedback, "Client sends an idempotency key") || !strings.Contains(e.Feedback, "Missed: Repeating the request has the same effect") {
+	e := evaluate(t, "backend-medium-02", "The client sends an idempotency key and the server stores it under a unique constraint.")
+	if !strings.Contains(e.Feedback, "Client sends an idempotency key") || !strings.Contains(e.Feedback, "Retries after timeouts are the reason") ||
+		!strings.Contains(e.Feedback, "Missed: ") {
 		t.Errorf("feedback does not name covered and missed points: %s", e.Feedback)
 	}
 	if !slices.Contains(e.Strengths, "Covered: Client sends an idempotency key") ||
-		!slices.Contains(e.Improvements, "Cover: Repeating the request has the same effect") {
+		!slices.Contains(e.Improvements, "Cover: Retries after timeouts are the reason") {
 		t.Errorf("lists: %v / %v", e.Strengths, e.Improvements)
 	}
 }
@@ -193,7 +194,7 @@ func TestCoverageMonotonic(t *testing.T) {
 					if i > 0 {
 						answer += " We should also consider " + q.Points[i-1].Keywords[0] + " here."
 					}
-					a := assess(q.Points, answer)
+					a := assess(iv.rd, q.Points, answer)
 					if a.Technical < prevTech || len(a.Covered) < prevCovered {
 						t.Fatalf("%s: covering point %d lowered technical accuracy %d -> %d", q.ID, i, prevTech, a.Technical)
 					}
@@ -356,7 +357,7 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("weaknesses do not name the weak answer: %v", sum.Weaknesses)
 	}
 	// Every suggested topic is a point the weak answer missed.
-	a := assess(weak.Points, results[1].Answer)
+	a := assess(iv.rd, weak.Points, results[1].Answer)
 	if len(sum.SuggestedTopics) == 0 {
 		t.Fatal("no suggested topics")
 	}

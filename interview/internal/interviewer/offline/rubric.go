@@ -6,6 +6,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviewer/relevance"
 )
 
 // Rubric weights. docs/interviewer.md explains each one; change both together.
@@ -62,9 +67,36 @@ func countPhrases(toks []string, list [][]string) int {
 	return n
 }
 
+// How a key point was found in an answer.
+const (
+	foundKeyword = "keyword" // one of its keywords occurs
+	foundMeaning = "meaning" // a sentence says it in other words
+	foundPartly  = "partly"  // a sentence comes near it
+)
+
+// Matching by meaning: a point's meaning score (how much of its label or of
+// one keyword a sentence says, see relevance.Text.Best) earns no credit up
+// to meaningFloor, full credit from meaningFull, and a share between.
+// Chosen on the development answers in meaning_dev_test.go; docs/interviewer.md
+// gives the figures.
+const (
+	meaningFloor = 0.2
+	meaningFull  = 0.5
+)
+
+// pointResult is how one key point fared.
+type pointResult struct {
+	Label    string
+	Found    string  // foundKeyword, foundMeaning, foundPartly or ""
+	Credit   float64 // 0 to 1
+	Meaning  float64 // the best meaning score, for the record
+	Sentence int     // the sentence that says it, -1 for none
+}
+
 // assessment is every measurement behind one evaluation, kept so the
 // feedback can say exactly why a score is what it is.
 type assessment struct {
+	Points          []pointResult
 	Covered, Missed []string
 	Words           int
 	Sentences       int
@@ -77,19 +109,49 @@ type assessment struct {
 	Coverage, Structure, Specificity, LengthFit float64
 
 	Technical, Communication, Score int
+
+	text relevance.Text
+	// sentence tokens, for finding which sentence holds a keyword or marker
+	sentTokens [][]string
 }
 
-// assess scores answer against the key points.
-func assess(points []point, answer string) assessment {
+// assess scores answer against the key points, reading meaning with rd.
+func assess(rd *relevance.Reader, points []point, answer string) assessment {
 	toks := tokens(answer)
-	var a assessment
+	a := assessment{text: rd.Read(answer)}
+	for _, sn := range a.text.Sentences {
+		a.sentTokens = append(a.sentTokens, tokens(answer[sn.Start:sn.End]))
+	}
+	credit := 0.0
 	for _, p := range points {
-		hit := slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(toks, kw) })
-		if hit {
+		pr := pointResult{Label: p.Label, Sentence: -1}
+		if i := a.sentenceWith(p.phrases); i >= 0 || slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(toks, kw) }) {
+			pr.Found, pr.Credit, pr.Sentence = foundKeyword, 1, i
+		} else {
+			best := relevance.Match{Sentence: -1}
+			for _, ph := range p.meaning {
+				if m := a.text.Best(ph); m.Score > best.Score {
+					best = m
+				}
+			}
+			pr.Meaning, pr.Sentence = best.Score, best.Sentence
+			pr.Credit = math.Max(0, math.Min(1, (best.Score-meaningFloor)/(meaningFull-meaningFloor)))
+			switch {
+			case pr.Credit >= 1:
+				pr.Found = foundMeaning
+			case pr.Credit > 0:
+				pr.Found = foundPartly
+			default:
+				pr.Sentence = -1
+			}
+		}
+		credit += pr.Credit
+		if pr.Found == foundKeyword || pr.Found == foundMeaning {
 			a.Covered = append(a.Covered, p.Label)
 		} else {
 			a.Missed = append(a.Missed, p.Label)
 		}
+		a.Points = append(a.Points, pr)
 	}
 	a.Words = len(strings.Fields(answer))
 	a.Sentences = sentences(answer)
@@ -100,7 +162,7 @@ func assess(points []point, answer string) assessment {
 	a.HasTradeoff = countPhrases(toks, tradeoffMarkers) > 0
 
 	if len(points) > 0 {
-		a.Coverage = float64(len(a.Covered)) / float64(len(points))
+		a.Coverage = credit / float64(len(points))
 	}
 	a.Specificity = 0.35*b2f(a.HasNumber) + 0.35*math.Min(1, float64(a.Tools)/2) + 0.3*b2f(a.HasTradeoff)
 	a.Structure = 0.4*sentenceScore(a.Sentences) + 0.3*b2f(a.HasExample) + 0.3*math.Min(1, float64(a.StepMarkers)/2)
@@ -109,7 +171,7 @@ func assess(points []point, answer string) assessment {
 	// Square root: a correct one-liner keeps some credit, three keywords do not pass for an answer.
 	brevity := math.Sqrt(math.Min(1, float64(a.Words)/fullLengthWords))
 	specific := 0.0
-	if len(a.Covered) > 0 {
+	if credit > 0 {
 		// Specifics about the wrong subject are not technical accuracy.
 		specific = a.Specificity
 	}
@@ -120,6 +182,16 @@ func assess(points []point, answer string) assessment {
 	}
 	a.Score = int(math.Round(weightTechnical*float64(a.Technical) + weightComm*float64(a.Communication)))
 	return a
+}
+
+// sentenceWith returns the first sentence holding one of the phrases, or -1.
+func (a assessment) sentenceWith(list [][]string) int {
+	for i, st := range a.sentTokens {
+		if slices.ContainsFunc(list, func(kw []string) bool { return containsPhrase(st, kw) }) {
+			return i
+		}
+	}
+	return -1
 }
 
 func sentenceScore(n int) float64 {
@@ -161,60 +233,126 @@ func pct(x float64) int {
 	return int(math.Round(100 * math.Max(0, math.Min(1, x))))
 }
 
-// feedback turns an assessment into the prose and lists the candidate sees.
-func (a assessment) feedback(total int) (text string, strengths, improvements []string) {
+// written is the prose, the lists and the evidence of one evaluation.
+type written struct {
+	text                    string
+	strengths, improvements []string
+	evidence                []interviewer.Evidence
+}
+
+func (w *written) strength(point, quote string) {
+	w.strengths = append(w.strengths, point)
+	if quote != "" {
+		w.evidence = append(w.evidence, interviewer.Evidence{Kind: interviewer.Strength, Point: point, Quote: quote})
+	}
+}
+
+func (w *written) improvement(point, quote string) {
+	w.improvements = append(w.improvements, point)
+	if quote != "" {
+		w.evidence = append(w.evidence, interviewer.Evidence{Kind: interviewer.Improvement, Point: point, Quote: quote})
+	}
+}
+
+// quote is sentence i of the answer, cut at a word boundary to fit a
+// quote; "" for no sentence.
+func (a assessment) quote(i int) string {
+	if i < 0 || i >= len(a.text.Sentences) {
+		return ""
+	}
+	q := a.text.Quote(i)
+	if utf8.RuneCountInString(q) <= interviewer.MaxQuoteRunes {
+		return q
+	}
+	r := []rune(q)[:interviewer.MaxQuoteRunes]
+	if j := strings.LastIndexFunc(string(r), unicode.IsSpace); j > 0 {
+		return strings.TrimSpace(string(r)[:j])
+	}
+	return string(r)
+}
+
+// feedback turns an assessment into the prose, lists and evidence the
+// candidate sees. A covered point quotes the sentence that says it; a
+// point the answer comes near quotes that sentence with its improvement; a
+// point the answer never touches has no quote (it names what is missing,
+// which no sentence of the answer holds).
+func (a assessment) feedback(total int) written {
+	var w written
 	var b strings.Builder
+	var other, partly []string
+	for _, p := range a.Points {
+		if p.Found == foundMeaning {
+			other = append(other, p.Label)
+		}
+		if p.Found == foundPartly {
+			partly = append(partly, p.Label)
+		}
+	}
 	switch {
-	case a.Words == 0:
-		b.WriteString("No answer was given. ")
 	case len(a.Covered) == 0:
 		fmt.Fprintf(&b, "The answer covers none of the %d key points. ", total)
 	default:
 		fmt.Fprintf(&b, "Covered %d of %d key points: %s. ", len(a.Covered), total, strings.Join(a.Covered, "; "))
 	}
-	if len(a.Missed) > 0 && a.Words > 0 {
+	if len(other) > 0 {
+		fmt.Fprintf(&b, "Said in other words than the usual terms: %s. ", strings.Join(other, "; "))
+	}
+	if len(partly) > 0 {
+		fmt.Fprintf(&b, "Touched on but not made explicit: %s. ", strings.Join(partly, "; "))
+	}
+	if len(a.Missed) > 0 {
 		fmt.Fprintf(&b, "Missed: %s. ", strings.Join(a.Missed, "; "))
 	}
-	for _, c := range a.Covered {
-		strengths = append(strengths, "Covered: "+c)
-	}
-	for _, m := range a.Missed {
-		improvements = append(improvements, "Cover: "+m)
-	}
-	if a.Words == 0 {
-		return strings.TrimSpace(b.String()), strengths, improvements
+	for _, p := range a.Points {
+		switch p.Found {
+		case foundKeyword, foundMeaning:
+			w.strength("Covered: "+p.Label, a.quote(p.Sentence))
+		case foundPartly:
+			w.improvement("Cover: "+p.Label, a.quote(p.Sentence))
+		default:
+			w.improvement("Cover: "+p.Label, "")
+		}
 	}
 	switch {
 	case a.Words < 15:
 		b.WriteString("The answer is very short; explain your reasoning in a few full sentences. ")
-		improvements = append(improvements, "Answer in a few full sentences, not a phrase")
+		w.improvement("Answer in a few full sentences, not a phrase", "")
 	case a.Words < 40:
 		b.WriteString("The answer is brief; 60 to 200 words leaves room for reasoning and an example. ")
 	case a.Words > 250:
 		fmt.Fprintf(&b, "At %d words the answer is long; lead with the main point and cut repetition. ", a.Words)
-		improvements = append(improvements, "Tighten the answer: main point first, then details")
+		w.improvement("Tighten the answer: main point first, then details", "")
 	}
 	if a.HasExample {
-		strengths = append(strengths, "Gave a concrete example")
+		w.strength("Gave a concrete example", a.quote(a.sentenceWith(exampleMarkers)))
 	} else {
 		b.WriteString("No concrete example was given. ")
-		improvements = append(improvements, "Illustrate with a concrete example from experience")
+		w.improvement("Illustrate with a concrete example from experience", "")
 	}
 	if a.StepMarkers >= 2 {
-		strengths = append(strengths, "Explained the reasoning in clear steps")
+		w.strength("Explained the reasoning in clear steps", "")
 	}
 	if a.HasNumber || a.Tools > 0 {
-		strengths = append(strengths, "Specific: named tools or gave numbers")
+		i := a.sentenceWith(toolNames)
+		if i < 0 {
+			i = slices.IndexFunc(a.sentTokens, func(st []string) bool {
+				return slices.ContainsFunc(st, func(t string) bool { return strings.ContainsAny(t, "0123456789") })
+			})
+		}
+		w.strength("Specific: named tools or gave numbers", a.quote(i))
 	} else {
-		improvements = append(improvements, "Name the tools you would use and give numbers where they matter")
+		w.improvement("Name the tools you would use and give numbers where they matter", "")
 	}
 	if a.HasTradeoff {
-		strengths = append(strengths, "Discussed trade-offs")
+		w.strength("Discussed trade-offs", a.quote(a.sentenceWith(tradeoffMarkers)))
 	} else {
 		b.WriteString("Trade-offs were not discussed. ")
-		improvements = append(improvements, "Discuss trade-offs and when you would choose differently")
+		w.improvement("Discuss trade-offs and when you would choose differently", "")
 	}
-	return strings.TrimSpace(b.String()), capList(strengths, 8), capList(improvements, 8)
+	w.text = strings.TrimSpace(b.String())
+	w.strengths = nonNil(capList(w.strengths, 8))
+	w.improvements = nonNil(capList(w.improvements, 8))
+	return w
 }
 
 func capList(l []string, n int) []string {

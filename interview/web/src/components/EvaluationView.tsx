@@ -1,6 +1,45 @@
-import type { Evaluation } from '../api';
+import type { Delivery, Evaluation, Evidence, Star } from '../api';
+
+/** Speaking pace a listener follows comfortably, in words per minute. */
+export const paceBand = { min: 120, max: 160 };
+
+/** How long a spoken answer should last, in seconds: a behavioural story
+ * (situation, task, action, result) needs more room than a technical point. */
+export function lengthBand(behavioural: boolean): { min: number; max: number } {
+  return behavioural ? { min: 45, max: 120 } : { min: 30, max: 120 };
+}
+
+export function duration(seconds: number): string {
+  const s = Math.round(seconds);
+  return s < 60 ? `${s} s` : `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+}
+
+/** Where a value lies against a band, in words for the page. */
+export function against(value: number, band: { min: number; max: number }, low: string, high: string): { ok: boolean; text: string } {
+  if (value < band.min) return { ok: false, text: low };
+  if (value > band.max) return { ok: false, text: high };
+  return { ok: true, text: 'within the target' };
+}
 
 export function EvaluationView({ evaluation: e }: { evaluation: Evaluation }) {
+  if (!e.scorable) {
+    return (
+      <div className="evaluation not-scorable">
+        <p className="verdict" role="status">
+          <strong>Not enough to score.</strong> This answer gets no score: there was nothing in it to judge.
+        </p>
+        {e.feedback && <p>{e.feedback}</p>}
+        {e.improvements.length > 0 && (
+          <ul>
+            {e.improvements.map((s, i) => (
+              <li key={i}>{s}</li>
+            ))}
+          </ul>
+        )}
+        {e.delivery && <DeliveryView delivery={e.delivery} behavioural={e.star !== null} />}
+      </div>
+    );
+  }
   return (
     <div className="evaluation">
       <dl className="scores">
@@ -18,26 +57,93 @@ export function EvaluationView({ evaluation: e }: { evaluation: Evaluation }) {
         </div>
       </dl>
       {e.feedback && <p>{e.feedback}</p>}
-      {e.strengths.length > 0 && (
-        <>
-          <h3>What went well</h3>
-          <ul>
-            {e.strengths.map((s, i) => (
-              <li key={i}>{s}</li>
-            ))}
-          </ul>
-        </>
-      )}
-      {e.improvements.length > 0 && (
-        <>
-          <h3>To improve</h3>
-          <ul>
-            {e.improvements.map((s, i) => (
-              <li key={i}>{s}</li>
-            ))}
-          </ul>
-        </>
-      )}
+      <PointList title="What went well" points={e.strengths} evidence={e.evidence} kind="strength" />
+      <PointList title="To improve" points={e.improvements} evidence={e.evidence} kind="improvement" />
+      {e.star && <StarView star={e.star} />}
+      {e.delivery && <DeliveryView delivery={e.delivery} behavioural={e.star !== null} />}
     </div>
+  );
+}
+
+function PointList({ title, points, evidence, kind }: { title: string; points: string[]; evidence: Evidence[]; kind: Evidence['kind'] }) {
+  if (points.length === 0) return null;
+  return (
+    <>
+      <h3>{title}</h3>
+      <ul className="points">
+        {points.map((p, i) => {
+          const quotes = evidence.filter((ev) => ev.kind === kind && ev.point === p);
+          return (
+            <li key={i}>
+              {p}
+              {quotes.map((q, j) => (
+                <blockquote key={j} className="quote">
+                  “{q.quote}”
+                </blockquote>
+              ))}
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
+
+const starParts: { key: keyof Star; label: string }[] = [
+  { key: 'situation', label: 'Situation' },
+  { key: 'task', label: 'Task' },
+  { key: 'action', label: 'Action' },
+  { key: 'result', label: 'Result' },
+];
+
+function StarView({ star }: { star: Star }) {
+  return (
+    <>
+      <h3>Story structure (STAR)</h3>
+      <ul className="star">
+        {starParts.map(({ key, label }) => (
+          <li key={key} className={star[key] ? 'found' : 'missing'}>
+            <span aria-hidden="true">{star[key] ? '✓' : '✗'}</span> {label}: {star[key] ? 'told' : 'missing'}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+function DeliveryView({ delivery: d, behavioural }: { delivery: Delivery; behavioural: boolean }) {
+  const pace = against(d.wordsPerMinute, paceBand, 'slower than the target', 'faster than the target');
+  const band = lengthBand(behavioural);
+  const length = against(d.seconds, band, 'shorter than the target', 'longer than the target');
+  return (
+    <>
+      <h3>Delivery</h3>
+      <dl className="delivery">
+        <div>
+          <dt>Duration</dt>
+          <dd>
+            {duration(d.seconds)}{' '}
+            <span className={length.ok ? 'band-in' : 'band-out'}>
+              ({length.text} of {duration(band.min)} to {duration(band.max)}
+              {behavioural ? ' for a story' : ''})
+            </span>
+          </dd>
+        </div>
+        <div>
+          <dt>Pace</dt>
+          <dd>
+            {d.wordsPerMinute} words per minute{' '}
+            <span className={pace.ok ? 'band-in' : 'band-out'}>
+              ({pace.text} of {paceBand.min} to {paceBand.max})
+            </span>
+          </dd>
+        </div>
+        <div>
+          <dt>Filler words</dt>
+          <dd>{d.fillers.length === 0 ? 'none found' : d.fillers.map((f) => `“${f.word}” ×${f.count}`).join(', ')}</dd>
+        </div>
+      </dl>
+      <p className="hint">Many speech-to-text systems leave out filler words such as “um”, “uh” or “you know”, so a transcript without them may not mean you said none.</p>
+    </>
   );
 }

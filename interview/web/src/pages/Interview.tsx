@@ -5,6 +5,7 @@ import { navigate } from '../router';
 import { exitFullscreen, useIntegrity, warningText } from '../anticheat';
 import { canRecord, startRecording, type Recording } from '../recorder';
 import { canSpeak, speechPlayer, useServerVoice } from '../speech/useSpeech';
+import { recognizerConstructor, startDictation, type Dictation } from '../speech/dictation';
 import { EvaluationView } from '../components/EvaluationView';
 
 interface Feedback {
@@ -20,6 +21,9 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
   const [answered, setAnswered] = useState(0);
   const [feedback, setFeedback] = useState<Feedback | null>(null);
   const [answer, setAnswer] = useState('');
+  // Seconds of speech behind the answer in the box (recorded or dictated);
+  // 0 for a typed answer. Sent so the evaluation can show the delivery.
+  const [spokenSeconds, setSpokenSeconds] = useState(0);
   const [submitting, setSubmitting] = useState(false);
   const [finishing, setFinishing] = useState(false);
   const [notice, setNotice] = useState('');
@@ -80,7 +84,7 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
     setError('');
     setNotice('');
     try {
-      const r = await api.answer(id, question.id, answer.trim());
+      const r = await api.answer(id, question.id, answer.trim(), spokenSeconds > 0 ? spokenSeconds : undefined);
       if (r.kind === 'already-evaluating') {
         setNotice(r.message);
         return;
@@ -89,12 +93,18 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
       setFeedback({ number, question, evaluation: r.evaluation });
       setAnswered(number);
       setAnswer('');
+      setSpokenSeconds(0);
       setQuestion(r.nextQuestion);
     } catch (err) {
       fail(err, 'Your answer could not be sent. It is still in the box; try again.');
     } finally {
       setSubmitting(false);
     }
+  }
+
+  function appendSpoken(text: string, seconds: number) {
+    setAnswer((a) => (a.trim() ? `${a.trim()} ${text}` : text));
+    if (seconds > 0) setSpokenSeconds((x) => x + seconds);
   }
 
   async function finish() {
@@ -160,9 +170,13 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
           <label htmlFor="answer">Your answer</label>
           <textarea id="answer" name="answer" rows={8} value={answer} onChange={(e) => setAnswer(e.target.value)} aria-describedby="answer-hint" />
           <p id="answer-hint" className="hint">
-            Type your answer{config.voice.transcribe ? ', or record it and edit the transcript' : ''}. Submitting sends it for evaluation.
+            Type your answer{config.voice.transcribe || recognizerConstructor() ? ', or speak it and edit the transcript' : ''}. Submitting sends it for evaluation.
           </p>
-          {config.voice.transcribe && <RecordButton onText={(t) => setAnswer((a) => (a.trim() ? `${a.trim()} ${t}` : t))} onError={setError} />}
+          {config.voice.transcribe ? (
+            <RecordButton onText={appendSpoken} onError={setError} />
+          ) : (
+            <DictateButton onText={(t) => appendSpoken(t, 0)} onSeconds={(s) => setSpokenSeconds((x) => x + s)} onError={setError} />
+          )}
           {notice && (
             <p className="info" role="status">
               {notice}
@@ -249,9 +263,10 @@ function ReadAloud({ text, config }: { text: string; config: Config }) {
   );
 }
 
-function RecordButton({ onText, onError }: { onText: (t: string) => void; onError: (m: string) => void }) {
+function RecordButton({ onText, onError }: { onText: (t: string, seconds: number) => void; onError: (m: string) => void }) {
   const [state, setState] = useState<'idle' | 'recording' | 'transcribing'>('idle');
   const rec = useRef<Recording | null>(null);
+  const startedAt = useRef(0);
   useEffect(() => () => rec.current?.cancel(), []);
   if (!canRecord()) return <p className="hint">Recording is not supported in this browser; type your answer instead.</p>;
 
@@ -259,6 +274,7 @@ function RecordButton({ onText, onError }: { onText: (t: string) => void; onErro
     if (state === 'idle') {
       try {
         rec.current = await startRecording();
+        startedAt.current = Date.now();
         setState('recording');
       } catch {
         onError('The microphone could not be used. Check the browser permission, or type your answer.');
@@ -269,9 +285,10 @@ function RecordButton({ onText, onError }: { onText: (t: string) => void; onErro
     setState('transcribing');
     try {
       const { blob, filename } = await rec.current.stop();
+      const seconds = (Date.now() - startedAt.current) / 1000;
       rec.current = null;
       const text = await api.transcribe(blob, filename);
-      if (text.trim()) onText(text.trim());
+      if (text.trim()) onText(text.trim(), seconds);
       else onError('No speech was recognised in the recording.');
     } catch (err) {
       onError(err instanceof ApiError ? err.message : 'The recording could not be transcribed.');
@@ -286,6 +303,54 @@ function RecordButton({ onText, onError }: { onText: (t: string) => void; onErro
         {state === 'idle' ? 'Record answer' : state === 'recording' ? 'Stop recording and transcribe' : 'Transcribing…'}
       </button>
       {state === 'recording' && <span role="status"> Recording… speak now.</span>}
+    </p>
+  );
+}
+
+// DictateButton offers the browser's own speech recognition when the server
+// has no speech-to-text; where the browser has none, there is no button.
+function DictateButton({ onText, onSeconds, onError }: { onText: (t: string) => void; onSeconds: (s: number) => void; onError: (m: string) => void }) {
+  const [listening, setListening] = useState(false);
+  const session = useRef<Dictation | null>(null);
+  useEffect(() => () => session.current?.cancel(), []);
+  const ctor = recognizerConstructor();
+  if (!ctor) return null;
+
+  function toggle() {
+    if (listening) {
+      session.current?.stop();
+      return;
+    }
+    try {
+      session.current = startDictation(
+        ctor!,
+        {
+          onText,
+          onEnd: (seconds) => {
+            session.current = null;
+            setListening(false);
+            onSeconds(seconds);
+          },
+          onError,
+        },
+        document.documentElement.lang || navigator.language || 'en-US',
+      );
+      setListening(true);
+    } catch {
+      onError("The browser's speech recognition could not start. Type your answer instead.");
+    }
+  }
+
+  return (
+    <p className="record dictate">
+      <button type="button" onClick={toggle} aria-pressed={listening} className={listening ? 'recording' : ''} aria-describedby="dictate-note">
+        {listening ? 'Stop dictating' : 'Dictate answer'}
+      </button>
+      {listening && <span role="status"> Listening… speak now.</span>}
+      <span id="dictate-note" className="hint">
+        {' '}
+        Uses your browser's speech recognition, which may send audio to the browser's vendor.
+      </span>
     </p>
   );
 }
