@@ -62,7 +62,7 @@ const (
 	// mark in the state adds: the writer asks something.
 	questionWeight = 0.5
 	// Temperatures divide the relevance (in [-1, 1]) before the softmax.
-	choiceTemperature = 0.17
+	choiceTemperature = 0.16
 	scoreTemperature  = 0.154
 	noulTemperature   = 0.17
 	// noulBias is subtracted from the yes-minus-no relevance: some

@@ -8,14 +8,20 @@ import "strings"
 // courier lost my parcel" would not point at deliveries nor "it crashes"
 // at bugs. Two words of one group count as related with similarity
 // linkSimilarity (the vectors may still say more). The groups are written
-// from the vocabulary of customer support and hiring, not from any labelled
-// item; they are deliberately few, and a word with several common senses
-// ("order", "code", "return") is left out rather than given one of them.
+// from the everyday vocabulary of customer support and hiring, and were
+// checked and extended on the dev split of judge/testdata/eval only, never
+// on held-out items. They are deliberately few, and a word with several
+// common senses ("order", "code", "account", "quit") is left out rather
+// than given one of them. docs/semantic.md says what they cost in honesty:
+// they cover the domains of the labelled decisions, so the figures there
+// overstate the engine on other topics.
 var related = [][]string{
 	// delivering goods
 	{"deliver", "delivery", "ship", "shipping", "shipment", "parcel", "package", "courier", "postman",
 		"mailman", "postal", "mail", "dispatch", "arrive", "arrival", "tracking", "carrier", "doorstep",
 		"customs", "warehouse", "transit", "mailbox"},
+	// sending goods back
+	{"return", "exchange", "replacement"},
 	// paying
 	{"pay", "payment", "charge", "bill", "billing", "invoice", "receipt", "fee",
 		"debit", "card", "bank", "transaction", "statement", "money", "tax", "vat",
@@ -38,10 +44,10 @@ var related = [][]string{
 	{"slow", "slowly", "lag", "laggy", "sluggish", "latency", "performance", "loading"},
 	// getting in
 	{"login", "logout", "signin", "password", "passwords", "username", "credential", "credentials",
-		"authentication", "authenticator", "verification", "verify", "locked", "lockout", "account",
+		"authentication", "authenticator", "verification", "verify", "locked", "lockout",
 		"profile", "otp", "captcha"},
 	// ending a service
-	{"cancel", "cancellation", "terminate", "termination", "discontinue", "unsubscribe", "quit"},
+	{"cancel", "cancellation", "terminate", "termination", "discontinue", "unsubscribe"},
 	// more of a service
 	{"upgrade", "bigger", "larger", "premium", "seat", "licence", "license", "enterprise", "expand"},
 	// working with people
@@ -49,7 +55,9 @@ var related = [][]string{
 		"disagreement", "argue", "leadership", "mentor", "feedback", "stakeholder"},
 	// programming
 	{"programming", "algorithm", "complexity", "recursion", "pointer", "mutex", "thread", "compiler",
-		"variable", "syntax", "keyword", "function", "language", "debugging"},
+		"variable", "syntax", "keyword", "function", "language", "debugging", "concurrency",
+		"polymorphism", "inheritance", "lambda", "iterator", "runtime", "array", "python", "java",
+		"javascript", "sql", "coding", "debugger", "hashing"},
 	// building large systems
 	{"architecture", "scale", "scaling", "scalable", "distributed", "replicate", "replication",
 		"shard", "sharding", "cluster", "storage", "throughput", "backend"},
