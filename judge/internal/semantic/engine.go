@@ -28,8 +28,9 @@ const (
 
 // Description is what /v1/models says of this engine.
 const Description = "Offline engine for use without a language-model key: compares the meaning of words " +
-	"with GloVe word vectors embedded in the judge, with negation, opposites and intensity words handled; " +
-	"word vectors, not a language model, and it does not understand sentences."
+	"with GloVe word vectors embedded in the judge and a small lexicon of support and hiring vocabulary, " +
+	"with negation, opposites and intensity words handled; word vectors, not a language model, and it does " +
+	"not understand sentences."
 
 // The constants below were chosen on judge/testdata/eval/dev.jsonl only
 // (the temperatures by a log-loss fit there); the held-out split measures
