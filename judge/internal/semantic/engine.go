@@ -28,8 +28,9 @@ const (
 
 // Description is what /v1/models says of this engine.
 const Description = "Offline engine for use without a language-model key: compares the meaning of words " +
-	"with GloVe word vectors embedded in the judge, with negation, opposites and intensity words handled; " +
-	"word vectors, not a language model, and it does not understand sentences."
+	"with GloVe word vectors embedded in the judge and a small lexicon of support and hiring vocabulary, " +
+	"with negation, opposites and intensity words handled; word vectors, not a language model, and it does " +
+	"not understand sentences."
 
 // The constants below were chosen on judge/testdata/eval/dev.jsonl only
 // (the temperatures by a log-loss fit there); the held-out split measures
@@ -39,6 +40,10 @@ const (
 	// after the common part is removed, loosely related words reach 0.2 to
 	// 0.3, so a match is scored by how far it rises above this.
 	floor = 0.3
+	// linkSimilarity is the similarity of two words of one related group
+	// (lexicon.go), on the scale where the same word is 1 and a cosine of
+	// 0.79 is 0.7.
+	linkSimilarity = 0.7
 	// stateShare is, for noul and score questions, the part of a
 	// candidate's relevance that comes from the state's side (how much of
 	// the state the candidate explains); the rest is the mean support of
@@ -49,23 +54,43 @@ const (
 	// mean support of its words. A mean alone favours options described in
 	// few words, which the state covers more easily.
 	bestShare = 0.8
+	// negatedMention is, for choice questions, how much a negated state
+	// word still speaks for an option about the same thing: "I can't log
+	// in" is about signing in, "the parcel never arrived" about deliveries.
+	// (An opposite still counts against: "don't renew" is for cancelling.)
+	negatedMention = 0.5
+	// questionWeight is the weight of the word "question" that a question
+	// mark in the state adds: the writer asks something.
+	questionWeight = 0.5
 	// Temperatures divide the relevance (in [-1, 1]) before the softmax.
-	choiceTemperature = 0.18
-	scoreTemperature  = 0.2
-	noulTemperature   = 0.18
+	choiceTemperature = 0.16
+	scoreTemperature  = 0.154
+	noulTemperature   = 0.17
 	// noulBias is subtracted from the yes-minus-no relevance: some
 	// similarity between a question and any text is normal, and only more
 	// than that is evidence for yes.
-	noulBias = 0.05
+	noulBias = 0.2
 	// polarWeight weighs, for score questions whose levels run from bad to
 	// good (or calm to furious), how far the text's polarity lies from each
 	// level's, in units of the levels' polarity range.
-	polarWeight = 5.0
+	polarWeight = 6.5
 	// polarMin is the polarity (cosine with the sentiment axis, centred)
 	// from which a word counts as evaluative.
 	polarMin = 0.1
 	// polarCentre is the sentiment-axis cosine of a typical neutral word.
 	polarCentre = 0.05
+	// severityWeight weighs, for score questions whose levels run from
+	// trivial to grave ("cosmetic" … "critical"), the text's mean position
+	// on the severity axis against each level's; severityCentre is the
+	// position of a typical report, and severitySpread the least spread of
+	// the levels on that axis for it to apply.
+	severityWeight = 26.0
+	severityCentre = -0.05
+	severitySpread = 0.3
+	// orderedMin is the least correlation of the levels' positions on an
+	// axis with their order for the axis to be used: the levels must run
+	// along it, not merely differ on it.
+	orderedMin = 0.8
 )
 
 // sentimentPairs span the axis from bad to good on which the engine reads
@@ -76,25 +101,63 @@ var sentimentPairs = [][2]string{
 	{"calm", "angry"}, {"nice", "nasty"}, {"satisfied", "unhappy"}, {"positive", "negative"},
 }
 
+// severityPairs span the axis from trivial to grave on which the engine
+// places a report and the levels of a severity scale, where the levels
+// themselves carry no sentiment.
+var severityPairs = [][2]string{
+	{"catastrophic", "trivial"}, {"severe", "mild"}, {"critical", "minor"}, {"serious", "slight"},
+	{"disaster", "nuisance"}, {"major", "minor"}, {"urgent", "cosmetic"}, {"massive", "tiny"},
+}
+
+// severity is the weighted mean position of the terms on the severity
+// axis.
+func (e *Engine) severity(ts []term) float64 {
+	var s, w float64
+	for _, t := range ts {
+		if t.unit != nil {
+			s += t.weight * dot(t.unit, e.sev)
+			w += t.weight
+		}
+	}
+	if w == 0 {
+		return 0
+	}
+	return s / w
+}
+
 // Engine answers requests from word vectors. Build it with New; it is safe
 // for concurrent use.
 type Engine struct {
-	vec  *wordvec.Table
-	axis []float32
+	vec *wordvec.Table
+	// axis runs from bad to good, sev from trivial to grave.
+	axis, sev []float32
 }
 
 // New returns an engine reading vec.
 func New(vec *wordvec.Table) (*Engine, error) {
-	e := &Engine{vec: vec}
+	axis, err := meanDifference(vec, sentimentPairs)
+	if err != nil {
+		return nil, err
+	}
+	sev, err := meanDifference(vec, severityPairs)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{vec: vec, axis: axis, sev: sev}, nil
+}
+
+// meanDifference is the unit vector along the sum of the differences of
+// the unit vectors of each pair.
+func meanDifference(vec *wordvec.Table, pairs [][2]string) ([]float32, error) {
 	axis := make([]float32, vec.Dims())
-	for _, p := range sentimentPairs {
-		good, ok1 := e.vec.Unit(p[0])
-		bad, ok2 := e.vec.Unit(p[1])
+	for _, p := range pairs {
+		a, ok1 := vec.Unit(p[0])
+		b, ok2 := vec.Unit(p[1])
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("semantic: no vector for %q or %q", p[0], p[1])
 		}
 		for i := range axis {
-			axis[i] += good[i] - bad[i]
+			axis[i] += a[i] - b[i]
 		}
 	}
 	n := float32(0)
@@ -105,8 +168,7 @@ func New(vec *wordvec.Table) (*Engine, error) {
 	for i := range axis {
 		axis[i] /= n
 	}
-	e.axis = axis
-	return e, nil
+	return axis, nil
 }
 
 // term is a content word ready to compare: its unit vector (nil when the
@@ -124,6 +186,8 @@ type term struct {
 	// opposites (see opposites).
 	lemma string
 	opps  []string
+	// groups are the bits of the related groups the word is in.
+	groups uint64
 }
 
 // opposes reports whether s is one of t's opposites.
@@ -148,13 +212,21 @@ func (e *Engine) terms(text string, drop map[string]bool) []term {
 			t.sign = -1
 		}
 		w, ok := known(e.vec, tk.word)
+		if !exactOnly[w] {
+			t.groups = groupsOf(tk.word)
+		}
 		if ok && !exactOnly[w] {
-			if base, yes := e.prefixedOpposite(w); yes {
+			// A word the related groups know as written ("unusable")
+			// keeps its own sense; only others are read as a negated base.
+			if base, yes := e.prefixedOpposite(w); yes && t.groups == 0 {
 				w = base
 				t.sign = -t.sign
 			}
 			t.word = w
 			t.unit, _ = e.vec.Unit(w)
+			if t.groups == 0 {
+				t.groups = groupsOf(w)
+			}
 		}
 		t.weight = e.vec.Weight(t.word) * tk.intensity
 		t.lemma = lemma(t.word)
@@ -163,8 +235,20 @@ func (e *Engine) terms(text string, drop map[string]bool) []term {
 			t.polarity = p * t.sign * tk.intensity
 		}
 		out = append(out, t)
+		if t.sign < 0 && failsWhenNegated[t.lemma] {
+			// "won't load", "doesn't work": something is broken.
+			out = append(out, e.implied("broken", t.weight))
+		}
 	}
 	return out
+}
+
+// implied is a term for a word the text means without saying it.
+func (e *Engine) implied(word string, weight float64) term {
+	t := term{word: word, sign: 1, weight: weight, lemma: lemma(word), groups: groupsOf(word)}
+	t.unit, _ = e.vec.Unit(word)
+	t.opps = opposites[t.lemma]
+	return t
 }
 
 // maxStateTerms bounds the work per question: every state term is compared
@@ -262,7 +346,14 @@ func dot(a, b []float32) float64 {
 // batch gives the same answer, and neither option order nor question names
 // matter.
 func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	state := distinct(e.terms(flatten(req.State), nil))
+	text := flatten(req.State)
+	st := e.terms(text, nil)
+	if strings.Contains(text, "?") {
+		// The writer asks something: "how do I…?" is a question whatever
+		// it is about.
+		st = append(st, e.implied("question", questionWeight))
+	}
+	state := distinct(st)
 	answers := make(map[string]systemone.Answer, len(req.Questions))
 	for name, q := range req.Questions {
 		if err := ctx.Err(); err != nil {
@@ -310,7 +401,7 @@ func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
 		yes = append(yes, e.terms(q.Noul.True, nil)...)
 		no = append(no, e.terms(q.Noul.False, nil)...)
 	}
-	ev := relevances(state, [][]term{yes, no})
+	ev := relevances(state, [][]term{yes, no}, false)
 	rel := []float64{ev[0].mixed(), ev[1].mixed()}
 	p := 1 / (1 + math.Exp(-(rel[0]-rel[1]-noulBias)/noulTemperature))
 	return []float64{p}
@@ -322,7 +413,7 @@ func (e *Engine) choiceWeights(state []term, q systemone.Question) []float64 {
 	for i, o := range q.Options {
 		cands[i] = e.terms(o.Name+".\n"+flatten(o.Description), nil)
 	}
-	ev := relevances(state, cands)
+	ev := relevances(state, cands, true)
 	rel := make([]float64, len(ev))
 	for i, x := range ev {
 		rel[i] = (bestShare*x.best + (1-bestShare)*x.mean) / choiceTemperature
@@ -342,24 +433,64 @@ func (e *Engine) scoreWeights(state []term, q systemone.Question) []float64 {
 		pols[i] = meanPolarity(cands[i])
 		lo, hi = math.Min(lo, pols[i]), math.Max(hi, pols[i])
 	}
-	ev := relevances(state, cands)
+	ev := relevances(state, cands, false)
 	rel := make([]float64, len(ev))
 	for i, x := range ev {
 		rel[i] = x.mixed()
 	}
 	logits := make([]float64, len(rel))
-	sp := meanPolarity(state)
 	for i := range rel {
 		logits[i] = rel[i] / scoreTemperature
-		// Levels that differ in polarity (from "very dissatisfied" to "very
-		// satisfied") are told apart by it, where vectors alone see the
-		// same topic in each.
-		if hi-lo >= polarMin {
+	}
+	// Levels that run along the sentiment axis (from "very dissatisfied" to
+	// "very satisfied") are told apart by the text's polarity, where
+	// vectors alone see the same topic in each.
+	sp := meanPolarity(state)
+	if hi-lo >= polarMin && math.Abs(ordered(pols)) >= orderedMin {
+		for i := range logits {
 			d := (sp - pols[i]) / (hi - lo)
 			logits[i] -= polarWeight * d * d
 		}
 	}
+	// Levels that run from trivial to grave ("cosmetic" … "critical") and
+	// carry no sentiment are told apart by the text's severity: the further
+	// the text lies toward grave, the more the graver levels gain.
+	sevs := make([]float64, len(cands))
+	slo, shi, smean := math.Inf(1), math.Inf(-1), 0.0
+	for i, c := range cands {
+		sevs[i] = e.severity(c)
+		slo, shi = math.Min(slo, sevs[i]), math.Max(shi, sevs[i])
+		smean += sevs[i] / float64(len(cands))
+	}
+	if shi-slo >= severitySpread && math.Abs(ordered(sevs)) >= orderedMin {
+		ss := e.severity(state) - severityCentre
+		for i := range logits {
+			logits[i] += severityWeight * ss * (sevs[i] - smean) / (shi - slo)
+		}
+	}
 	return softmax(logits)
+}
+
+// ordered is the correlation of the levels' positions on an axis with
+// their order: near 1 or -1 when the levels run along the axis.
+func ordered(xs []float64) float64 {
+	n := float64(len(xs))
+	var mx, my float64
+	for i, x := range xs {
+		mx += float64(i) / n
+		my += x / n
+	}
+	var sxy, sxx, syy float64
+	for i, x := range xs {
+		dx, dy := float64(i)-mx, x-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return 0
+	}
+	return sxy / math.Sqrt(sxx*syy)
 }
 
 // meanPolarity is the weight-averaged polarity of the evaluative terms, 0
@@ -399,8 +530,10 @@ type evidence struct {
 // mixed is the relevance of noul and score candidates.
 func (e evidence) mixed() float64 { return (1-stateShare)*e.mean + stateShare*e.side }
 
-// relevances weighs the evidence for each candidate.
-func relevances(state []term, cands [][]term) []evidence {
+// relevances weighs the evidence for each candidate. Topical (choice
+// questions) asks what the state is about, so a negated word still speaks
+// for a candidate about the same thing, at negatedMention.
+func relevances(state []term, cands [][]term, topical bool) []evidence {
 	df := map[string]float64{}
 	for _, c := range cands {
 		seen := map[string]bool{}
@@ -427,6 +560,9 @@ func relevances(state []term, cands [][]term) []evidence {
 			var sAff, sDeny float64
 			for j, t := range c {
 				v := match(s, t)
+				if topical && v < 0 && !t.opposes(s) {
+					v = -negatedMention * v
+				}
 				switch {
 				case v > 0:
 					aff[j] = math.Max(aff[j], v)
@@ -474,7 +610,9 @@ func match(s, t term) float64 {
 		return 0
 	}
 	agree := s.sign * t.sign
-	if s.polarity != 0 && t.polarity != 0 {
+	// Words of one related group mean the same thing, so their sense is
+	// their sign alone; polarity decides only between other words.
+	if s.polarity != 0 && t.polarity != 0 && s.groups&t.groups == 0 {
 		agree = math.Copysign(1, s.polarity*t.polarity)
 	}
 	return agree * sim
@@ -487,10 +625,14 @@ func similarity(a, b term) float64 {
 	if a.word == b.word {
 		return 1
 	}
-	if a.unit == nil || b.unit == nil {
-		return 0
+	sim := 0.0
+	if a.groups&b.groups != 0 {
+		sim = linkSimilarity
 	}
-	return math.Max(0, (dot(a.unit, b.unit)-floor)/(1-floor))
+	if a.unit == nil || b.unit == nil {
+		return sim
+	}
+	return math.Max(sim, (dot(a.unit, b.unit)-floor)/(1-floor))
 }
 
 func softmax(logits []float64) []float64 {

@@ -222,8 +222,10 @@ func TestIntensityLevelsOrdered(t *testing.T) {
 
 func TestNoEvidence(t *testing.T) {
 	a := one(t, "The weather is fine.", `{"type": "noul", "instructions": "Is the customer asking for a refund?"}`)
-	if p := *a.Noul; p >= 0.5 || p < 0.3 {
-		t.Errorf("noul with no evidence = %.3f, want a lean to no in [0.3, 0.5)", p)
+	// With no evidence the answer leans to no (noulBias: some similarity
+	// between a question and any text is normal), but is not a confident no.
+	if p := *a.Noul; p >= 0.5 || p < 0.15 {
+		t.Errorf("noul with no evidence = %.3f, want a lean to no in [0.15, 0.5)", p)
 	}
 	c := one(t, "Qwzx.", `{"type": "choice", "instructions": "x", "criteria": {"b": "refunds", "a": "crashes"}}`)
 	if c.Probabilities["a"] != 0.5 || *c.Confidence != 0 || c.Choice != "a" {

@@ -25,9 +25,10 @@ func (e engines) Ask(ctx context.Context, req systemone.Request) (*systemone.Res
 
 // On the held-out split, written in other words than the option texts and
 // never used to choose the engine's constants, the semantic engine must
-// beat the lexical one: choice accuracy and the quality of its choice
-// probabilities, yes/no ranking, score levels. The bounds leave room for
-// small changes of method; the figures are in docs/semantic.md.
+// beat the lexical one and meet the accuracy targets it was built for:
+// choice accuracy and the quality of its choice probabilities, yes/no
+// ranking, score levels. The bounds leave a few items of room (one choice
+// item is 2.2 points); the figures are in docs/semantic.md.
 func TestHeldOutBeatsLexical(t *testing.T) {
 	sem, err := semantic.New(wordvec.Default())
 	if err != nil {
@@ -51,15 +52,15 @@ func TestHeldOutBeatsLexical(t *testing.T) {
 	ss, ls := s.Types[systemone.TypeScore], l.Types[systemone.TypeScore]
 	t.Logf("choice accuracy %.3f vs %.3f, Brier %.3f vs %.3f; noul AUC %.3f vs %.3f; score MAE %.3f vs %.3f (middle %.3f)",
 		sc.Accuracy, lc.Accuracy, sc.Brier, lc.Brier, *sn.AUC, *ln.AUC, *ss.MAE, *ls.MAE, *ss.MAEMiddle)
-	if sc.Accuracy <= lc.Accuracy || sc.Brier > lc.Brier-0.1 {
-		t.Errorf("choice: accuracy %.3f (lexical %.3f), Brier %.3f (lexical %.3f): want a higher accuracy and a Brier score 0.1 lower",
+	if sc.Accuracy < 0.62 || sc.Accuracy <= lc.Accuracy || sc.Brier > lc.Brier-0.2 {
+		t.Errorf("choice: accuracy %.3f (lexical %.3f), Brier %.3f (lexical %.3f): want ≥ 0.62, above lexical, and a Brier score 0.2 lower",
 			sc.Accuracy, lc.Accuracy, sc.Brier, lc.Brier)
 	}
-	if *sn.AUC < 0.7 || *sn.AUC < *ln.AUC+0.15 {
-		t.Errorf("noul AUC %.3f, lexical %.3f: want ≥ 0.7 and 0.15 above lexical", *sn.AUC, *ln.AUC)
+	if *sn.AUC < 0.8 || *sn.AUC < *ln.AUC+0.2 {
+		t.Errorf("noul AUC %.3f, lexical %.3f: want ≥ 0.8 and 0.2 above lexical", *sn.AUC, *ln.AUC)
 	}
-	if *ss.MAE > *ss.MAEMiddle-0.15 || *ss.MAE >= *ls.MAE {
-		t.Errorf("score MAE %.3f, always-the-middle %.3f, lexical %.3f: want 0.15 below the middle and below lexical",
+	if *ss.MAE > *ss.MAEMiddle-0.3 || *ss.MAE >= *ls.MAE {
+		t.Errorf("score MAE %.3f, always-the-middle %.3f, lexical %.3f: want 0.3 below the middle and below lexical",
 			*ss.MAE, *ss.MAEMiddle, *ls.MAE)
 	}
 }

@@ -126,6 +126,31 @@ func lemma(w string) string {
 	return w
 }
 
+// phrases are two-word verbs of support tickets read as the one word they
+// mean; phraseEnd holds their second words.
+var phrases = map[string]string{
+	"log in": "login", "logged in": "login", "logging in": "login", "sign in": "login",
+	"signed in": "login", "signing in": "login", "log out": "logout", "logged out": "logout",
+	"sign up": "signup", "signed up": "signup",
+	"send back": "return", "sent back": "return", "sending back": "return", "ship back": "return",
+	"bring back": "return", "mail back": "return", "post back": "return",
+	"money back": "refund", "pay back": "refund", "paid back": "refund", "give back": "refund",
+	"gave back": "refund", "charge back": "chargeback",
+	"shut down": "close", "close down": "close", "opt out": "unsubscribe",
+	"stopped working": "broken", "stops working": "broken", "stop working": "broken",
+	"quit working": "broken", "stopped responding": "unresponsive", "stops responding": "unresponsive",
+	"set up": "setup", "show up": "arrive", "showed up": "arrive", "shown up": "arrive", "turned up": "arrive",
+}
+
+var phraseEnd = func() map[string]bool {
+	m := map[string]bool{}
+	for k := range phrases {
+		_, second, _ := strings.Cut(k, " ")
+		m[second] = true
+	}
+	return m
+}()
+
 // negPrefixes turn a word into its opposite when what follows is a word
 // of clear polarity: "unhappy" reads as "not happy", "dissatisfied" as
 // "not satisfied". Only polar bases count, so "display" never becomes
@@ -166,6 +191,13 @@ func tokens(text string, drop map[string]bool) []token {
 			negLeft = 0
 			boost = 1
 			return
+		case phraseEnd[w] && len(out) > 0 && out[len(out)-1].word == last:
+			// "log in", "send back": the two words say one thing that
+			// neither says alone.
+			if to, ok := phrases[last+" "+w]; ok {
+				out[len(out)-1].word = to
+				return
+			}
 		case w == "all" && last == "at" && negLeft > 0:
 			// "not at all happy", "not happy at all": the negation is
 			// emphatic.
