@@ -203,7 +203,7 @@ func TestAuthThrottleSetting(t *testing.T) {
 
 func TestVoiceSettings(t *testing.T) {
 	base := map[string]string{"DATABASE_URL": "postgres://x", "JWT_SECRET": strings.Repeat("s", 32),
-		"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_API_KEY": "llm-key"}
+		"LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_API_KEY": "llm-key", "LLM_MODEL": "m"}
 	with := func(extra map[string]string) map[string]string {
 		m := map[string]string{}
 		for k, v := range base {
