@@ -249,3 +249,21 @@ func TestModelsFileNameClash(t *testing.T) {
 		t.Fatalf("err %v, want the file and the entry named", err)
 	}
 }
+
+// The example in deploy/ is a file the judge accepts.
+func TestModelsExample(t *testing.T) {
+	ms, err := loadModels(filepath.Join("..", "..", "..", "deploy", "models.example.yaml"),
+		env(map[string]string{"PEER_JUDGE_KEY": "p", "LOCAL_LLM_KEY": "l", "OPENAI_API_KEY": "o"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, m := range ms {
+		for _, p := range m.Providers {
+			kinds = append(kinds, p.API)
+		}
+	}
+	if !slices.Equal(kinds, []string{apiSystemOne, apiChat, apiDecisions}) {
+		t.Errorf("the example shows %v; it should show every kind", kinds)
+	}
+}
