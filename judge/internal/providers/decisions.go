@@ -133,7 +133,10 @@ func (p *Decisions) params(state json.RawMessage, qs []systemone.Question) opena
 			choices := make([]openai.DecisionNewParamsQuestionChoiceChoice, len(q.Options))
 			for j, o := range q.Options {
 				choices[j].Value.OfString = openai.String(o.Name)
-				if d := strings.TrimSpace(systemone.ContentText(o.Description)); d != "" && d != "null" {
+				if len(o.Description) == 0 || string(o.Description) == "null" {
+					continue
+				}
+				if d := strings.TrimSpace(systemone.ContentText(o.Description)); d != "" {
 					choices[j].Description = openai.String(d)
 				}
 			}
@@ -222,7 +225,7 @@ func (p *Decisions) answer(q systemone.Question, a openai.DecisionAnswerUnion) (
 			return systemone.Answer{}, fmt.Errorf("probability %v is not a finite number ≥ 0", x)
 		}
 	}
-	return calibrated(p.s.Calibration, p.s.Model, DecisionsReadout, q, w)
+	return calibrated(q, w, p.s.temperature(DecisionsReadout, q))
 }
 
 // annotate names the question in the error of its answer.

@@ -75,10 +75,13 @@ func (s Settings) withDefaults() Settings {
 	if s.CallTimeout <= 0 {
 		s.CallTimeout = DefaultCallTimeout
 	}
-	if s.Calibration.Version == 0 {
-		s.Calibration.Version = calibrate.FileVersion
-	}
 	return s
+}
+
+// temperature is the calibration file's temperature for answers of this
+// upstream read as readout to questions like q; 1 changes nothing.
+func (s Settings) temperature(readout string, q systemone.Question) float64 {
+	return s.Calibration.Temperature(s.Model, readout, string(q.Type))
 }
 
 // gate bounds the calls in flight to one upstream. It never queues: a
@@ -123,11 +126,10 @@ func CallersFault(err error) bool {
 }
 
 // calibrated is the wire answer to q from w, one probability per outcome
-// of q (yes and no; each option in q's order; each level), scaled by the
-// temperature of the calibration file for model, readout and q's type:
-// the chat adapter's order of operations.
-func calibrated(cal calibrate.File, model, readout string, q systemone.Question, w []float64) (systemone.Answer, error) {
-	if t := cal.Temperature(model, readout, string(q.Type)); t != 1 {
+// of q (yes and no; each option in q's order; each level), scaled by
+// temperature t: the chat adapter's order of operations.
+func calibrated(q systemone.Question, w []float64, t float64) (systemone.Answer, error) {
+	if t != 1 {
 		w = calibrate.Scale(w, t)
 	}
 	return systemone.BuildAnswer(q, w)

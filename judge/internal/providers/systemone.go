@@ -75,12 +75,13 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		if err != nil {
 			return nil, invalid(p.s.Source, "the System One provider's answer to %q: %v", name, err)
 		}
-		if t := p.s.Calibration.Temperature(p.s.Model, SystemOneReadout, string(q.Type)); t == 1 {
+		t := p.s.temperature(SystemOneReadout, q)
+		if t == 1 {
 			// Uncalibrated, the service's answer is given as it came.
 			answers[name] = a
 			continue
 		}
-		if answers[name], err = calibrated(p.s.Calibration, p.s.Model, SystemOneReadout, q, w); err != nil {
+		if answers[name], err = calibrated(q, w, t); err != nil {
 			return nil, invalid(p.s.Source, "the System One provider's answer to %q: %v", name, err)
 		}
 	}
