@@ -355,6 +355,13 @@ func (a *Adapter) validate(ctx context.Context, req systemone.Request) error {
 // from logprobs to probabilities when the provider has none), then the
 // calibration temperature, then the answer mode.
 func (a *Adapter) answer(ctx context.Context, t *tally, state string, q systemone.Question) (systemone.Answer, error) {
+	// A choice's options are shown in their canonical order, a function
+	// of the set of options (systemone.CanonicalOptions), and every sum
+	// below runs in it: the same options listed in any order give the
+	// same answer to the last bit. The order is not alphabetical, so no
+	// name buys the first place; rotations rotate it to average out the
+	// bias a position still carries. Score levels keep their order.
+	q = q.Canonical()
 	r := a.readoutNow()
 	w, err := a.distribution(ctx, t, state, q, r)
 	if errors.Is(err, errNoLogprobs) {

@@ -105,9 +105,10 @@ func TestLogprobsNoul(t *testing.T) {
 
 func TestLogprobsChoice(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, c chatCall, n int) {
-		// Labels follow the option order: billing A, technical B, sales C.
-		// C is outside the window and gets min(smallest listed, unlisted mass).
-		writeLogprobs(w, top{"B", 0.7}, top{" A", 0.2}, top{"b", 0.05}, top{"Hello", 0.03})
+		// Labels follow the canonical order of the options. Sales is
+		// outside the window and gets min(smallest listed, unlisted mass).
+		tech, bill := c.labelOf("technical"), c.labelOf("billing")
+		writeLogprobs(w, top{tech, 0.7}, top{" " + bill, 0.2}, top{strings.ToLower(tech), 0.05}, top{"Hello", 0.03})
 	})
 	a := newTestAdapter(t, f)
 	resp := ask(t, a, request(map[string]systemone.Question{"team": choiceQ("billing", "technical", "sales")}))
@@ -123,8 +124,10 @@ func TestLogprobsChoice(t *testing.T) {
 		t.Fatalf("choice %q confidence %v", ans.Choice, *ans.Confidence)
 	}
 	c := f.recorded()[0]
-	if c.labelOf("billing") != "A" || c.labelOf("technical") != "B" || c.labelOf("sales") != "C" {
-		t.Fatalf("labels: %v", c.entries())
+	for i, o := range systemone.CanonicalOptions(choiceQ("billing", "technical", "sales").Options) {
+		if e := c.entries(); len(e) != 3 || e[i][0] != string(rune('A'+i)) || !strings.HasPrefix(e[i][1], o.Name+":") {
+			t.Fatalf("entries %v, want the options in canonical order labelled A, B, C", e)
+		}
 	}
 	if !strings.Contains(c.question(), "billing: handles billing issues") {
 		t.Fatalf("option description not given literally:\n%s", c.question())
@@ -170,11 +173,13 @@ func TestLogprobsTournament(t *testing.T) {
 	a := newTestAdapter(t, f)
 	resp := ask(t, a, request(map[string]systemone.Question{"pick": choiceQ(names...)}))
 	p := resp.Answers["pick"].Probabilities
+	// The groups cut the canonical order.
+	canon := systemone.CanonicalOptions(choiceQ(names...).Options)
 	want := map[string]float64{
-		"opt00": 0.5 * 0.6, "opt01": 0.5 * 0.4,
-		"opt15": 0.3 * 0.6, "opt16": 0.3 * 0.4,
-		"opt30": 0.2 * 0.6, "opt31": 0.2 * 0.4,
-		"opt02": 0, "opt44": 0,
+		canon[0].Name: 0.5 * 0.6, canon[1].Name: 0.5 * 0.4,
+		canon[15].Name: 0.3 * 0.6, canon[16].Name: 0.3 * 0.4,
+		canon[30].Name: 0.2 * 0.6, canon[31].Name: 0.2 * 0.4,
+		canon[2].Name: 0, canon[44].Name: 0,
 	}
 	for k, v := range want {
 		if !close9(p[k], v) {
@@ -194,7 +199,7 @@ func TestLogprobsTournament(t *testing.T) {
 	if maxShown.Load() > TopLogprobs {
 		t.Fatalf("a call showed %d labels, more than the window of %d", maxShown.Load(), TopLogprobs)
 	}
-	if resp.Answers["pick"].Choice != "opt00" {
+	if resp.Answers["pick"].Choice != canon[0].Name {
 		t.Fatalf("choice %q", resp.Answers["pick"].Choice)
 	}
 }

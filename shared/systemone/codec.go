@@ -17,9 +17,13 @@ import (
 // part of the meaning (option order in a prompt, order in a UI) and a Go map
 // would lose it.
 
+// DocumentField is the name an earlier draft of the System One API gave
+// state; a request may use either name, never both.
+const DocumentField = "document"
+
 // DecodeRequest decodes the body of POST /v1/systemone. Unknown top-level
 // fields are ignored, as lenient JSON APIs do; every value of a known field
-// must have its documented shape. Any problem is reported as a
+// must have its documented shape. State may come as document, its older name. Any problem is reported as a
 // *ValidationError naming the field path, with every problem found, not only
 // the first. Bounds (counts, lengths, tokens) are checked by Validate.
 func DecodeRequest(body []byte) (Request, error) {
@@ -39,7 +43,7 @@ func DecodeRequest(body []byte) (Request, error) {
 		seen[e.key] = true
 	}
 	for _, k := range dups {
-		if k == "model" || k == "state" || k == "questions" {
+		if k == "model" || k == "state" || k == DocumentField || k == "questions" {
 			v.add("field given more than once", "value_error", "body", k)
 		}
 	}
@@ -49,9 +53,13 @@ func DecodeRequest(body []byte) (Request, error) {
 			if err := json.Unmarshal(e.val, &req.Model); err != nil || kindOf(e.val) != kindString {
 				v.add("model must be a string", "string_type", "body", "model")
 			}
-		case "state":
+		case "state", DocumentField:
+			if e.key == DocumentField && seen["state"] {
+				v.add("document is the older name of state: give one of them, not both", "value_error", "body", DocumentField)
+				continue
+			}
 			if !isContent(e.val) {
-				v.add("state must be a JSON string, object or array", "value_error", "body", "state")
+				v.add(e.key+" must be a JSON string, object or array", "value_error", "body", e.key)
 				continue
 			}
 			req.State = compact(e.val)
@@ -62,7 +70,7 @@ func DecodeRequest(body []byte) (Request, error) {
 	if !seen["model"] {
 		v.add("field required", "missing", "body", "model")
 	}
-	if !seen["state"] {
+	if !seen["state"] && !seen[DocumentField] {
 		v.add("field required", "missing", "body", "state")
 	}
 	if !seen["questions"] {

@@ -143,6 +143,10 @@ func TestDecodeRequestShapes(t *testing.T) {
 		{"boolean as state", `{"model":"m","state":true,"questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.state", "value_error"},
 		{"null state", `{"model":"m","state":null,"questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.state", "value_error"},
 		{"missing state", `{"model":"m","questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.state", "missing"},
+		{"state and document", `{"model":"m","state":"s","document":"s","questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.document", "value_error"},
+		{"document before state", `{"model":"m","document":"s","state":"s","questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.document", "value_error"},
+		{"number as document", `{"model":"m","document":42,"questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.document", "value_error"},
+		{"document twice", `{"model":"m","document":"a","document":"b","questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.document", "value_error"},
 		{"missing model", `{"state":"s","questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.model", "missing"},
 		{"model not a string", `{"model":7,"state":"s","questions":{"q":{"type":"noul","instructions":"x"}}}`, "body.model", "string_type"},
 		{"questions an array", `{"model":"m","state":"s","questions":[]}`, "body.questions", "dict_type"},
@@ -173,6 +177,36 @@ func TestDecodeRequestShapes(t *testing.T) {
 			_, err := DecodeRequest([]byte(tt.body))
 			assertItem(t, err, tt.loc, tt.errType)
 		})
+	}
+}
+
+// An earlier draft of the API called state document; such a request
+// decodes to the same Request.
+func TestDecodeRequestDocumentAlias(t *testing.T) {
+	for _, state := range []string{`"My card was charged twice."`, `{"ticket":{"id":7,"text":"refund"}}`, `["a","b"]`} {
+		viaState, err := DecodeRequest([]byte(`{"model":"m","state":` + state + `,"questions":{"q":{"type":"noul","instructions":"x"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaDocument, err := DecodeRequest([]byte(`{"model":"m","document":` + state + `,"questions":{"q":{"type":"noul","instructions":"x"}}}`))
+		if err != nil {
+			t.Fatalf("document %s: %v", state, err)
+		}
+		if string(viaDocument.State) != string(viaState.State) || viaDocument.State == nil {
+			t.Errorf("document %s decoded to state %s, want %s", state, viaDocument.State, viaState.State)
+		}
+		if err := viaDocument.Validate(nil); err != nil {
+			t.Errorf("document %s: %v", state, err)
+		}
+	}
+	// Both names at once: one problem, on document, saying why.
+	_, err := DecodeRequest([]byte(`{"model":"m","state":"a","document":"a","questions":{"q":{"type":"noul","instructions":"x"}}}`))
+	var ve *ValidationError
+	if !errors.As(err, &ve) || len(ve.Items) != 1 {
+		t.Fatalf("err = %v, want one validation item", err)
+	}
+	if it := ve.Items[0]; strings.Join(it.Loc, ".") != "body.document" || !strings.Contains(it.Msg, "state") {
+		t.Errorf("item %+v, want loc body.document and a message naming state", it)
 	}
 }
 

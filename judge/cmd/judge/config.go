@@ -41,6 +41,15 @@ type config struct {
 	// LLM is the language-model endpoint (LLM_*). Not Configured means the
 	// offline engine only; Configured means valid, or loadConfig fails.
 	LLM chatmodel.Settings
+	// LLMAPI is what the LLM_* provider speaks (LLM_API): chat (the
+	// default), systemone (LLM_BASE_URL is the service's base address) or
+	// decisions.
+	LLMAPI string
+	// ModelsFile is JUDGE_MODELS_FILE; Models are its entries, read and
+	// checked once here, each provider's key read from the variable it
+	// names.
+	ModelsFile string
+	Models     []modelEntry
 	// Adapter shapes the language model's answers (JUDGE_LLM_*).
 	Adapter adapterConfig
 	// CalibrationFile is loaded at start-up (JUDGE_CALIBRATION_FILE); empty
@@ -76,6 +85,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 		RedisPrefix:     "judge:",
 		Prices:          map[string]float64{},
 		LLM:             chatmodel.FromEnv(getenv),
+		LLMAPI:          strings.TrimSpace(getenv("LLM_API")),
+		ModelsFile:      strings.TrimSpace(getenv("JUDGE_MODELS_FILE")),
 		CalibrationFile: strings.TrimSpace(getenv("JUDGE_CALIBRATION_FILE")),
 	}
 	if cfg.Addr == "" {
@@ -113,6 +124,18 @@ func loadConfig(getenv func(string) string) (config, error) {
 	// is wanted, and then every LLM_* setting must be right.
 	if cfg.LLM.Configured() {
 		if err := cfg.LLM.Validate(); err != nil {
+			return cfg, err
+		}
+	}
+	switch cfg.LLMAPI {
+	case "":
+		cfg.LLMAPI = apiChat
+	case apiChat, apiSystemOne, apiDecisions:
+	default:
+		return cfg, fmt.Errorf("LLM_API %q: want %s", cfg.LLMAPI, strings.Join(apis, ", "))
+	}
+	if cfg.ModelsFile != "" {
+		if cfg.Models, err = loadModels(cfg.ModelsFile, getenv); err != nil {
 			return cfg, err
 		}
 	}

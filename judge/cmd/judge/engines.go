@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/judgeworks/judge/internal/lexical"
+	"github.com/judgeworks/judge/internal/providers"
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/judge/internal/semantic"
 	"github.com/judgeworks/shared/calibrate"
@@ -16,9 +18,11 @@ import (
 
 // The judge's engines, side by side as systemone.Backends: the offline
 // engines, always there (judge/internal/lexical, word overlap, and
-// judge/internal/semantic, word vectors), and the chat adapter over the
-// configured language model (shared/chatadapter). They are wired here and
-// nowhere else.
+// judge/internal/semantic, word vectors); the model of the LLM_* settings
+// (llm-1.0), over a chat endpoint (shared/chatadapter) or, by LLM_API, a
+// System One or Decisions upstream (judge/internal/providers); and the
+// models of the models file, each a Fallback over its providers. They are
+// wired here and nowhere else.
 
 // newRegistry registers the engines under their model names and applies
 // the configured prices.
@@ -36,24 +40,21 @@ func newRegistry(cfg config, count systemone.TokenCounter, logger *slog.Logger) 
 	if err := addSemantic(reg); err != nil {
 		return nil, err
 	}
+	cal, err := loadCalibration(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.LLM.Configured() {
-		adapter, err := newAdapter(cfg, logger)
-		if err != nil {
+		if err := addLLM(reg, cfg, cal, logger); err != nil {
 			return nil, err
 		}
-		if err := reg.Add(registry.Model{
-			Name:            "llm-1.0",
-			Aliases:         []string{"llm-latest"},
-			Description:     "The configured OpenAI-compatible model (" + cfg.LLM.Model + "), read out as calibrated probabilities; answers name the upstream snapshot.",
-			ReleaseDate:     "2026-01-01",
-			Backend:         adapter,
-			NameFromBackend: true,
-		}); err != nil {
-			return nil, err
-		}
-		logger.Info("language model configured", "model", "llm-latest", "upstream", cfg.LLM.Model, "readout", adapter.Readout())
-	} else {
+	} else if len(cfg.Models) == 0 {
 		logger.Info("no LLM settings: answering with the offline engines", "model", semantic.Alias)
+	}
+	for i, m := range cfg.Models {
+		if err := addFileModel(reg, cfg, cal, m, logger); err != nil {
+			return nil, fmt.Errorf("JUDGE_MODELS_FILE %s: models[%d] (%s): %w", cfg.ModelsFile, i, m.Name, err)
+		}
 	}
 	for name, usd := range cfg.Prices {
 		if err := reg.SetPrice(name, usd); err != nil {
@@ -63,26 +64,134 @@ func newRegistry(cfg config, count systemone.TokenCounter, logger *slog.Logger) 
 	return reg, nil
 }
 
-// newAdapter builds the serving chat adapter: the configured provider, the
-// JUDGE_LLM_* settings, and the temperatures of the calibration file for
-// the configured model.
-func newAdapter(cfg config, logger *slog.Logger) (*chatadapter.Adapter, error) {
-	cal := calibrate.File{Version: calibrate.FileVersion}
-	if cfg.CalibrationFile != "" {
-		var err error
-		if cal, err = calibrate.Load(cfg.CalibrationFile); err != nil {
-			return nil, fmt.Errorf("JUDGE_CALIBRATION_FILE: %w", err)
+// loadCalibration reads the calibration file once for every engine that
+// applies temperatures; without one, nothing is scaled.
+func loadCalibration(cfg config, logger *slog.Logger) (calibrate.File, error) {
+	if cfg.CalibrationFile == "" {
+		return calibrate.File{Version: calibrate.FileVersion}, nil
+	}
+	cal, err := calibrate.Load(cfg.CalibrationFile)
+	if err != nil {
+		return cal, fmt.Errorf("JUDGE_CALIBRATION_FILE: %w", err)
+	}
+	upstream := map[string]bool{}
+	if cfg.LLM.Configured() {
+		upstream[cfg.LLM.Model] = true
+	}
+	for _, m := range cfg.Models {
+		for _, p := range m.Providers {
+			upstream[p.Model] = true
 		}
-		if m, ok := cal.Models[cfg.LLM.Model]; ok {
-			logger.Info("calibration loaded", "file", cfg.CalibrationFile, "model", cfg.LLM.Model,
+	}
+	for model := range upstream {
+		if m, ok := cal.Models[model]; ok {
+			logger.Info("calibration loaded", "file", cfg.CalibrationFile, "model", model,
 				"readout", m.Readout, "temperatures", m.Temperatures)
 		} else {
 			logger.Warn("the calibration file has no entry for this model; answers are uncalibrated",
-				"file", cfg.CalibrationFile, "model", cfg.LLM.Model)
+				"file", cfg.CalibrationFile, "model", model)
 		}
 	}
+	return cal, nil
+}
+
+// addLLM registers llm-1.0, the model of the LLM_* settings, speaking
+// LLM_API.
+func addLLM(reg *registry.Registry, cfg config, cal calibrate.File, logger *slog.Logger) error {
+	p := providerEntry{API: cfg.LLMAPI, BaseURL: cfg.LLM.BaseURL, APIKey: cfg.LLM.APIKey, APIKeyEnv: chatmodel.EnvAPIKey,
+		Model: cfg.LLM.Model, Source: "llm-1.0 (LLM_API=" + cfg.LLMAPI + ")"}
+	backend, err := newProvider(cfg, cal, p, logger)
+	if err != nil {
+		return err
+	}
+	description := map[string]string{
+		apiChat:      "The configured OpenAI-compatible model (" + cfg.LLM.Model + "), read out as calibrated probabilities; answers name the upstream snapshot.",
+		apiSystemOne: "The configured System One service's model (" + cfg.LLM.Model + "), calibrated; answers name the upstream version.",
+		apiDecisions: "The configured Decisions API model (" + cfg.LLM.Model + "), calibrated; answers name the upstream version.",
+	}[cfg.LLMAPI]
+	if cfg.LLMAPI != apiChat {
+		backend = providers.NewFallback([]providers.Provider{{Source: p.Source, Backend: backend}}, cfg.Adapter.Timeout, logger)
+	}
+	if err := reg.Add(registry.Model{
+		Name:            "llm-1.0",
+		Aliases:         []string{"llm-latest"},
+		Description:     description,
+		ReleaseDate:     "2026-01-01",
+		Backend:         backend,
+		NameFromBackend: true,
+	}); err != nil {
+		return err
+	}
+	attrs := []any{"model", "llm-latest", "api", cfg.LLMAPI, "upstream", cfg.LLM.Model}
+	if a, ok := backend.(*chatadapter.Adapter); ok {
+		attrs = append(attrs, "readout", a.Readout())
+	}
+	logger.Info("language model configured", attrs...)
+	return nil
+}
+
+// addFileModel registers one entry of the models file: a Fallback over
+// its providers, named by the upstream version that answered.
+func addFileModel(reg *registry.Registry, cfg config, cal calibrate.File, m modelEntry, logger *slog.Logger) error {
+	list := make([]providers.Provider, len(m.Providers))
+	summary := make([]string, len(m.Providers))
+	for i, p := range m.Providers {
+		b, err := newProvider(cfg, cal, p, logger)
+		if err != nil {
+			return err
+		}
+		list[i] = providers.Provider{Source: p.Source, Backend: b}
+		summary[i] = p.API + " " + p.Model
+	}
+	description := m.Description
+	if description == "" {
+		// Base URLs stay out: callers of /v1/models need not learn them.
+		description = "Upstream providers, tried in order: " + strings.Join(summary, ", ") + "."
+	}
+	model := registry.Model{
+		Name:            m.Name,
+		Aliases:         m.Aliases,
+		Description:     description,
+		ReleaseDate:     m.ReleaseDate,
+		Backend:         providers.NewFallback(list, cfg.Adapter.Timeout, logger),
+		NameFromBackend: true,
+	}
+	if m.PricePerMillion != nil {
+		model.PricePerMillion = *m.PricePerMillion
+	}
+	if err := reg.Add(model); err != nil {
+		return err
+	}
+	if m.PricePerMillion != nil && *m.PricePerMillion == 0 {
+		if err := reg.SetPrice(m.Name, 0); err != nil {
+			return err
+		}
+	}
+	logger.Info("model from the models file", "model", m.Name, "aliases", m.Aliases, "providers", summary)
+	return nil
+}
+
+// newProvider builds the engine for one upstream: the chat adapter with
+// the JUDGE_LLM_* settings, or a System One or Decisions provider whose
+// calls in flight and deadline follow the same settings (one call there
+// answers the whole request).
+func newProvider(cfg config, cal calibrate.File, p providerEntry, logger *slog.Logger) (systemone.Backend, error) {
+	s := providers.Settings{
+		BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, Source: p.Source, KeyEnv: p.APIKeyEnv,
+		MaxInFlight: cfg.Adapter.Concurrency,
+		// One call never outlasts the request's deadline, and leaves
+		// time for the next provider when it fails slowly.
+		CallTimeout: min(chatmodel.DefaultCallTimeout, cfg.Adapter.Timeout),
+		Calibration: cal,
+	}
+	switch p.API {
+	case apiSystemOne:
+		return providers.NewSystemOne(s), nil
+	case apiDecisions:
+		return providers.NewDecisions(s)
+	}
 	return chatadapter.New(append(cfg.adapterOptions(logger),
-		chatadapter.WithLLMSettings(cfg.LLM), chatadapter.WithCalibration(cal))...)
+		chatadapter.WithProvider(p.BaseURL, p.APIKey, p.Model), chatadapter.WithCalibration(cal))...)
 }
 
 // adapterOptions are the chat adapter's options from the JUDGE_LLM_*

@@ -11,7 +11,8 @@ import (
 )
 
 // MinKeyLength is the shortest bearer key a judge accepts once it can spend
-// money (a language model is configured) or runs in production.
+// money (a language model or a models file is configured) or runs in
+// production.
 const MinKeyLength = 32
 
 // limitsFromEnv reads the work limits, REDIS_URL, and the rule on key
@@ -43,7 +44,7 @@ func limitsFromEnv(getenv func(string) string, cfg *config) error {
 	if s := strings.TrimSpace(getenv("JUDGE_REDIS_PREFIX")); s != "" {
 		cfg.RedisPrefix = s
 	}
-	if cfg.LLM.Configured() || strings.EqualFold(strings.TrimSpace(getenv("APP_ENV")), "production") {
+	if cfg.LLM.Configured() || cfg.ModelsFile != "" || strings.EqualFold(strings.TrimSpace(getenv("APP_ENV")), "production") {
 		// Kept for serve, so that commands needing no keys (calibrate,
 		// healthcheck) still run.
 		cfg.WeakKeys = checkKeyStrength(getenv("JUDGE_API_KEYS"))
@@ -63,10 +64,10 @@ func checkKeyStrength(keys string) error {
 		secret, _, _ := strings.Cut(strings.TrimSpace(entry), ":")
 		secret = strings.TrimSpace(secret)
 		if secret == "dev-key" {
-			return fmt.Errorf("JUDGE_API_KEYS entry %d is the development key dev-key: with a language model configured or APP_ENV=production every key must be a random string of at least %d characters", i+1, MinKeyLength)
+			return fmt.Errorf("JUDGE_API_KEYS entry %d is the development key dev-key: with a language model or a models file configured or APP_ENV=production every key must be a random string of at least %d characters", i+1, MinKeyLength)
 		}
 		if len(secret) < MinKeyLength {
-			return fmt.Errorf("JUDGE_API_KEYS entry %d is shorter than %d characters: with a language model configured or APP_ENV=production every key must be at least %d characters", i+1, MinKeyLength, MinKeyLength)
+			return fmt.Errorf("JUDGE_API_KEYS entry %d is shorter than %d characters: with a language model or a models file configured or APP_ENV=production every key must be at least %d characters", i+1, MinKeyLength, MinKeyLength)
 		}
 	}
 	return nil

@@ -51,6 +51,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	case "healthcheck":
 		err = healthcheck(ctx, cfg)
 	case "calibrate":
+		if cfg.LLMAPI != apiChat {
+			logger.Error("judge calibrate fits the temperatures of a chat model: with LLM_API=" + cfg.LLMAPI +
+				" write the calibration file's entry by hand (see docs/judge.md, \"Providers\")")
+			return 2
+		}
 		err = evalset.Calibrate(ctx, args[1:], evalset.CalibrateConfig{
 			LLM: cfg.LLM, Adapter: cfg.adapterOptions(logger), File: cfg.CalibrationFile,
 		}, stdout)

@@ -1,0 +1,142 @@
+package providers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/shared/chatadapter"
+	"github.com/judgeworks/shared/chatmodel"
+	"github.com/judgeworks/shared/systemone"
+)
+
+// SystemOneReadout is the readout name under which the calibration file's
+// temperatures apply to a System One upstream's answers (an entry with no
+// readout applies to every readout).
+const SystemOneReadout = "systemone"
+
+// SystemOne forwards requests to a System One service with shared/systemone's
+// Client. It is safe for concurrent use.
+type SystemOne struct {
+	s      Settings
+	client *systemone.Client
+	gate   gate
+}
+
+var _ systemone.Backend = (*SystemOne)(nil)
+
+// NewSystemOne returns the provider for s. The client makes one attempt per
+// call: a retry is the next provider's job (Fallback), or the caller's,
+// told when by the 529's Retry-After.
+func NewSystemOne(s Settings) *SystemOne {
+	s = s.withDefaults()
+	client := systemone.NewClient(
+		systemone.WithBaseURL(s.BaseURL),
+		systemone.WithAPIKey(s.APIKey),
+		systemone.WithHTTPClient(&http.Client{Transport: chatmodel.Transport()}),
+		systemone.WithMaxAttempts(1),
+		systemone.WithAttemptTimeout(s.CallTimeout),
+	)
+	return &SystemOne{s: s, client: client, gate: newGate(s.MaxInFlight)}
+}
+
+// Ask sends req to the upstream under its model name, with each choice's
+// options in canonical order, and returns its answers calibrated. The
+// response's Model is the exact version the upstream reported.
+func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	if err := p.gate.enter(p.s.Source); err != nil {
+		return nil, err
+	}
+	defer p.gate.leave()
+	up := systemone.Request{Model: p.s.Model, State: req.State, Questions: make(map[string]systemone.Question, len(req.Questions))}
+	for name, q := range req.Questions {
+		up.Questions[name] = q.Canonical()
+	}
+	resp, err := p.client.Ask(ctx, up)
+	if err != nil {
+		return nil, p.failure(ctx, err)
+	}
+	answers := make(map[string]systemone.Answer, len(up.Questions))
+	names := make([]string, 0, len(up.Questions))
+	for name := range up.Questions {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the first problem reported is always the same one
+	for _, name := range names {
+		q := up.Questions[name]
+		a, ok := resp.Answers[name]
+		if !ok {
+			return nil, invalid(p.s.Source, "the System One provider left question %q unanswered", name)
+		}
+		w, err := weights(q, a)
+		if err != nil {
+			return nil, invalid(p.s.Source, "the System One provider's answer to %q: %v", name, err)
+		}
+		t := p.s.temperature(SystemOneReadout, q)
+		if t == 1 {
+			// Uncalibrated, the service's answer is given as it came.
+			answers[name] = a
+			continue
+		}
+		if answers[name], err = calibrated(q, w, t); err != nil {
+			return nil, invalid(p.s.Source, "the System One provider's answer to %q: %v", name, err)
+		}
+	}
+	model := resp.Model
+	if model == "" {
+		model = p.s.Model
+	}
+	return &systemone.Response{
+		Model:   model,
+		Answers: answers,
+		Usage:   systemone.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens},
+	}, nil
+}
+
+// failure says what the upstream's refusal means here. The request passed
+// this judge's validation, so most of its 4xx are about the settings; a
+// validation list (422) or a 413 is about what the caller asked, and goes
+// back to the caller as such. Statuses that mean busy or failing (429,
+// 5xx, no answer) stay *systemone.Error, which fault reads.
+func (p *SystemOne) failure(ctx context.Context, err error) error {
+	var e *systemone.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	if ctx.Err() != nil && e.Status == 0 {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return fmt.Errorf("request canceled: %w", ctx.Err())
+		}
+		return &chatadapter.OverloadedError{RetryAfter: chatadapter.DefaultOverloadRetryAfter, Err: ctx.Err(),
+			Message: p.s.Source + ": the System One provider did not answer within the request's deadline"}
+	}
+	misconfigured := func(setting, format string, args ...any) error {
+		return &chatadapter.MisconfiguredError{Setting: setting,
+			Message: fmt.Sprintf("%s: %s; check %s", p.s.Source, fmt.Sprintf(format, args...), setting)}
+	}
+	switch e.Status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return misconfigured(p.s.KeyEnv, "the System One provider refused the key (%d)", e.Status)
+	case http.StatusNotFound:
+		return misconfigured("the base URL", "the provider has no System One API under its base URL (404)")
+	case http.StatusBadRequest:
+		// Our body is well-formed by construction: the upstream refuses
+		// what it was told to use, most often an unknown model.
+		return misconfigured("the model", "the System One provider refused model %q (400: %s)", p.s.Model, e.Message)
+	case http.StatusRequestEntityTooLarge:
+		return fault.New(fault.TooLarge, "the upstream refused the request as too large: %s", e.Message)
+	case http.StatusUnprocessableEntity:
+		for _, it := range e.Detail {
+			if len(it.Loc) == 2 && it.Loc[1] == "model" {
+				return misconfigured("the model", "the System One provider refused model %q (422: %s)", p.s.Model, it.Msg)
+			}
+		}
+		if len(e.Detail) > 0 {
+			return &systemone.ValidationError{Items: e.Detail}
+		}
+	}
+	return e
+}
