@@ -80,9 +80,6 @@ const (
 	// round trip with room for a second request beside it.
 	DefaultUpstreamConcurrency = 256
 	DefaultUpstreamQueue       = 4096
-	// DefaultUpstreamMaxWait is the longest estimated wait for upstream
-	// slots a request is admitted with (JUDGE_LLM_MAX_WAIT).
-	DefaultUpstreamMaxWait = 2 * time.Second
 	DefaultRequestTimeout      = 60 * time.Second
 	DefaultFaultRetries        = 4
 	UpstreamBackoffBase        = 200 * time.Millisecond
@@ -90,6 +87,9 @@ const (
 	// DefaultOverloadRetryAfter is an OverloadedError's RetryAfter when
 	// the provider named no wait of its own.
 	DefaultOverloadRetryAfter = 2 * time.Second
+	// DefaultUpstreamMaxWait is the longest estimated wait for upstream
+	// slots a request is admitted with (JUDGE_LLM_MAX_WAIT).
+	DefaultUpstreamMaxWait = 2 * time.Second
 )
 
 type config struct {

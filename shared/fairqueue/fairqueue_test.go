@@ -15,7 +15,7 @@ import (
 // goroutines to read.
 type clock struct{ t atomic.Int64 }
 
-func (c *clock) now() time.Duration       { return time.Duration(c.t.Load()) }
+func (c *clock) now() time.Duration      { return time.Duration(c.t.Load()) }
 func (c *clock) advance(d time.Duration) { c.t.Add(int64(d)) }
 
 func newQueue(cfg Config) (*Queue, *clock) {
