@@ -264,8 +264,8 @@ func TestFairShareBetweenKeys(t *testing.T) {
 	}
 	stop()
 	wg.Wait()
-	t.Logf("light key: %d requests, p50 %v, max %v; flood: %v; model calls %d",
-		len(light), percentile(light, 0.5), percentile(light, 1), flood, model.calls.Load())
+	t.Logf("light key: %d requests, p50 %v, p99 %v, max %v; flood statuses %v; model calls %d",
+		len(light), percentile(light, 0.5), percentile(light, 0.99), percentile(light, 1), flood, model.calls.Load())
 	if len(light) < 2 {
 		t.Fatalf("only %d light requests in the window", len(light))
 	}
