@@ -179,7 +179,8 @@ func TestAdmissionIsFair(t *testing.T) {
 
 	// The light tenant has only flood's next call ahead: 2 completions, 1 s.
 	admit(t, q, "light", 1)
-	// With one call pending, its next has its own and two of flood's ahead.
+	// With one call pending, its next has its own and two of flood's
+	// ahead: 4 completions, 2 s, exactly the wait allowed.
 	admit(t, q, "light", 1)
 	if s := q.Stats(); s.Pending != 10 || s.Tenants != 2 {
 		t.Fatalf("pending %+v, want flood's 8 and light's 2", s)
