@@ -1,8 +1,9 @@
 // Package chatadapter answers System One requests with any
 // OpenAI-compatible chat model: the prompt (prompt.go), the readouts of
 // logprobs or stated probabilities and the tournament for large choices
-// (readout.go, adapter.go), the upstream limiter and queue (limit.go), and
-// the reply decoding (wire.go). Its Adapter is a systemone.Backend, so a Go
+// (readout.go, adapter.go), the upstream queue (limit.go, on
+// shared/fairqueue: admission, fair slots per tenant, the adaptive limit),
+// and the reply decoding (wire.go). Its Adapter is a systemone.Backend, so a Go
 // program can use it in place of systemone.Client; the judge serves it as
 // llm-latest beside its offline engine, judge/internal/lexical.
 //
@@ -30,7 +31,9 @@ import (
 
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/chatmodel"
+	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/tokens"
 )
 
 // Adapter answers System One requests with an OpenAI-compatible chat model,
@@ -38,7 +41,7 @@ import (
 type Adapter struct {
 	cfg    config
 	client openai.Client
-	limit  *limiter
+	queue  *fairqueue.Queue
 	// readouts remembers, per model, that the provider gave no logprobs,
 	// so auto mode stops asking for them.
 	readouts sync.Map // model name → readout
@@ -84,6 +87,9 @@ const (
 	// DefaultOverloadRetryAfter is an OverloadedError's RetryAfter when
 	// the provider named no wait of its own.
 	DefaultOverloadRetryAfter = 2 * time.Second
+	// DefaultUpstreamMaxWait is the longest estimated wait for upstream
+	// slots a request is admitted with (JUDGE_LLM_MAX_WAIT).
+	DefaultUpstreamMaxWait = 2 * time.Second
 )
 
 type config struct {
@@ -96,6 +102,7 @@ type config struct {
 	readout          ReadoutMode
 	concurrency      int
 	queue            int
+	maxWait          time.Duration
 	rotations        int
 	calibration      calibrate.File
 	requestTimeout   time.Duration
@@ -153,10 +160,19 @@ func WithReadout(m ReadoutMode) Option {
 }
 
 // WithUpstreamConcurrency sets the most chat calls in flight across all
-// requests and how many more may wait before new work is refused with an
+// requests and the most that may wait for a slot: a request whose calls
+// would take the waiting calls past queue is refused whole with an
 // OverloadedError.
 func WithUpstreamConcurrency(limit, queue int) Option {
 	return func(c *config) { c.concurrency, c.queue = max(limit, 1), max(queue, 0) }
+}
+
+// WithUpstreamMaxWait sets the longest estimated wait for upstream slots a
+// request is admitted with (default 2 s); a request that would wait longer
+// is refused at once with an OverloadedError, before any call. 0 admits
+// only requests whose calls can start at once.
+func WithUpstreamMaxWait(d time.Duration) Option {
+	return func(c *config) { c.maxWait = max(d, 0) }
 }
 
 // WithRotations evaluates choice and score questions under k rotations of
@@ -207,6 +223,7 @@ func New(opts ...Option) (*Adapter, error) {
 		readout:          ReadoutAuto,
 		concurrency:      DefaultUpstreamConcurrency,
 		queue:            DefaultUpstreamQueue,
+		maxWait:          DefaultUpstreamMaxWait,
 		rotations:        1,
 		calibration:      calibrate.File{Version: calibrate.FileVersion},
 		requestTimeout:   DefaultRequestTimeout,
@@ -238,7 +255,8 @@ func New(opts ...Option) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Adapter{cfg: cfg, client: client, limit: newLimiter(cfg.concurrency, cfg.queue)}, nil
+	return &Adapter{cfg: cfg, client: client, queue: fairqueue.New(fairqueue.Config{
+		Slots: cfg.concurrency, Queue: cfg.queue, MaxWait: cfg.maxWait})}, nil
 }
 
 // Model is the configured upstream model (LLM_MODEL).
@@ -261,32 +279,39 @@ func (a *Adapter) readoutNow() readout {
 	return readoutLogprobs
 }
 
-// tally sums what the provider reported over a request's calls.
-type tally struct {
+// job is what the calls of one request share: the state block every
+// prompt starts with, the request's admission to the upstream queue, and
+// the provider's figures summed over the calls.
+type job struct {
+	state         string
+	admitted      *fairqueue.Request
 	input, output atomic.Int64
 	mu            sync.Mutex
 	snapshot      string
 }
 
-func (t *tally) add(c *chatCompletion) {
-	t.input.Add(c.Usage.PromptTokens)
-	t.output.Add(c.Usage.CompletionTokens)
+func (j *job) add(c *chatCompletion) {
+	j.input.Add(c.Usage.PromptTokens)
+	j.output.Add(c.Usage.CompletionTokens)
 	if c.Model != "" {
-		t.mu.Lock()
-		if t.snapshot == "" {
-			t.snapshot = c.Model
+		j.mu.Lock()
+		if j.snapshot == "" {
+			j.snapshot = c.Model
 		}
-		t.mu.Unlock()
+		j.mu.Unlock()
 	}
 }
 
 // Ask answers every question of req with one chat call per question (more
 // for rotations and large choices), all in parallel under the adapter's
-// upstream limit. Response.Model is the model snapshot the provider
-// reported; Usage sums the provider's token counts, and Cost is left to
-// the caller's price table. A failure is an *OverloadedError,
-// *MisconfiguredError or *InvalidOutputError (errors.go), the request's
-// *systemone.ValidationError, or ctx's error.
+// upstream queue. The request is admitted to the queue whole or refused at
+// once, before any call (limit.go); the queue's tenant is the one ctx
+// names (fairqueue.WithTenant). Response.Model is the model snapshot the
+// provider reported; Usage sums the provider's token counts, and Cost is
+// left to the caller's price table. A failure is an *OverloadedError,
+// *MisconfiguredError or *InvalidOutputError (errors.go), a
+// *systemone.ValidationError (the request's, or one needing more calls
+// than the queue can ever hold), or ctx's error.
 func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	if err := a.validate(ctx, req); err != nil {
 		return nil, err
@@ -300,19 +325,48 @@ func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Re
 	if err != nil {
 		return nil, err
 	}
+	r := a.readoutNow()
+	type question struct {
+		name   string
+		q      systemone.Question
+		rounds [][]call
+	}
+	qs := make([]question, 0, len(req.Questions))
+	// A choice's options are shown in their canonical order, a function
+	// of the set of options (systemone.CanonicalOptions), and every sum
+	// runs in it: the same options listed in any order give the same
+	// answer to the last bit. The order is not alphabetical, so no name
+	// buys the first place; rotations rotate it to average out the bias a
+	// position still carries. Score levels keep their order.
+	for name, q := range req.Questions {
+		qs = append(qs, question{name: name, q: q.Canonical()})
+	}
+	calls := 0
+	for i := range qs {
+		qs[i].rounds = a.rounds(&qs[i].q, r)
+		for _, round := range qs[i].rounds {
+			calls += len(round)
+		}
+	}
+	admitted, err := a.admit(ctx, calls)
+	if err != nil {
+		return nil, err
+	}
+	defer admitted.Done()
+	j := &job{state: state, admitted: admitted}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		t        tally
 		mu       sync.Mutex
 		wg       sync.WaitGroup
 		firstErr error
 	)
-	answers := make(map[string]systemone.Answer, len(req.Questions))
-	for name, q := range req.Questions {
+	answers := make(map[string]systemone.Answer, len(qs))
+	for i := range qs {
 		wg.Go(func() {
-			ans, err := a.answer(ctx, &t, state, q)
+			q := &qs[i]
+			ans, err := a.answer(ctx, j, &q.q, q.rounds, r)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -324,23 +378,60 @@ func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Re
 				}
 				return
 			}
-			answers[name] = ans
+			answers[q.name] = ans
 		})
 	}
 	wg.Wait()
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	model := t.snapshot
+	model := j.snapshot
 	if model == "" {
 		model = a.cfg.llm.Model
 	}
 	return &systemone.Response{
 		Model:   model,
 		Answers: answers,
-		Usage:   systemone.Usage{InputTokens: int(t.input.Load()), OutputTokens: int(t.output.Load())},
+		Usage:   systemone.Usage{InputTokens: int(j.input.Load()), OutputTokens: int(j.output.Load())},
 	}, nil
 }
+
+// PlannedInputTokens is the input tokens Ask will send for req, for the
+// judge's token budget (the registry's Planner): for every upstream call,
+// the system message and the user message (state block, then question)
+// exactly as Ask builds them, counted with shared/tokens, rotations and
+// the tournament's group and final calls included. Retries are not
+// planned, since nothing says in advance whether there will be any: a
+// provider fault, a malformed reply and its correction, the second pass
+// of a provider found to give no logprobs. req must be valid.
+func (a *Adapter) PlannedInputTokens(req systemone.Request) int {
+	count := tokens.Default()
+	state, err := renderState(req.State)
+	if err != nil {
+		return req.CountTokens(count)
+	}
+	// Every call's messages start with the same system message and state
+	// block, and the tokenizer always ends a piece at the block's end (its
+	// last piece is ">\n\n", and the question starts with a letter), so
+	// the block is counted once and each call's question alone: a
+	// 30,000-token state is not tokenized again for every call.
+	perCall := systemPromptTokens() + count.Count(state)
+	r := a.readoutNow()
+	total := 0
+	for _, q := range req.Questions {
+		q = q.Canonical()
+		for _, round := range a.rounds(&q, r) {
+			for _, c := range round {
+				total += perCall + count.Count(c.prompt("", c.labels()))
+			}
+		}
+	}
+	return total
+}
+
+// systemPromptTokens is the system message's token count, the same for
+// every call.
+var systemPromptTokens = sync.OnceValue(func() int { return tokens.Default().Count(systemPrompt) })
 
 // validate checks req unless the caller marked it with systemone.Validated.
 // The error is the *systemone.ValidationError of Request.Validate.
@@ -353,17 +444,10 @@ func (a *Adapter) validate(ctx context.Context, req systemone.Request) error {
 
 // answer runs one question: its distribution over outcomes (falling back
 // from logprobs to probabilities when the provider has none), then the
-// calibration temperature, then the answer mode.
-func (a *Adapter) answer(ctx context.Context, t *tally, state string, q systemone.Question) (systemone.Answer, error) {
-	// A choice's options are shown in their canonical order, a function
-	// of the set of options (systemone.CanonicalOptions), and every sum
-	// below runs in it: the same options listed in any order give the
-	// same answer to the last bit. The order is not alphabetical, so no
-	// name buys the first place; rotations rotate it to average out the
-	// bias a position still carries. Score levels keep their order.
-	q = q.Canonical()
-	r := a.readoutNow()
-	w, err := a.distribution(ctx, t, state, q, r)
+// calibration temperature, then the answer mode. rounds are the question's
+// calls with readout r (see rounds).
+func (a *Adapter) answer(ctx context.Context, j *job, q *systemone.Question, rounds [][]call, r readout) (systemone.Answer, error) {
+	w, err := a.distribution(ctx, j, q, rounds)
 	if errors.Is(err, errNoLogprobs) {
 		if a.cfg.readout != ReadoutAuto {
 			return systemone.Answer{}, &MisconfiguredError{Setting: chatmodel.EnvModel,
@@ -373,7 +457,7 @@ func (a *Adapter) answer(ctx context.Context, t *tally, state string, q systemon
 			a.cfg.logger.Info("provider returns no logprobs; using the probabilities readout", "model", a.cfg.llm.Model)
 		}
 		r = readoutProbabilities
-		w, err = a.distribution(ctx, t, state, q, r)
+		w, err = a.distribution(ctx, j, q, a.rounds(q, r))
 	}
 	if err != nil {
 		return systemone.Answer{}, err
@@ -384,7 +468,7 @@ func (a *Adapter) answer(ctx context.Context, t *tally, state string, q systemon
 	if a.cfg.answerMode == AnswerDiscrete {
 		w = oneHot(w)
 	}
-	return systemone.BuildAnswer(q, w)
+	return systemone.BuildAnswer(*q, w)
 }
 
 func oneHot(w []float64) []float64 {
@@ -393,29 +477,73 @@ func oneHot(w []float64) []float64 {
 	return out
 }
 
-// distribution returns one probability per outcome of q (yes and no; each
-// option; each level), averaged over the rotations of the option order.
-func (a *Adapter) distribution(ctx context.Context, t *tally, state string, q systemone.Question, r readout) ([]float64, error) {
-	var n int
+// call is one upstream call, described but not yet built: the outcomes of
+// q it shows, in order, or for the final call of a tournament the groups
+// of options it shows. Its prompt is built only once the call has an
+// upstream slot, so the prompts of queued calls never sit in memory.
+type call struct {
+	q      *systemone.Question
+	order  []int
+	groups [][]int
+	r      readout
+}
+
+// outcomeCount is the number of outcomes of q: yes and no, the options or
+// the levels; 0 for an unknown type.
+func outcomeCount(q *systemone.Question) int {
 	switch q.Type {
 	case systemone.TypeNoul:
-		return a.ask(ctx, t, state, q, []int{0, 1}, r)
+		return 2
 	case systemone.TypeChoice:
-		n = len(q.Options)
+		return len(q.Options)
 	case systemone.TypeScore:
-		n = len(q.Levels)
-	default:
-		return nil, fmt.Errorf("unknown question type %q", q.Type)
+		return len(q.Levels)
+	}
+	return 0
+}
+
+// rounds lists the calls that answer q with readout r, one list per
+// rotation of the option order: one call, or for a choice larger than the
+// logprobs window the tournament's group calls and then its final call.
+// Ask makes exactly these calls (plus retries); its admission and
+// PlannedInputTokens count them.
+func (a *Adapter) rounds(q *systemone.Question, r readout) [][]call {
+	n := outcomeCount(q)
+	if q.Type == systemone.TypeNoul {
+		return [][]call{{{q: q, order: []int{0, 1}, r: r}}}
 	}
 	k := min(a.cfg.rotations, n)
+	out := make([][]call, k)
+	for i := range k {
+		order := rotation(n, i*n/k)
+		if r == readoutLogprobs && q.Type == systemone.TypeChoice && n > TopLogprobs {
+			groups := splitGroups(order, TopLogprobs)
+			calls := make([]call, 0, len(groups)+1)
+			for _, g := range groups {
+				calls = append(calls, call{q: q, order: g, r: r})
+			}
+			out[i] = append(calls, call{q: q, groups: groups, r: r})
+		} else {
+			out[i] = []call{{q: q, order: order, r: r}}
+		}
+	}
+	return out
+}
+
+// distribution returns one probability per outcome of q (yes and no; each
+// option; each level), averaged over the rotations of the option order.
+func (a *Adapter) distribution(ctx context.Context, j *job, q *systemone.Question, rounds [][]call) ([]float64, error) {
+	if len(rounds) == 0 {
+		return nil, fmt.Errorf("unknown question type %q", q.Type)
+	}
+	k := len(rounds)
 	runs := make([][]float64, k)
 	errs := make([]error, k)
 	run := func(i int) {
-		order := rotation(n, i*n/k)
-		if r == readoutLogprobs && q.Type == systemone.TypeChoice && n > TopLogprobs {
-			runs[i], errs[i] = a.tournament(ctx, t, state, q, order)
+		if calls := rounds[i]; len(calls) > 1 {
+			runs[i], errs[i] = a.tournament(ctx, j, q, calls)
 		} else {
-			runs[i], errs[i] = a.ask(ctx, t, state, q, order, r)
+			runs[i], errs[i] = a.ask(ctx, j, calls[0])
 		}
 	}
 	if k == 1 {
@@ -433,7 +561,7 @@ func (a *Adapter) distribution(ctx context.Context, t *tally, state string, q sy
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}
-	avg := make([]float64, n)
+	avg := make([]float64, outcomeCount(q))
 	for _, p := range runs {
 		for j, x := range p {
 			avg[j] += x / float64(k)
@@ -477,20 +605,22 @@ func firstError(errs []error) error {
 // all options. All g+1 calls are independent, so they run in parallel and
 // the choice costs one round trip and g+1 calls (255 options: 14 calls).
 // g ≤ 13 for the 255-option maximum, so one level of groups always fits
-// in the window.
-func (a *Adapter) tournament(ctx context.Context, t *tally, state string, q systemone.Question, order []int) ([]float64, error) {
-	groups := splitGroups(order, TopLogprobs)
+// in the window. calls are the group calls and then the final call, as
+// rounds lists them.
+func (a *Adapter) tournament(ctx context.Context, j *job, q *systemone.Question, calls []call) ([]float64, error) {
+	final := calls[len(calls)-1]
+	groups := final.groups
 	within := make([][]float64, len(groups))
-	errs := make([]error, len(groups)+1)
+	errs := make([]error, len(calls))
 	var between []float64
 	var wg sync.WaitGroup
-	for i, g := range groups {
+	for i, c := range calls[:len(groups)] {
 		wg.Go(func() {
-			within[i], errs[i] = a.ask(ctx, t, state, q, g, readoutLogprobs)
+			within[i], errs[i] = a.ask(ctx, j, c)
 		})
 	}
 	wg.Go(func() {
-		between, errs[len(groups)] = a.askGroups(ctx, t, state, q, groups)
+		between, errs[len(groups)] = a.read(ctx, j, final)
 	})
 	wg.Wait()
 	if err := firstError(errs); err != nil {
@@ -522,100 +652,114 @@ func splitGroups(order []int, size int) [][]int {
 	return groups
 }
 
-// ask makes one chat call showing the outcomes of q in order and returns
-// one probability per outcome of q (indexed like q's outcomes; outcomes
-// not shown get 0).
-func (a *Adapter) ask(ctx context.Context, t *tally, state string, q systemone.Question, order []int, r readout) ([]float64, error) {
-	var labels []string
-	heading := "Options:"
-	switch q.Type {
-	case systemone.TypeNoul:
-		labels = noulLabels
-	case systemone.TypeChoice:
-		labels = choiceLabels(len(order))
-	case systemone.TypeScore:
-		labels = levelLabels(len(order))
-		heading = "Levels, lowest first:"
-		if order[0] != 0 {
-			heading = "Levels (this list is in no particular order):"
-		}
-	}
-	entries := make([]shown, len(order))
-	for i, o := range order {
-		entries[i].label = labels[i]
-		switch q.Type {
-		case systemone.TypeChoice:
-			entries[i].text = optionText(q.Options[o])
-		case systemone.TypeScore:
-			entries[i].text = q.Levels[o]
-		}
-	}
-	p, err := a.read(ctx, t, questionPrompt(state, q, entries, heading, r), labels, r)
+// ask makes call c, which shows the outcomes of its question in c.order,
+// and returns one probability per outcome of the question (indexed like
+// its outcomes; outcomes not shown get 0).
+func (a *Adapter) ask(ctx context.Context, j *job, c call) ([]float64, error) {
+	p, err := a.read(ctx, j, c)
 	if err != nil {
 		return nil, err
 	}
-	n := 2
-	switch q.Type {
-	case systemone.TypeChoice:
-		n = len(q.Options)
-	case systemone.TypeScore:
-		n = len(q.Levels)
-	}
-	out := make([]float64, n)
-	for i, o := range order {
+	out := make([]float64, outcomeCount(c.q))
+	for i, o := range c.order {
 		out[o] = p[i]
 	}
 	return out, nil
 }
 
-// askGroups is the between-groups call of the tournament: each group is
-// one labeled entry listing its options.
-func (a *Adapter) askGroups(ctx context.Context, t *tally, state string, q systemone.Question, groups [][]int) ([]float64, error) {
-	labels := choiceLabels(len(groups))
-	entries := make([]shown, len(groups))
-	for i, g := range groups {
-		var b strings.Builder
-		b.WriteString("one of these options:")
-		for _, o := range g {
-			b.WriteString("\n   - ")
-			b.WriteString(optionText(q.Options[o]))
-		}
-		entries[i] = shown{label: labels[i], text: b.String()}
+// labels are the labels call c shows, one per entry.
+func (c call) labels() []string {
+	switch {
+	case c.groups != nil:
+		return choiceLabels(len(c.groups))
+	case c.q.Type == systemone.TypeNoul:
+		return noulLabels
+	case c.q.Type == systemone.TypeScore:
+		return levelLabels(len(c.order))
 	}
-	heading := "The options come in groups. Choose the group that contains the best option:"
-	return a.read(ctx, t, questionPrompt(state, q, entries, heading, readoutLogprobs), labels, readoutLogprobs)
+	return choiceLabels(len(c.order))
 }
 
-// read makes the chat call for one prompt and reads one probability per
-// label. A reply that breaks the format is retried up to the configured
-// number of times; for the probabilities readout the retry carries the
-// bad reply and a corrective message saying what was wrong.
-func (a *Adapter) read(ctx context.Context, t *tally, user string, labels []string, r readout) ([]float64, error) {
-	req := chatRequest{
-		Model:    a.cfg.llm.Model,
-		Messages: []chatMessage{{Role: "system", Content: systemPrompt}, {Role: "user", Content: user}},
+// prompt builds the user message of call c after the state block state
+// ("" gives the question part alone, which PlannedInputTokens counts).
+// The final call of a tournament shows each group as one labeled entry
+// listing its options.
+func (c call) prompt(state string, labels []string) string {
+	if c.groups != nil {
+		entries := make([]shown, len(c.groups))
+		for i, g := range c.groups {
+			var b strings.Builder
+			b.WriteString("one of these options:")
+			for _, o := range g {
+				b.WriteString("\n   - ")
+				b.WriteString(optionText(c.q.Options[o]))
+			}
+			entries[i] = shown{label: labels[i], text: b.String()}
+		}
+		heading := "The options come in groups. Choose the group that contains the best option:"
+		return questionPrompt(state, *c.q, entries, heading, readoutLogprobs)
 	}
-	if r == readoutLogprobs {
-		req.MaxTokens, req.Logprobs, req.TopLogprobs = 1, true, TopLogprobs
-	} else if a.cfg.structured {
-		req.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
-			Name: "probabilities", Strict: true, Schema: probabilitiesSchema(labels),
-		}}
+	heading := "Options:"
+	if c.q.Type == systemone.TypeScore {
+		heading = "Levels, lowest first:"
+		if c.order[0] != 0 {
+			heading = "Levels (this list is in no particular order):"
+		}
 	}
+	entries := make([]shown, len(c.order))
+	for i, o := range c.order {
+		entries[i].label = labels[i]
+		switch c.q.Type {
+		case systemone.TypeChoice:
+			entries[i].text = optionText(c.q.Options[o])
+		case systemone.TypeScore:
+			entries[i].text = c.q.Levels[o]
+		}
+	}
+	return questionPrompt(state, *c.q, entries, heading, c.r)
+}
+
+// read makes call c and reads one probability per label. A reply that
+// breaks the format is retried up to the configured number of times; for
+// the probabilities readout the retry carries the bad reply and a
+// corrective message saying what was wrong. The request body is built
+// each time the call gets an upstream slot, and dropped when the slot is
+// given back.
+func (a *Adapter) read(ctx context.Context, j *job, c call) ([]float64, error) {
+	labels := c.labels()
+	var corrections []chatMessage
+	body := func() ([]byte, error) {
+		req := chatRequest{
+			Model:    a.cfg.llm.Model,
+			Messages: make([]chatMessage, 2, 2+len(corrections)),
+		}
+		req.Messages[0] = chatMessage{Role: "system", Content: systemPrompt}
+		req.Messages[1] = chatMessage{Role: "user", Content: c.prompt(j.state, labels)}
+		req.Messages = append(req.Messages, corrections...)
+		if c.r == readoutLogprobs {
+			req.MaxTokens, req.Logprobs, req.TopLogprobs = 1, true, TopLogprobs
+		} else if a.cfg.structured {
+			req.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
+				Name: "probabilities", Strict: true, Schema: probabilitiesSchema(labels),
+			}}
+		}
+		return json.Marshal(&req)
+	}
+	r := c.r
 	for attempt := 0; ; attempt++ {
-		c, err := a.chat(ctx, &req, r)
+		reply, err := a.chat(ctx, j.admitted, body, r)
 		if err != nil {
 			return nil, err
 		}
-		t.add(c)
+		j.add(reply)
 		var content string
 		var p []float64
 		switch {
-		case len(c.Choices) == 0:
+		case len(reply.Choices) == 0:
 			err = malformed("the reply had no choices")
 		case r == readoutLogprobs:
-			content = c.Choices[0].Message.Content
-			lp := c.Choices[0].Logprobs
+			content = reply.Choices[0].Message.Content
+			lp := reply.Choices[0].Logprobs
 			if lp == nil || len(lp.Content) == 0 {
 				return nil, errNoLogprobs
 			}
@@ -624,11 +768,11 @@ func (a *Adapter) read(ctx context.Context, t *tally, user string, labels []stri
 				tops = []tokenLogprob{{Token: lp.Content[0].Token, Logprob: lp.Content[0].Logprob}}
 			}
 			p, err = readLogprobs(tops, labels)
-		case c.Choices[0].Message.Refusal != "":
-			content = c.Choices[0].Message.Refusal
+		case reply.Choices[0].Message.Refusal != "":
+			content = reply.Choices[0].Message.Refusal
 			err = malformed("the reply was a refusal instead of the JSON object")
 		default:
-			content = c.Choices[0].Message.Content
+			content = reply.Choices[0].Message.Content
 			p, err = parseProbabilities(content, labels, a.cfg.normalize)
 		}
 		if err == nil {
@@ -645,7 +789,7 @@ func (a *Adapter) read(ctx context.Context, t *tally, user string, labels []stri
 		}
 		a.cfg.logger.Warn("malformed model reply; retrying", "model", a.cfg.llm.Model, "readout", r, "reason", bad.reason)
 		if r == readoutProbabilities {
-			req.Messages = append(req.Messages,
+			corrections = append(corrections,
 				chatMessage{Role: "assistant", Content: trimReply(content)},
 				chatMessage{Role: "user", Content: correction(bad.reason, labels)})
 		}
@@ -658,34 +802,33 @@ func correction(reason string, labels []string) string {
 		strings.Join(labels, ", ") + ", each a number from 0 to 1, summing to 1, for example " + exampleObject(labels) + "."
 }
 
-// chat makes one chat call under the upstream limit, retrying provider
-// 429s, 5xx replies and timeouts with jittered exponential backoff (or the
-// provider's retry-after) while the request's deadline allows. A call the
-// budget cannot cover fails with an OverloadedError; a provider that
-// rejects the settings fails with a MisconfiguredError naming the setting.
-func (a *Adapter) chat(ctx context.Context, req *chatRequest, r readout) (*chatCompletion, error) {
-	body, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
+// chat makes one chat call in a slot of the request's admission to the
+// upstream queue, retrying provider 429s, 5xx replies and timeouts with
+// jittered exponential backoff (or the provider's retry-after) while the
+// request's deadline allows. body builds the request body once the call
+// has its slot, on every try. A call the budget cannot cover fails with an
+// OverloadedError; a provider that rejects the settings fails with a
+// MisconfiguredError naming the setting.
+func (a *Adapter) chat(ctx context.Context, admitted *fairqueue.Request, body func() ([]byte, error), r readout) (*chatCompletion, error) {
 	var last string
 	for attempt := 0; ; attempt++ {
-		if err := a.limit.acquire(ctx); err != nil {
-			if errors.Is(err, errQueueFull) {
-				_, inflight, queued := a.limit.state()
-				return nil, &OverloadedError{RetryAfter: DefaultOverloadRetryAfter,
-					Message: fmt.Sprintf("upstream saturated: %d calls in flight and %d queued", inflight, queued)}
-			}
+		slot, err := admitted.Acquire(ctx)
+		if err != nil {
 			return nil, a.budgetGone(ctx, last, 0)
+		}
+		b, err := body()
+		if err != nil {
+			slot.Release(fairqueue.Failed)
+			return nil, err
 		}
 		var c chatCompletion
 		var res *http.Response
-		err := a.client.Post(ctx, "chat/completions", json.RawMessage(body), &res)
+		err = a.client.Post(ctx, "chat/completions", json.RawMessage(b), &res)
 		if err == nil {
 			err = readReply(res, &c)
 		}
 		f := a.classify(ctx, err, r)
-		a.limit.release(f.outcome)
+		slot.Release(f.outcome)
 		if f.final {
 			if f.err != nil {
 				return nil, f.err
@@ -744,17 +887,17 @@ func (a *Adapter) backoff(attempt int) time.Duration {
 type fault struct {
 	final      bool // return err now (nil err: success)
 	err        error
-	outcome    callOutcome
+	outcome    fairqueue.Outcome
 	retryAfter time.Duration
 	reason     string // why a retry is needed, for logs and the final OverloadedError
 }
 
 func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 	if err == nil {
-		return fault{final: true, outcome: outcomeOK}
+		return fault{final: true, outcome: fairqueue.Answered}
 	}
 	misconfigured := func(setting, format string, args ...any) fault {
-		return fault{final: true, outcome: outcomeFailed, err: &MisconfiguredError{Setting: setting,
+		return fault{final: true, outcome: fairqueue.Failed, err: &MisconfiguredError{Setting: setting,
 			Message: fmt.Sprintf(format, args...) + "; check " + setting}}
 	}
 	var apiErr *openai.Error
@@ -763,13 +906,13 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 		msg := a.redact(apiErr.Message)
 		switch {
 		case status == http.StatusTooManyRequests:
-			f := fault{outcome: outcomeThrottled, reason: "provider 429"}
+			f := fault{outcome: fairqueue.Throttled, reason: "provider 429"}
 			if apiErr.Response != nil {
 				f.retryAfter, _ = systemone.RetryAfter(apiErr.Response.Header, time.Now())
 			}
 			return f
 		case status == http.StatusRequestTimeout || status >= 500:
-			f := fault{outcome: outcomeFailed, reason: fmt.Sprintf("provider %d", status)}
+			f := fault{outcome: fairqueue.Failed, reason: fmt.Sprintf("provider %d", status)}
 			if apiErr.Response != nil {
 				f.retryAfter, _ = systemone.RetryAfter(apiErr.Response.Header, time.Now())
 			}
@@ -783,21 +926,21 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 			}
 			return misconfigured(chatmodel.EnvBaseURL, "the provider has no chat completions endpoint under %s (404); the base URL must include /v1", chatmodel.EnvBaseURL)
 		case r == readoutLogprobs && strings.Contains(strings.ToLower(msg), "logprob"):
-			return fault{final: true, outcome: outcomeFailed, err: errNoLogprobs}
+			return fault{final: true, outcome: fairqueue.Failed, err: errNoLogprobs}
 		default:
 			return misconfigured(chatmodel.EnvModel, "the provider rejected the call (%d: %s)", status, msg)
 		}
 	}
 	if ctx.Err() != nil {
-		return fault{final: true, outcome: outcomeFailed, err: a.budgetGone(ctx, "timeout", 0)}
+		return fault{final: true, outcome: fairqueue.Failed, err: a.budgetGone(ctx, "timeout", 0)}
 	}
 	if chatmodel.IsUnreachable(err) {
 		return misconfigured(chatmodel.EnvBaseURL, "the provider at %s=%s cannot be reached", chatmodel.EnvBaseURL, a.cfg.llm.BaseURL)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fault{outcome: outcomeFailed, reason: "call timeout"}
+		return fault{outcome: fairqueue.Failed, reason: "call timeout"}
 	}
-	return fault{outcome: outcomeFailed, reason: a.redact(err.Error())}
+	return fault{outcome: fairqueue.Failed, reason: a.redact(err.Error())}
 }
 
 // redact removes the key from provider text that is about to be logged or

@@ -398,7 +398,7 @@ func Test429WithRetryAfterThenSuccess(t *testing.T) {
 		t.Fatalf("noul %v", *resp.Answers["angry"].Noul)
 	}
 	// Halved by the 429 (8 → 4), then +1 for the success.
-	if limit, _, _ := a.limit.state(); limit != 5 {
+	if limit := a.queue.Stats().Limit; limit != 5 {
 		t.Fatalf("limit %d, want 5", limit)
 	}
 }
@@ -554,26 +554,57 @@ func TestCallerGivesUp(t *testing.T) {
 	}
 }
 
+// A request whose calls would take the waiting calls past the queue is
+// refused whole and at once: no call of it reaches the provider, and the
+// calls already admitted are not disturbed.
 func TestQueueFullIsImmediateOverload(t *testing.T) {
 	release := make(chan struct{})
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, c chatCall, n int) {
 		<-release
 		writeLogprobs(w, top{"yes", 0.5}, top{"no", 0.5})
 	})
-	defer close(release)
-	a := newTestAdapter(t, f, WithUpstreamConcurrency(1, 1))
+	a := newTestAdapter(t, f, WithUpstreamConcurrency(1, 1), WithUpstreamMaxWait(time.Hour))
+	// Two questions fill the slot and the queue.
+	first := make(chan error, 1)
+	go func() {
+		_, err := a.Ask(context.Background(), request(map[string]systemone.Question{"q1": noulQ("one?"), "q2": noulQ("two?")}))
+		first <- err
+	}()
+	waitUntil(t, "the first call in flight", func() bool { return len(f.recorded()) == 1 })
+
 	start := time.Now()
-	// Three questions: one in flight, one queued, the third refused.
-	_, err := a.Ask(context.Background(), request(map[string]systemone.Question{
-		"q1": noulQ("one?"), "q2": noulQ("two?"), "q3": noulQ("three?"),
-	}))
+	_, err := a.Ask(context.Background(), request(map[string]systemone.Question{"q3": noulQ("three?")}))
 	e := asError[*OverloadedError](t, err)
-	if e.RetryAfter != DefaultOverloadRetryAfter || !strings.Contains(e.Message, "saturated") {
+	if e.RetryAfter <= 0 || !strings.Contains(e.Message, "saturated") {
 		t.Fatalf("error %+v", e)
 	}
 	// Waiting would mean until the test ends: a generous bound tells.
 	if d := time.Since(start); d > 20*time.Second {
 		t.Fatalf("refused after %v; a full queue must refuse at once", d)
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatalf("the admitted request: %v", err)
+	}
+	for _, c := range f.recorded() {
+		if strings.Contains(c.question(), "three?") {
+			t.Fatal("the refused request's call reached the provider")
+		}
+	}
+	if n := len(f.recorded()); n != 2 {
+		t.Fatalf("%d calls, want the admitted request's 2", n)
+	}
+}
+
+// waitUntil polls cond; the bound is for a busy machine.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -184,3 +184,21 @@ func BenchmarkAdapterInstant(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlannedInputTokens is the judge's token charge for a
+// 10-question request: every call's prompt built without its state and
+// counted (the state block once), as the API does before any call.
+func BenchmarkPlannedInputTokens(b *testing.B) {
+	a, err := New(WithProvider("http://127.0.0.1:1/v1", "bench-key", "bench-model"), WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := benchRequest(10)
+	a.PlannedInputTokens(req)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		a.PlannedInputTokens(req)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*10), "ns/question")
+}

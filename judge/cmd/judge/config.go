@@ -66,9 +66,12 @@ type adapterConfig struct {
 	// Rotations of the option order (JUDGE_LLM_ROTATIONS; 1 is off).
 	Rotations int
 	// Concurrency bounds the chat calls in flight (JUDGE_LLM_CONCURRENCY);
-	// Queue is how many more may wait before new work is refused with 529
-	// (JUDGE_LLM_QUEUE).
+	// Queue bounds the calls waiting for a slot: a request whose calls
+	// would take them past it is refused with 529 (JUDGE_LLM_QUEUE).
 	Concurrency, Queue int
+	// MaxWait is the longest estimated wait for upstream slots a request
+	// is admitted with; beyond it, 529 at once (JUDGE_LLM_MAX_WAIT).
+	MaxWait time.Duration
 	// Timeout bounds the model's work for one request (JUDGE_LLM_TIMEOUT).
 	Timeout time.Duration
 	// Structured asks for a strict JSON schema in the probabilities
@@ -151,6 +154,7 @@ func loadAdapterConfig(getenv func(string) string) (adapterConfig, error) {
 		Rotations:   1,
 		Concurrency: chatadapter.DefaultUpstreamConcurrency,
 		Queue:       chatadapter.DefaultUpstreamQueue,
+		MaxWait:     chatadapter.DefaultUpstreamMaxWait,
 		Timeout:     chatadapter.DefaultRequestTimeout,
 		Structured:  true,
 	}
@@ -171,6 +175,11 @@ func loadAdapterConfig(getenv func(string) string) (adapterConfig, error) {
 	}
 	if a.Queue, err = whole(getenv, "JUDGE_LLM_QUEUE", a.Queue, 0); err != nil {
 		return a, err
+	}
+	if v := strings.TrimSpace(getenv("JUDGE_LLM_MAX_WAIT")); v != "" {
+		if a.MaxWait, err = time.ParseDuration(v); err != nil || a.MaxWait < 0 {
+			return a, fmt.Errorf("JUDGE_LLM_MAX_WAIT %q: want a duration such as 2s (0: only what can start at once)", v)
+		}
 	}
 	if v := strings.TrimSpace(getenv("JUDGE_LLM_TIMEOUT")); v != "" {
 		if a.Timeout, err = time.ParseDuration(v); err != nil || a.Timeout <= 0 {

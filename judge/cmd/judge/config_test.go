@@ -21,7 +21,8 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	want := adapterConfig{Readout: chatadapter.ReadoutAuto, Rotations: 1, Concurrency: chatadapter.DefaultUpstreamConcurrency,
-		Queue: chatadapter.DefaultUpstreamQueue, Timeout: chatadapter.DefaultRequestTimeout, Structured: true}
+		Queue: chatadapter.DefaultUpstreamQueue, MaxWait: chatadapter.DefaultUpstreamMaxWait, Timeout: chatadapter.DefaultRequestTimeout,
+		Structured: true}
 	if cfg.Adapter != want || cfg.CalibrationFile != "" {
 		t.Errorf("adapter defaults: %+v, want %+v", cfg.Adapter, want)
 	}
@@ -29,7 +30,7 @@ func TestLoadConfig(t *testing.T) {
 		"JUDGE_ADDR": "127.0.0.1:9000", "JUDGE_API_KEYS": "a,b:local/lexical-latest", "JUDGE_RATE_LIMIT_RPM": "60",
 		"JUDGE_MODEL_PRICES": "local/lexical-1.0=0.1, llm-latest=2", "LLM_MODEL": "m", "LLM_BASE_URL": "http://localhost:8000/v1",
 		"LLM_API_KEY": "local", "JUDGE_CALIBRATION_FILE": " cal.json ", "JUDGE_LLM_READOUT": "probabilities", "JUDGE_LLM_ROTATIONS": "3",
-		"JUDGE_LLM_CONCURRENCY": "16", "JUDGE_LLM_QUEUE": "0", "JUDGE_LLM_TIMEOUT": "1500ms", "JUDGE_LLM_STRUCTURED_OUTPUTS": "false",
+		"JUDGE_LLM_CONCURRENCY": "16", "JUDGE_LLM_QUEUE": "0", "JUDGE_LLM_MAX_WAIT": "500ms", "JUDGE_LLM_TIMEOUT": "1500ms", "JUDGE_LLM_STRUCTURED_OUTPUTS": "false",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +40,7 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("set: %+v", cfg)
 	}
 	want = adapterConfig{Readout: chatadapter.ReadoutProbabilities, Rotations: 3, Concurrency: 16, Queue: 0,
-		Timeout: 1500 * time.Millisecond, Structured: false}
+		MaxWait: 500 * time.Millisecond, Timeout: 1500 * time.Millisecond, Structured: false}
 	if cfg.Adapter != want || cfg.CalibrationFile != "cal.json" {
 		t.Errorf("adapter: %+v %q, want %+v", cfg.Adapter, cfg.CalibrationFile, want)
 	}
@@ -71,6 +72,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{map[string]string{"JUDGE_LLM_ROTATIONS": "0"}, "JUDGE_LLM_ROTATIONS"},
 		{map[string]string{"JUDGE_LLM_CONCURRENCY": "x"}, "JUDGE_LLM_CONCURRENCY"},
 		{map[string]string{"JUDGE_LLM_QUEUE": "-1"}, "JUDGE_LLM_QUEUE"},
+		{map[string]string{"JUDGE_LLM_MAX_WAIT": "-1s"}, "JUDGE_LLM_MAX_WAIT"},
+		{map[string]string{"JUDGE_LLM_MAX_WAIT": "2"}, "JUDGE_LLM_MAX_WAIT"},
 		{map[string]string{"JUDGE_LLM_TIMEOUT": "0s"}, "JUDGE_LLM_TIMEOUT"},
 		{map[string]string{"JUDGE_LLM_TIMEOUT": "soon"}, "JUDGE_LLM_TIMEOUT"},
 		{map[string]string{"JUDGE_LLM_STRUCTURED_OUTPUTS": "maybe"}, "JUDGE_LLM_STRUCTURED_OUTPUTS"},

@@ -202,6 +202,7 @@ func (c config) adapterOptions(logger *slog.Logger) []chatadapter.Option {
 		chatadapter.WithReadout(c.Adapter.Readout),
 		chatadapter.WithRotations(c.Adapter.Rotations),
 		chatadapter.WithUpstreamConcurrency(c.Adapter.Concurrency, c.Adapter.Queue),
+		chatadapter.WithUpstreamMaxWait(c.Adapter.MaxWait),
 		// One call never outlasts the request's deadline.
 		chatadapter.WithUpstreamTimeouts(min(chatmodel.DefaultCallTimeout, c.Adapter.Timeout), c.Adapter.Timeout),
 		chatadapter.WithStructuredOutputs(c.Adapter.Structured),

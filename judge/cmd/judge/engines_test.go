@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"math"
@@ -12,13 +13,17 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/judgeworks/judge/internal/lexical"
 	"github.com/judgeworks/judge/internal/semantic"
 	"github.com/judgeworks/shared/calibrate"
+	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/tokens"
 )
 
 type byteCounter struct{}
@@ -129,5 +134,87 @@ func TestBadCalibrationFileStopsServe(t *testing.T) {
 	_, err = newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "JUDGE_CALIBRATION_FILE") {
 		t.Fatalf("err %v, want one naming JUDGE_CALIBRATION_FILE", err)
+	}
+}
+
+// The serving adapter is built with the queue settings: with its one slot
+// busy, JUDGE_LLM_MAX_WAIT=0 refuses a second request at once, and the
+// default 2 s admits it (one call ahead, estimated at 1 s before any has
+// been answered) to be answered once the slot is free. The registry charges
+// the adapter's plan: the system message and the state block included.
+func TestServeAppliesQueueSettings(t *testing.T) {
+	for _, tt := range []struct {
+		maxWait string
+		admit   bool
+	}{{"0s", false}, {"", true}} {
+		t.Run("max wait "+tt.maxWait, func(t *testing.T) {
+			release := make(chan struct{})
+			var calls atomic.Int32
+			answer := overconfident(t).Config.Handler
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				calls.Add(1)
+				<-release
+				answer.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			defer free()
+			cfg, err := loadConfig(env(map[string]string{"JUDGE_API_KEYS": "k", "LLM_BASE_URL": srv.URL + "/v1",
+				"LLM_API_KEY": "local", "LLM_MODEL": "fake", "JUDGE_LLM_CONCURRENCY": "1", "JUDGE_LLM_MAX_WAIT": tt.maxWait}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			reg, err := newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, _ := reg.Resolve("llm-latest")
+			req := systemone.Request{Model: "llm-latest", State: json.RawMessage(`"a ticket"`), Questions: map[string]systemone.Question{
+				"team": {Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`),
+					Options: []systemone.Option{{Name: "billing"}, {Name: "technical"}}},
+			}}
+			if planned, own := reg.PlannedInputTokens(m, req), req.CountTokens(tokens.Default()); planned < own+100 {
+				t.Fatalf("planned %d input tokens for a request of %d: the adapter's plan (system message, state block) was not charged", planned, own)
+			}
+			ask := func() chan error {
+				done := make(chan error, 1)
+				go func() { _, err := reg.Ask(context.Background(), m, req); done <- err }()
+				return done
+			}
+			first := ask()
+			for deadline := time.Now().Add(20 * time.Second); calls.Load() == 0; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the first call never reached the upstream")
+				}
+			}
+			second := ask()
+			if !tt.admit {
+				var overloaded *chatadapter.OverloadedError
+				if err := <-second; !errors.As(err, &overloaded) {
+					t.Fatalf("second request with no wait allowed: %v, want an overload", err)
+				}
+			} else {
+				// A refusal comes back in microseconds; an admitted request
+				// waits for the slot, which only the release frees.
+				select {
+				case err := <-second:
+					t.Fatalf("second request ended while the slot was held: %v", err)
+				case <-time.After(200 * time.Millisecond):
+				}
+			}
+			free()
+			if err := <-first; err != nil {
+				t.Fatal(err)
+			}
+			if tt.admit {
+				if err := <-second; err != nil {
+					t.Fatalf("admitted second request: %v", err)
+				}
+			}
+			if want := map[bool]int32{false: 1, true: 2}[tt.admit]; calls.Load() != want {
+				t.Fatalf("the upstream saw %d calls, want %d", calls.Load(), want)
+			}
+		})
 	}
 }

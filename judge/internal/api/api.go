@@ -22,6 +22,7 @@ import (
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/labstack/echo/v4"
@@ -218,6 +219,8 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return fault.New(fault.Unauthenticated, "unknown bearer key")
 		}
 		c.Set(keyCtx, key)
+		// The upstream queues share their slots fairly among keys.
+		c.SetRequest(c.Request().WithContext(fairqueue.WithTenant(c.Request().Context(), key.String())))
 		server.SetLogger(c, server.Logger(c).With("key", key.String()))
 		return next(c)
 	}
