@@ -82,7 +82,9 @@ func (instant) Summarize(context.Context, interviewer.Setup, []interviewer.Resul
 func (instant) FollowUp(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Question, bool, error) {
 	return interviewer.Question{}, false, nil
 }
-func (instant) Requirements(context.Context, interviewer.Setup) ([]string, error) { return []string{}, nil }
+func (instant) Requirements(context.Context, interviewer.Setup) ([]string, error) {
+	return []string{}, nil
+}
 
 func run(users int, duration time.Duration, questions int, conns int32, think time.Duration) error {
 	ctx := context.Background()

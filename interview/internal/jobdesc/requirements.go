@@ -14,24 +14,23 @@ import (
 const maxRequirementRunes = 100
 
 // Requirements reads the main requirements of a job description without a
-// model. Candidates are its bullet lines, whole, and the clauses of its
-// other lines (split at . ; : , ! and ?), each stripped of leading filler
-// ("You have experience with Spark" → "Spark"). Clauses with no content
-// word or more than 12 go. When more than MaxRequirements remain, the most
+// model. Candidates are its bullet lines, whole, when it has any (the
+// prose around them is mostly about the company); otherwise the clauses of
+// its lines (split at . ; : , ! and ?). Each is stripped of leading filler
+// ("You have experience with Spark" → "Spark"); those with no content word
+// or more than 12 go. When more than MaxRequirements remain, the most
 // specific are kept (the sum of the specificity of their three rarest
-// words, bullets first, since a bullet is a requirement written as one),
-// in the description's order. A description with no usable clause gives
-// its heaviest terms instead.
+// words), in the description's order. A description with no usable
+// candidate gives its heaviest terms instead.
 func Requirements(description string) []string {
 	type candidate struct {
-		text   string
-		score  float64
-		bullet bool
+		text  string
+		score float64
 	}
 	table := wordvec.Default()
 	var cands []candidate
 	seen := map[string]bool{}
-	add := func(raw string, bullet bool) {
+	add := func(raw string) {
 		text := trimFiller(raw)
 		words := contentWords(text)
 		if len(words) == 0 || len(words) > 12 {
@@ -52,18 +51,19 @@ func Requirements(description string) []string {
 		for _, s := range spec[:min(3, len(spec))] {
 			score += s
 		}
-		if bullet {
-			score += 3
-		}
-		cands = append(cands, candidate{text: clip(text), score: score, bullet: bullet})
+		cands = append(cands, candidate{text: clip(text), score: score})
 	}
-	for line := range strings.SplitSeq(description, "\n") {
+	lines := strings.Split(description, "\n")
+	for _, line := range lines {
 		if item, ok := bulletItem(line); ok {
-			add(item, true)
-			continue
+			add(item)
 		}
-		for clause := range strings.FieldsFuncSeq(line, func(r rune) bool { return strings.ContainsRune(".;:,!?", r) }) {
-			add(clause, false)
+	}
+	if len(seen) == 0 {
+		for _, line := range lines {
+			for clause := range strings.FieldsFuncSeq(line, func(r rune) bool { return strings.ContainsRune(".;:,!?", r) }) {
+				add(clause)
+			}
 		}
 	}
 	if len(cands) == 0 {

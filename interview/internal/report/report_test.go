@@ -68,7 +68,7 @@ func TestEachMainQuestionCountsOnceWithItsBest(t *testing.T) {
 	results := []interviewer.Result{
 		withRetry(main("q1", 40), 70), // the second try counts: 70
 		main("q2", 50),
-		followUp("q2-f1", "q2", 80), // the follow-up's evaluation of q2 counts: 80
+		followUp("q2-f1", "q2", 80),   // the follow-up's evaluation of q2 counts: 80
 		withRetry(main("q3", 60), 30), // the first answer counts: 60
 		main("q4", 55),
 		followUp("q4-f1", "q4", 55), // a tie: the main answer counts

@@ -9,24 +9,30 @@ import (
 	"github.com/judgeworks/interview/internal/jobdesc"
 )
 
-// Drawing questions from a job description: every bank question, of any
-// family, is ranked by how much of the description's key terms it speaks
-// to (jobdesc.Match of the terms by the question's text, key point labels
-// and keywords), nudged towards the chosen difficulty and the families the
-// role names.
+// Drawing questions from a job description. Every bank question is scored
+// by how much of the description's key terms it speaks to (jobdesc.Match
+// of the terms by the question's text, key point labels and keywords). A
+// family's nearness is the mean score of its best questions; the families
+// within jobFamilyShare of the nearest are the description's. Their
+// questions come first, the chosen difficulty first (then its neighbours,
+// as without a description), nearest first within each; every other
+// question follows, nearest first. So a frontend advertisement gets
+// frontend questions at the difficulty asked for, whatever the role says.
 const (
-	// jobTerms is how many of the description's heaviest words rank the
+	// jobTerms is how many of the description's heaviest words score the
 	// questions.
 	jobTerms = 25
-	// difficultyStep is subtracted per difficulty level away from the
-	// chosen one: a near question one level off still beats a far one.
-	difficultyStep = 0.04
+	// jobFamilyTop is how many of a family's best questions make its
+	// nearness.
+	jobFamilyTop = 5
+	// jobFamilyShare is how near a family must be, as a share of the
+	// nearest family's nearness, to be one of the description's.
+	jobFamilyShare = 0.8
 	// roleFamilyBonus is added to questions of the families the role
-	// names, which settles near ties ("testing" is in the QA family and in
-	// the frontend one).
+	// names, which settles near ties.
 	roleFamilyBonus = 0.03
-	// jobFirstChoices is how many of the nearest questions the first is
-	// drawn from.
+	// jobFirstChoices is how many of the first questions in order the
+	// first is drawn from.
 	jobFirstChoices = 3
 )
 
@@ -46,44 +52,75 @@ func (b *bank) jobTexts() map[*question]jobdesc.Text {
 	return out
 }
 
-// jobOrder lists every question of the bank, nearest to s's job
-// description first; ties go by id so the order is the same on every
-// replica.
+// jobOrder lists every question of the bank in the order a job
+// description draws them; ties go by id, so the order is the same on
+// every replica.
 func (iv *Interviewer) jobOrder(s interviewer.Setup) []*question {
 	terms := jobdesc.Terms(s.JobDescription+"\n"+s.Role, jobTerms)
-	texts := iv.texts()
-	fams, matched := iv.bank.resolveFamilies(s.Role)
-	level := map[string]int{"easy": 0, "medium": 1, "hard": 2}
-	want := level[normDifficulty(s.Difficulty)]
-	type ranked struct {
-		q     *question
-		score float64
-	}
-	all := make([]ranked, 0, len(texts))
-	for q, t := range texts {
-		score := jobdesc.Match(terms, t) - difficultyStep*float64(abs(level[q.Difficulty]-want))
-		if matched && slices.ContainsFunc(fams, func(f *family) bool { return f.ID == q.Family }) {
-			score += roleFamilyBonus
+	roleFams, matched := iv.bank.resolveFamilies(s.Role)
+	score := map[*question]float64{}
+	byFamily := map[string][]float64{}
+	for q, t := range iv.texts() {
+		v := jobdesc.Match(terms, t)
+		if matched && slices.ContainsFunc(roleFams, func(f *family) bool { return f.ID == q.Family }) {
+			v += roleFamilyBonus
 		}
-		all = append(all, ranked{q, score})
+		score[q] = v
+		byFamily[q.Family] = append(byFamily[q.Family], v)
 	}
-	slices.SortFunc(all, func(a, b ranked) int {
-		switch {
-		case a.score > b.score:
-			return -1
-		case a.score < b.score:
-			return 1
+	nearness := map[string]float64{}
+	best := 0.0
+	for f, scores := range byFamily {
+		slices.Sort(scores)
+		slices.Reverse(scores)
+		top := scores[:min(jobFamilyTop, len(scores))]
+		sum := 0.0
+		for _, v := range top {
+			sum += v
 		}
-		return strings.Compare(a.q.ID, b.q.ID)
-	})
-	out := make([]*question, len(all))
-	for i, r := range all {
-		out[i] = r.q
+		nearness[f] = sum / float64(len(top))
+		best = max(best, nearness[f])
 	}
-	return out
+	nearest := func(qs []*question) []*question {
+		slices.SortFunc(qs, func(a, b *question) int {
+			switch {
+			case score[a] > score[b]:
+				return -1
+			case score[a] < score[b]:
+				return 1
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+		return qs
+	}
+	var fams []*family
+	for _, f := range iv.bank.families {
+		if nearness[f.ID] >= jobFamilyShare*best {
+			fams = append(fams, f)
+		}
+	}
+	var out []*question
+	for _, d := range neighbours(normDifficulty(s.Difficulty)) {
+		out = append(out, nearest(poolOf(fams, d))...)
+	}
+	var rest []*question
+	for q := range score {
+		if !slices.Contains(fams, iv.bank.familyOf(q)) {
+			rest = append(rest, q)
+		}
+	}
+	return append(out, nearest(rest)...)
 }
 
-func abs(n int) int { return max(n, -n) }
+// familyOf returns q's family.
+func (b *bank) familyOf(q *question) *family {
+	for _, f := range b.families {
+		if f.ID == q.Family {
+			return f
+		}
+	}
+	return nil
+}
 
 // Requirements reads the description's main requirements with
 // jobdesc.Requirements: its bullet lines and clauses, or its key terms.
