@@ -130,7 +130,7 @@ function Progress({ items }: { items: HistoryItem[] }) {
               Practise this
             </a>{' '}
             <span className="hint">
-              A {weak.difficulty} {weak.role} interview with up to two follow-ups per question.
+              {weak.difficulty === 'easy' ? 'An' : 'A'} {weak.difficulty} {weak.role} interview with up to two follow-ups per question.
             </span>
           </p>
         </div>
