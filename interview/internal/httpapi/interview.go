@@ -171,7 +171,7 @@ func (a *API) get(c echo.Context) error {
 		Shared: iv.Shared, CreatedAt: iv.CreatedAt, CompletedAt: iv.CompletedAt,
 	}
 	if iv.Current != nil {
-		s.QuestionNumber = questionNumber(iv.Answered(), iv.Current.IsFollowUp())
+		s.QuestionNumber = questionNumber(iv.MainAnswers(), iv.Current.IsFollowUp())
 	}
 	return c.JSON(http.StatusOK, s)
 }

@@ -92,9 +92,9 @@ type Interview struct {
 	Shared bool
 }
 
-// Answered is how many main questions have been answered: follow-ups do
+// MainAnswers is how many main questions have been answered: follow-ups do
 // not count toward the total.
-func (iv Interview) Answered() int {
+func (iv Interview) MainAnswers() int {
 	n := 0
 	for _, r := range iv.Results {
 		if !r.Question.IsFollowUp() {
@@ -482,7 +482,7 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	if len(thread) < iv.Setup.FollowUps {
 		calls++ // the follow-up check
 	}
-	mains := iv.Answered()
+	mains := iv.MainAnswers()
 	if !iv.Current.IsFollowUp() {
 		mains++
 	}

@@ -274,3 +274,14 @@ func TestPronouns(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkJobOrder is the offline cost a job description adds to every
+// question asked: ranking the whole bank against it.
+func BenchmarkJobOrder(b *testing.B) {
+	iv := New()
+	s := interviewer.Setup{Role: "Software engineer", Difficulty: "medium", JobDescription: jobDescriptions[0].text}
+	iv.jobOrder(s) // prepares the bank's texts once
+	for b.Loop() {
+		iv.jobOrder(s)
+	}
+}
