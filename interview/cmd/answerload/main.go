@@ -79,6 +79,12 @@ func (instant) Next(_ context.Context, _ interviewer.Setup, done []interviewer.R
 func (instant) Summarize(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Summary, error) {
 	return interviewer.Summary{Feedback: "done"}, nil
 }
+func (instant) FollowUp(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Question, bool, error) {
+	return interviewer.Question{}, false, nil
+}
+func (instant) Requirements(context.Context, interviewer.Setup) ([]string, error) {
+	return []string{}, nil
+}
 
 func run(users int, duration time.Duration, questions int, conns int32, think time.Duration) error {
 	ctx := context.Background()

@@ -113,6 +113,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		Voice:          httpapi.Voice{Transcribe: transcribe, Speech: speech},
 		Throttle:       limits,
 		TrustedProxies: cfg.TrustedProxies,
+		SharedLookups:  throttle.NewLookups(pool, throttle.DefaultLookupRule, nil),
 	})
 	voice.NewHandler(vsvc, api.UserID).Register(e)
 	web.Register(e)

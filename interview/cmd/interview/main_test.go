@@ -123,7 +123,7 @@ func (s *service) must(method, path string, body any, want int) map[string]any {
 func (s *service) signUpAndStart(total int) (sid, qid string) {
 	s.t.Helper()
 	s.must("POST", "/api/auth/register", map[string]string{"fullName": "Bin", "email": "bin@example.com", "password": "binary password"}, 201)
-	st := s.must("POST", "/api/interview/start", map[string]any{"candidateName": "Bin", "role": "Backend engineer", "experience": "3 years", "difficulty": "easy", "totalQuestions": total}, 201)
+	st := s.must("POST", "/api/interview/start", map[string]any{"candidateName": "Bin", "role": "Backend engineer", "experience": "3 years", "difficulty": "easy", "totalQuestions": total, "followUps": 0}, 201)
 	return st["sessionId"].(string), st["question"].(map[string]any)["id"].(string)
 }
 
@@ -231,6 +231,7 @@ func (cs *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"evaluation": `{"score":72,"technicalAccuracy":75,"communication":65,"feedback":"Solid on token buckets.","strengths":["Named the token bucket"],"improvements":["Discuss shared state"],"scorable":true,"evidence":[],"star":{"situation":false,"task":false,"action":false,"result":false}}`,
 		"question":   `{"question":"How do you make a payment endpoint idempotent?"}`,
 		"summary":    `{"strengths":["Rate limiting"],"weaknesses":["Distributed state"],"suggestedTopics":["Idempotency keys"],"feedback":"A solid interview."}`,
+		"follow_up":  `{"ask":false,"question":""}`,
 	}
 	name := body.ResponseFormat.JSONSchema.Name
 	cs.mu.Lock()

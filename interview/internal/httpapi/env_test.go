@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,12 +52,16 @@ func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 // set, run inside the call so tests can hold an evaluation or a summary
 // open at a chosen moment.
 type fakeInterviewer struct {
-	opens, evals, nexts, summaries atomic.Int32
+	opens, evals, nexts, summaries, followUps, requirements atomic.Int32
 
 	mu         sync.Mutex
 	onEvaluate func(n int32, q interviewer.Question, answer string) error
 	onSummary  func(n int32) error
 	evaluated  []interviewer.Question
+	// answers are the answers evaluated, as the interviewer saw them.
+	answers []string
+	// summarized are the results the last summary was written from.
+	summarized []interviewer.Result
 }
 
 func (f *fakeInterviewer) Mode() string { return "fake" }
@@ -66,13 +72,14 @@ func (f *fakeInterviewer) Open(ctx context.Context, s interviewer.Setup) (interv
 }
 
 func question(n int) interviewer.Question {
-	return interviewer.Question{ID: fmt.Sprintf("q%d", n), Text: fmt.Sprintf("Stored question %d?", n)}
+	return interviewer.Question{ID: fmt.Sprintf("q%d", n), Text: fmt.Sprintf("Stored question %d?", n), Kind: interviewer.Main}
 }
 
 func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
 	n := f.evals.Add(1)
 	f.mu.Lock()
 	f.evaluated = append(f.evaluated, q)
+	f.answers = append(f.answers, answer)
 	hook := f.onEvaluate
 	f.mu.Unlock()
 	if hook != nil {
@@ -84,6 +91,9 @@ func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q i
 	// call returns nothing.
 	if err := ctx.Err(); err != nil {
 		return interviewer.Evaluation{}, err
+	}
+	if strings.Contains(answer, unscorableMarker) {
+		return interviewer.NotScorable("the answer does not address the question."), nil
 	}
 	// Scores derived from the answer length so averages are checkable.
 	score := min(len(answer), 100)
@@ -100,6 +110,7 @@ func (f *fakeInterviewer) Summarize(ctx context.Context, s interviewer.Setup, re
 	n := f.summaries.Add(1)
 	f.mu.Lock()
 	hook := f.onSummary
+	f.summarized = results
 	f.mu.Unlock()
 	if hook != nil {
 		if err := hook(n); err != nil {
@@ -108,6 +119,36 @@ func (f *fakeInterviewer) Summarize(ctx context.Context, s interviewer.Setup, re
 	}
 	return interviewer.Summary{Strengths: []string{"s"}, Weaknesses: []string{"w"}, SuggestedTopics: []string{"t"},
 		Feedback: fmt.Sprintf("summary of %d answers", len(results))}, nil
+}
+
+// gapMarker in an answer makes the fake interviewer find a gap in it and
+// ask a follow-up.
+const gapMarker = "[gap]"
+
+// unscorableMarker in an answer makes the fake interviewer find nothing to
+// score in it.
+const unscorableMarker = "[unscorable]"
+
+// FollowUp asks "Follow-up n on <main question id>?" when the thread's
+// last answer holds gapMarker.
+func (f *fakeInterviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread []interviewer.Result) (interviewer.Question, bool, error) {
+	f.followUps.Add(1)
+	if !strings.Contains(thread[len(thread)-1].Answer, gapMarker) {
+		return interviewer.Question{}, false, nil
+	}
+	return interviewer.Question{ID: "ignored", Text: fmt.Sprintf("Follow-up %d on %s?", len(thread), thread[0].Question.ID)}, true, nil
+}
+
+// Requirements are the description's lines that start with "- ".
+func (f *fakeInterviewer) Requirements(ctx context.Context, s interviewer.Setup) ([]string, error) {
+	f.requirements.Add(1)
+	var out []string
+	for line := range strings.SplitSeq(s.JobDescription, "\n") {
+		if r, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 type env struct {
@@ -304,12 +345,20 @@ type started struct {
 	Mode      string               `json:"mode"`
 }
 
+// start starts an interview of total questions without follow-ups.
 func (c *client) start(total int) started {
 	c.e.t.Helper()
+	return c.startWith(map[string]any{"totalQuestions": total, "followUps": 0})
+}
+
+// startWith starts an interview with the fields of extra over a default
+// setup.
+func (c *client) startWith(extra map[string]any) started {
+	c.e.t.Helper()
+	body := map[string]any{"candidateName": "Ada", "role": "Backend engineer", "experience": "5 years", "difficulty": "medium", "totalQuestions": 3}
+	maps.Copy(body, extra)
 	var s started
-	must(c.e.t, c.do("POST", "/api/interview/start", map[string]any{
-		"candidateName": "Ada", "role": "Backend engineer", "experience": "5 years", "difficulty": "medium", "totalQuestions": total,
-	}), http.StatusCreated).json(c.e.t, &s)
+	must(c.e.t, c.do("POST", "/api/interview/start", body), http.StatusCreated).json(c.e.t, &s)
 	return s
 }
 

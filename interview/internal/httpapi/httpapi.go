@@ -60,6 +60,9 @@ type Deps struct {
 	// TrustedProxies are the peers whose X-Forwarded-For is believed when
 	// naming a client's address; none: the peer's own address.
 	TrustedProxies []*net.IPNet
+	// SharedLookups limits the share links a client network opens that do
+	// not exist; nil turns the limit off.
+	SharedLookups *throttle.Lookups
 }
 
 // API holds the handlers.
@@ -96,7 +99,11 @@ func New(d Deps) (*echo.Echo, *API) {
 	api.GET("/interview/:id", a.get)
 	api.DELETE("/interview/:id", a.discard)
 	api.POST("/interview/answer", a.answer)
+	api.POST("/interview/retry", a.retry)
 	api.POST("/interview/finish", a.finish)
+	api.POST("/interview/:id/share", a.share)
+	api.DELETE("/interview/:id/share", a.unshare)
+	api.GET("/shared/:token", a.shared)
 	// Unknown API paths answer JSON, never the web client's HTML.
 	api.Any("/*", func(echo.Context) error { return echo.ErrNotFound })
 	return e, a

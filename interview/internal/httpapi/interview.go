@@ -13,6 +13,18 @@ import (
 	"github.com/judgeworks/interview/internal/report"
 )
 
+// startRequest is POST /api/interview/start. FollowUps is a pointer so
+// that an absent setting (the default) differs from 0 (none).
+type startRequest struct {
+	CandidateName  string `json:"candidateName"`
+	Role           string `json:"role"`
+	Experience     string `json:"experience"`
+	Difficulty     string `json:"difficulty"`
+	TotalQuestions int    `json:"totalQuestions"`
+	JobDescription string `json:"jobDescription"`
+	FollowUps      *int   `json:"followUps"`
+}
+
 type startResponse struct {
 	SessionID string               `json:"sessionId"`
 	Welcome   string               `json:"welcome"`
@@ -34,8 +46,34 @@ type answerResponse struct {
 	IsLastQuestion bool                   `json:"isLastQuestion"`
 }
 
+type retryResponse struct {
+	Evaluation    interviewer.Evaluation `json:"evaluation"`
+	PreviousScore int                    `json:"previousScore"`
+}
+
 type finishRequest struct {
 	SessionID string `json:"sessionId"`
+}
+
+type shareResponse struct {
+	Token string `json:"token"`
+	URL   string `json:"url"`
+}
+
+// sharedReport is GET /api/shared/:token: the report and the setup it was
+// taken with, nothing that names the account.
+type sharedReport struct {
+	report.Report
+	Interview sharedSetup `json:"interview"`
+}
+
+type sharedSetup struct {
+	CandidateName  string    `json:"candidateName"`
+	Role           string    `json:"role"`
+	Experience     string    `json:"experience"`
+	Difficulty     string    `json:"difficulty"`
+	TotalQuestions int       `json:"totalQuestions"`
+	CompletedAt    time.Time `json:"completedAt"`
 }
 
 // session is GET /api/interview/:id: everything the page needs to resume.
@@ -49,12 +87,19 @@ type session struct {
 	Experience      string                `json:"experience"`
 	Difficulty      string                `json:"difficulty"`
 	TotalQuestions  int                   `json:"totalQuestions"`
+	FollowUps       int                   `json:"followUps"`
+	Requirements    []string              `json:"requirements"`
 	CurrentQuestion *interviewer.Question `json:"currentQuestion"`
-	QuestionNumber  int                   `json:"questionNumber"`
-	QuestionResults []interviewer.Result  `json:"questionResults"`
-	Report          *report.Report        `json:"report"`
-	CreatedAt       time.Time             `json:"createdAt"`
-	CompletedAt     *time.Time            `json:"completedAt"`
+	// QuestionNumber is the main question being asked (for a follow-up,
+	// its main question's); 0 when none is.
+	QuestionNumber  int                  `json:"questionNumber"`
+	QuestionResults []interviewer.Result `json:"questionResults"`
+	Report          *report.Report       `json:"report"`
+	// Shared says a link to the report exists (its token cannot be shown
+	// again: only its digest is kept).
+	Shared      bool       `json:"shared"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	CompletedAt *time.Time `json:"completedAt"`
 }
 
 type historyItem struct {
@@ -72,7 +117,8 @@ type historyItem struct {
 }
 
 // activeItem is one entry of GET /api/interview/active. questionNumber is
-// the question being asked, as in the session; 0 once all are answered.
+// the main question being asked, as in the session; 0 once all are
+// answered. followUp says the question being asked is a follow-up of it.
 type activeItem struct {
 	ID                string    `json:"_id"`
 	CandidateName     string    `json:"candidateName"`
@@ -81,6 +127,7 @@ type activeItem struct {
 	Difficulty        string    `json:"difficulty"`
 	TotalQuestions    int       `json:"totalQuestions"`
 	QuestionNumber    int       `json:"questionNumber"`
+	FollowUp          bool      `json:"followUp"`
 	AnsweredQuestions int       `json:"answeredQuestions"`
 	CreatedAt         time.Time `json:"createdAt"`
 }
@@ -90,9 +137,16 @@ func (a *API) start(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var setup interviewer.Setup
-	if err := readJSON(c, &setup); err != nil {
+	var req startRequest
+	if err := readJSON(c, &req); err != nil {
 		return err
+	}
+	setup := interviewer.Setup{
+		CandidateName: req.CandidateName, Role: req.Role, Experience: req.Experience, Difficulty: req.Difficulty,
+		TotalQuestions: req.TotalQuestions, JobDescription: req.JobDescription, FollowUps: interviews.DefaultFollowUps,
+	}
+	if req.FollowUps != nil {
+		setup.FollowUps = *req.FollowUps
 	}
 	st, err := a.d.Interviews.Start(c.Request().Context(), uid, setup)
 	if err != nil {
@@ -114,13 +168,23 @@ func (a *API) get(c echo.Context) error {
 		SessionID: iv.ID, ID: iv.ID, Status: iv.Status, Mode: a.d.Interviews.Mode(),
 		CandidateName: iv.Setup.CandidateName, Role: iv.Setup.Role, Experience: iv.Setup.Experience,
 		Difficulty: iv.Setup.Difficulty, TotalQuestions: iv.Setup.TotalQuestions,
+		FollowUps: iv.Setup.FollowUps, Requirements: iv.Requirements,
 		CurrentQuestion: iv.Current, QuestionResults: iv.Results, Report: iv.Report,
-		CreatedAt: iv.CreatedAt, CompletedAt: iv.CompletedAt,
+		Shared: iv.Shared, CreatedAt: iv.CreatedAt, CompletedAt: iv.CompletedAt,
 	}
 	if iv.Current != nil {
-		s.QuestionNumber = len(iv.Results) + 1
+		s.QuestionNumber = questionNumber(iv.MainAnswers(), iv.Current.IsFollowUp())
 	}
 	return c.JSON(http.StatusOK, s)
+}
+
+// questionNumber is the number of the main question being asked after
+// answered main questions: the next one, or for a follow-up the last one.
+func questionNumber(answered int, followUp bool) int {
+	if followUp {
+		return answered
+	}
+	return answered + 1
 }
 
 func (a *API) answer(c echo.Context) error {
@@ -137,6 +201,22 @@ func (a *API) answer(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, answerResponse{Evaluation: res.Evaluation, NextQuestion: res.Next, IsLastQuestion: res.Next == nil})
+}
+
+func (a *API) retry(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	var req answerRequest
+	if err := readJSON(c, &req); err != nil {
+		return err
+	}
+	res, err := a.d.Interviews.Retry(c.Request().Context(), uid, req.SessionID, req.QuestionID, req.Answer)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, retryResponse{Evaluation: res.Evaluation, PreviousScore: res.PreviousScore})
 }
 
 func (a *API) finish(c echo.Context) error {
@@ -224,7 +304,7 @@ func (a *API) active(c echo.Context) error {
 			CreatedAt: iv.CreatedAt,
 		}
 		if iv.Asking {
-			item.QuestionNumber = iv.Answered + 1
+			item.QuestionNumber, item.FollowUp = questionNumber(iv.Answered, iv.FollowUp), iv.FollowUp
 		}
 		out = append(out, item)
 	}
@@ -240,4 +320,62 @@ func (a *API) discard(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+func (a *API) share(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	token, err := a.d.Interviews.Share(c.Request().Context(), uid, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	// The page's own origin as the client reached it; the link is shown
+	// only to the owner who asked for it.
+	url := c.Scheme() + "://" + c.Request().Host + "/shared/" + token
+	return c.JSON(http.StatusCreated, shareResponse{Token: token, URL: url})
+}
+
+func (a *API) unshare(c echo.Context) error {
+	uid, err := a.UserID(c)
+	if err != nil {
+		return err
+	}
+	if err := a.d.Interviews.Unshare(c.Request().Context(), uid, c.Param("id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// shared is GET /api/shared/:token, with no session: the report a link
+// names. Lookups that find nothing are limited per client network.
+func (a *API) shared(c echo.Context) error {
+	h := c.Response().Header()
+	// The token is in the address: keep the answer out of caches, the
+	// address out of Referer headers and the page out of search engines.
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Robots-Tag", "noindex")
+	token := c.Param("token")
+	if !interviews.ShareTokenValid(token) {
+		return problem.New(problem.NotFound, "this link does not exist or was withdrawn")
+	}
+	found := func(bool) {}
+	if a.d.SharedLookups != nil {
+		var err error
+		if found, err = a.d.SharedLookups.Begin(c.Request().Context(), c.RealIP()); err != nil {
+			return err
+		}
+	}
+	rep, err := a.d.Interviews.Shared(c.Request().Context(), token)
+	found(err == nil)
+	if err != nil {
+		return err
+	}
+	st := rep.Setup
+	return c.JSON(http.StatusOK, sharedReport{Report: rep.Report, Interview: sharedSetup{
+		CandidateName: st.CandidateName, Role: st.Role, Experience: st.Experience, Difficulty: st.Difficulty,
+		TotalQuestions: st.TotalQuestions, CompletedAt: rep.CompletedAt,
+	}})
 }

@@ -70,7 +70,10 @@ func TestProtectedEndpointsNeedASession(t *testing.T) {
 		{"POST", "/api/interview/start", "application/json", `{"candidateName":"A","role":"r","experience":"e","difficulty":"easy","totalQuestions":1}`},
 		{"GET", "/api/interview/" + s.SessionID, "", ""},
 		{"POST", "/api/interview/answer", "application/json", fmt.Sprintf(`{"sessionId":%q,"questionId":"q1","answer":"x"}`, s.SessionID)},
+		{"POST", "/api/interview/retry", "application/json", fmt.Sprintf(`{"sessionId":%q,"questionId":"q1","answer":"x"}`, s.SessionID)},
 		{"POST", "/api/interview/finish", "application/json", fmt.Sprintf(`{"sessionId":%q}`, s.SessionID)},
+		{"POST", "/api/interview/" + s.SessionID + "/share", "", ""},
+		{"DELETE", "/api/interview/" + s.SessionID + "/share", "", ""},
 		{"GET", "/api/interview/history", "", ""},
 		{"POST", "/api/voice/transcribe", mpType, mpBody},
 		{"POST", "/api/voice/speech", "application/json", `{"text":"hello"}`},
@@ -122,7 +125,12 @@ func TestPerUserIsolationOnEveryEndpoint(t *testing.T) {
 			{"get", func() response { return b.do("GET", "/api/interview/"+id, nil) }},
 			{"answer", func() response { return b.answer(id, "q2", "B's answer") }},
 			{"answer with A's current question", func() response { return b.answer(id, "q1", "B's answer") }},
+			{"second try at A's last question", func() response {
+				return b.do("POST", "/api/interview/retry", map[string]string{"sessionId": id, "questionId": "q1", "answer": "B's try"})
+			}},
 			{"finish", func() response { return b.do("POST", "/api/interview/finish", map[string]string{"sessionId": id}) }},
+			{"share", func() response { return b.do("POST", "/api/interview/"+id+"/share", nil) }},
+			{"unshare", func() response { return b.do("DELETE", "/api/interview/"+id+"/share", nil) }},
 		}
 		for _, c := range cases {
 			r := c.do()
@@ -188,7 +196,7 @@ func TestCrossSiteBodiesAreRefused(t *testing.T) {
 		{"", `{"sessionId":"` + s.SessionID + `"}`}, // a body without any type
 	}
 	paths := []string{"/api/auth/register", "/api/auth/login", "/api/auth/logout", "/api/auth/google",
-		"/api/interview/start", "/api/interview/answer", "/api/interview/finish", "/api/voice/speech"}
+		"/api/interview/start", "/api/interview/answer", "/api/interview/retry", "/api/interview/finish", "/api/voice/speech"}
 	for _, p := range paths {
 		for _, f := range forms {
 			r := c.raw("POST", p, f.contentType, f.body)

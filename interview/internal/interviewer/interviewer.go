@@ -1,6 +1,7 @@
 // Package interviewer defines what the interview service asks of an
 // interviewer: open an interview, evaluate one answer, pick the next question
-// and write the final report's prose. Two implementations live beside it: a
+// or a follow-up, read a job description's requirements and write the final
+// report's prose. Two implementations live beside it: a
 // language model and the offline practice mode.
 package interviewer
 
@@ -16,13 +17,34 @@ type Setup struct {
 	Experience     string `json:"experience"`
 	Difficulty     string `json:"difficulty"`
 	TotalQuestions int    `json:"totalQuestions"`
+	// FollowUps is how many follow-up questions each main question may
+	// get (0 to 2); they do not count toward TotalQuestions.
+	FollowUps int `json:"-"`
+	// JobDescription is text the candidate pasted (may be empty). It is
+	// left out of the setup's JSON: a model sees it only delimited as
+	// untrusted text.
+	JobDescription string `json:"-"`
 }
 
+// Question kinds.
+const (
+	Main     = "main"
+	FollowUp = "followUp"
+)
+
 // Question is one interview question. ID is unique within an interview.
+// A follow-up (Kind FollowUp) probes what its main question's answer left
+// out; ParentID names that main question.
 type Question struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
+	ID       string `json:"id"`
+	Text     string `json:"text"`
+	Kind     string `json:"kind"`
+	ParentID string `json:"parentId,omitempty"`
 }
+
+// IsFollowUp reports whether q is a follow-up. Questions stored before
+// follow-ups existed have no kind: they are main questions.
+func (q Question) IsFollowUp() bool { return q.Kind == FollowUp }
 
 // Opening is the welcome and the first question.
 type Opening struct {
@@ -88,11 +110,13 @@ func (e *Evaluation) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Result is one answered question as stored in question_results.
+// Result is one answered question as stored in question_results. Retry
+// is the candidate's second try at it, if they took one.
 type Result struct {
 	Question   Question   `json:"question"`
 	Answer     string     `json:"answer"`
 	Evaluation Evaluation `json:"evaluation"`
+	Retry      *Attempt   `json:"retry,omitempty"`
 }
 
 // Summary is the report's prose. The numeric averages are computed by the
@@ -110,9 +134,20 @@ type Interviewer interface {
 	// Mode names the implementation for the API and the page: "language-model" or "offline".
 	Mode() string
 	Open(ctx context.Context, s Setup) (Opening, error)
-	// Evaluate judges answer against q, the stored current question.
+	// Evaluate judges answer against q, the stored current question. A
+	// follow-up is judged with its parent: q is then the main question and
+	// answer the main answer followed by the follow-ups' answers.
 	Evaluate(ctx context.Context, s Setup, q Question, answer string) (Evaluation, error)
-	// Next returns question number len(done)+1, given the answered ones.
+	// Next returns main question number len(done)+1, given the answered
+	// main questions (follow-ups are not passed).
 	Next(ctx context.Context, s Setup, done []Result) (Question, error)
 	Summarize(ctx context.Context, s Setup, results []Result) (Summary, error)
+	// FollowUp returns a follow-up question on thread, a main question's
+	// result followed by its follow-ups' so far, aimed at what the answers
+	// leave out; false when nothing is worth asking. The service sets the
+	// returned question's id, kind and parent.
+	FollowUp(ctx context.Context, s Setup, thread []Result) (Question, bool, error)
+	// Requirements lists the main requirements of s.JobDescription (none
+	// when it is empty), each a short phrase.
+	Requirements(ctx context.Context, s Setup) ([]string, error)
 }

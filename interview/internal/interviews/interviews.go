@@ -1,7 +1,9 @@
 // Package interviews runs interview sessions: start, answer with a claim so
-// that each answer is evaluated once, finish with a report whose numbers are
-// ours, history, and the per-user limits on the model work all of it causes.
-// Every operation is scoped to one user.
+// that each answer is evaluated once, follow-up questions and a second try
+// at the question just evaluated, finish with a report whose numbers are
+// ours, history, links that share a report, and the per-user limits on the
+// model work all of it causes. Every operation but reading a shared report
+// is scoped to one user.
 package interviews
 
 import (
@@ -13,7 +15,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/jobdesc"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
 	"github.com/judgeworks/shared/server"
@@ -53,6 +58,17 @@ const (
 	MinQuestions     = 1
 	MaxQuestions     = 20
 	maxFinishRetries = 5
+	// MaxJobDescription bounds a pasted job description, in characters.
+	MaxJobDescription = jobdesc.MaxChars
+	// MaxFollowUps bounds the follow-ups of one main question;
+	// DefaultFollowUps is the setting when a start does not say. The
+	// offline interviewer asks one only on a clear gap, so there the
+	// default means "none unless an answer clearly lacks something".
+	MaxFollowUps     = 2
+	DefaultFollowUps = 1
+	// maxRequirementChars bounds one requirement an interviewer read from
+	// a job description.
+	maxRequirementChars = 120
 )
 
 // Difficulties are the accepted difficulty values.
@@ -70,6 +86,23 @@ type Interview struct {
 	CompletedAt *time.Time
 	// ClaimLive says an answer holds a live claim: it is being evaluated.
 	ClaimLive bool
+	// Requirements are the job description's main requirements, read at
+	// the start (none without one).
+	Requirements []string
+	// Shared says a link to the report exists.
+	Shared bool
+}
+
+// MainAnswers is how many main questions have been answered: follow-ups do
+// not count toward the total.
+func (iv Interview) MainAnswers() int {
+	n := 0
+	for _, r := range iv.Results {
+		if !r.Question.IsFollowUp() {
+			n++
+		}
+	}
+	return n
 }
 
 // Active is an interview in progress as the list for resuming or
@@ -77,9 +110,11 @@ type Interview struct {
 type Active struct {
 	ID       string
 	Setup    interviewer.Setup
-	Answered int
+	Answered int // main questions
 	// Asking is false once every question is answered (it awaits finishing).
-	Asking    bool
+	Asking bool
+	// FollowUp says the question being asked is a follow-up.
+	FollowUp  bool
 	CreatedAt time.Time
 }
 
@@ -87,7 +122,7 @@ type Active struct {
 type Summary struct {
 	ID                 string
 	Setup              interviewer.Setup
-	Answered           int
+	Answered           int // main questions
 	OverallScore       int
 	TechnicalAccuracy  int
 	CommunicationScore int
@@ -104,10 +139,11 @@ type Claim struct {
 // another user is problem.NotFound, exactly like a missing one. Times that
 // decide anything (claims, completion, limits) are the database's.
 type Store interface {
-	// Create stores a new interview unless the user already has
-	// maxInProgress in progress (0: no cap), which is problem.RateLimited;
-	// the count and the insert are serialised per user.
-	Create(ctx context.Context, userID string, s interviewer.Setup, first interviewer.Question, maxInProgress int) (string, error)
+	// Create stores a new interview, with the requirements read from its
+	// job description, unless the user already has maxInProgress in
+	// progress (0: no cap), which is problem.RateLimited; the count and the
+	// insert are serialised per user.
+	Create(ctx context.Context, userID string, s interviewer.Setup, requirements []string, first interviewer.Question, maxInProgress int) (string, error)
 	Get(ctx context.Context, userID, id string) (Interview, error)
 	// Claim takes the claim on question questionID in one conditional
 	// update: a live claim (younger than ClaimTTL) is problem.Conflict, as
@@ -117,11 +153,21 @@ type Store interface {
 	// last) and clears the claim, only if token still holds it; otherwise
 	// problem.Conflict.
 	Complete(ctx context.Context, userID, id, token string, r interviewer.Result, next *interviewer.Question) error
+	// ClaimRetry takes the claim for a second try at questionID, which
+	// must be the last answered question, not tried twice yet, of an
+	// interview in progress without a live claim; otherwise
+	// problem.Conflict. The same claim guards answers and second tries.
+	ClaimRetry(ctx context.Context, userID, id, questionID string) (Claim, error)
+	// CompleteRetry stores a as the second try of result index and clears
+	// the claim, only if token still holds it and that result has none;
+	// otherwise problem.Conflict.
+	CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt) error
 	// Release clears the claim only if token still holds it.
 	Release(ctx context.Context, userID, id, token string) error
 	// SaveReport completes the interview with rep only if it still has
-	// answered results and no live claim; it reports whether it did.
-	SaveReport(ctx context.Context, userID, id string, answered int, rep report.Report) (bool, error)
+	// answers answers (results plus second tries) and no live claim; it
+	// reports whether it did.
+	SaveReport(ctx context.Context, userID, id string, answers int, rep report.Report) (bool, error)
 	// History lists completed interviews completed before before (zero:
 	// any), newest first, at most limit.
 	History(ctx context.Context, userID string, before time.Time, limit int) ([]Summary, error)
@@ -130,6 +176,15 @@ type Store interface {
 	// Discard deletes an interview in progress; a completed one is
 	// problem.Conflict.
 	Discard(ctx context.Context, userID, id string) error
+	// Share keeps tokenHash as the one link to a completed interview's
+	// report, replacing any earlier link; an interview in progress is
+	// problem.Conflict.
+	Share(ctx context.Context, userID, id string, tokenHash []byte) error
+	// Unshare deletes the interview's link, if any.
+	Unshare(ctx context.Context, userID, id string) error
+	// SharedInterview returns the completed interview whose link has
+	// tokenHash, whoever owns it; problem.NotFound otherwise.
+	SharedInterview(ctx context.Context, tokenHash []byte) (Interview, error)
 	// Spend takes one token from the user's bucket for op (a zero rate:
 	// none) and calls from the user's budget for the day (a zero daily:
 	// none), both or neither.
@@ -157,8 +212,10 @@ type Rate struct {
 type Limits struct {
 	Start, Answer, Finish Rate
 	// DailyCalls is the budget of interviewer calls per UTC day: a start
-	// is one (the opening), an answer two (evaluation and next question;
-	// one for the last), a report one.
+	// is one (the opening; two with a job description, whose requirements
+	// are read too), an answer up to three (evaluation, the follow-up
+	// check while the question may still get one, and the next question
+	// unless it was the last), a second try one, a report one.
 	DailyCalls int
 	// MaxInProgress caps the interviews a user has in progress at once.
 	MaxInProgress int
@@ -240,12 +297,23 @@ func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
 	if in.TotalQuestions < MinQuestions || in.TotalQuestions > MaxQuestions {
 		return in, problem.New(problem.Invalid, "totalQuestions must be between %d and %d", MinQuestions, MaxQuestions)
 	}
+	if in.FollowUps < 0 || in.FollowUps > MaxFollowUps {
+		return in, problem.New(problem.Invalid, "followUps must be 0, 1 or 2")
+	}
+	in.JobDescription = strings.TrimSpace(in.JobDescription)
+	if strings.ContainsRune(in.JobDescription, 0) {
+		return in, problem.New(problem.Invalid, "jobDescription must not contain NUL")
+	}
+	if n := utf8.RuneCountInString(in.JobDescription); n > MaxJobDescription {
+		return in, problem.New(problem.Unprocessable, "jobDescription is %d characters; paste at most %d (the requirements and responsibilities are enough)", n, MaxJobDescription)
+	}
 	return in, nil
 }
 
-// Start validates the setup, asks the interviewer for the opening and stores
-// the new interview. The cap on interviews in progress is checked before the
-// model is asked and enforced again when the interview is stored.
+// Start validates the setup, asks the interviewer for the opening (and,
+// with a job description, for its requirements) and stores the new
+// interview. The cap on interviews in progress is checked before the model
+// is asked and enforced again when the interview is stored.
 func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Setup) (Started, error) {
 	setup, err := ValidateSetup(setup)
 	if err != nil {
@@ -260,23 +328,63 @@ func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Se
 			return Started{}, AtCap(limit)
 		}
 	}
-	if err := s.spend(ctx, userID, OpStart, s.limits.Start, 1); err != nil {
+	calls := 1
+	if setup.JobDescription != "" {
+		calls = 2
+	}
+	if err := s.spend(ctx, userID, OpStart, s.limits.Start, calls); err != nil {
 		return Started{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, WorkTimeout)
 	defer cancel()
-	op, err := s.iv.Open(ctx, setup)
-	if err != nil {
+	var (
+		op   interviewer.Opening
+		reqs []string
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) {
+		op, err = s.iv.Open(gctx, setup)
+		return err
+	})
+	if setup.JobDescription != "" {
+		g.Go(func() (err error) {
+			reqs, err = s.iv.Requirements(gctx, setup)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
 		return Started{}, upstream(err)
 	}
+	op.Question.Kind, op.Question.ParentID = interviewer.Main, ""
 	if err := checkQuestion(op.Question); err != nil {
 		return Started{}, err
 	}
-	id, err := s.store.Create(ctx, userID, setup, op.Question, s.limits.MaxInProgress)
+	id, err := s.store.Create(ctx, userID, setup, cleanRequirements(reqs), op.Question, s.limits.MaxInProgress)
 	if err != nil {
 		return Started{}, err
 	}
 	return Started{ID: id, Welcome: op.Welcome, First: op.Question}, nil
+}
+
+// cleanRequirements keeps what may be stored and shown of an
+// interviewer's requirements: trimmed, non-empty, without NUL, at most
+// maxRequirementChars each and jobdesc.MaxRequirements in all.
+func cleanRequirements(reqs []string) []string {
+	out := []string{}
+	for _, r := range reqs {
+		r = strings.TrimSpace(strings.ReplaceAll(r, "\x00", ""))
+		if r == "" {
+			continue
+		}
+		if utf8.RuneCountInString(r) > maxRequirementChars {
+			r = string([]rune(r)[:maxRequirementChars-1]) + "…"
+		}
+		out = append(out, r)
+		if len(out) == jobdesc.MaxRequirements {
+			break
+		}
+	}
+	return out
 }
 
 // AtCap is the refusal to start an interview beyond limit in progress.
@@ -336,24 +444,35 @@ type Answered struct {
 	Next       *interviewer.Question
 }
 
+// checkAnswer trims and checks an answer and the id of its question.
+func checkAnswer(questionID, answer string) (string, error) {
+	answer = strings.TrimSpace(answer)
+	// Postgres text and jsonb cannot hold NUL; refuse it here rather than fail there.
+	if answer == "" || utf8.RuneCountInString(answer) > MaxAnswerChars || strings.ContainsRune(answer, 0) {
+		return "", problem.New(problem.Invalid, "answer must be 1 to %d characters, without NUL", MaxAnswerChars)
+	}
+	if questionID == "" || len(questionID) > MaxQuestionID || strings.ContainsRune(questionID, 0) {
+		return "", problem.New(problem.Invalid, "questionId is required")
+	}
+	return answer, nil
+}
+
 // Answer evaluates answer to the current question questionID; a spoken
 // answer (dictated or recorded) comes with recordingSeconds, its length,
 // and its evaluation then carries its delivery. The claim is
 // taken before the interviewer is asked anything, so concurrent submits of
 // one answer cause one evaluation; the question evaluated is the stored one.
 // Once claimed, the work runs to completion under WorkTimeout whether or not
-// the client is still there, and its result is stored.
+// the client is still there, and its result is stored. What comes next is
+// a follow-up on the answer when the setup allows one more and the
+// interviewer finds a gap, else the next main question, else nothing.
 func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer string, recordingSeconds *float64) (Answered, error) {
-	answer = strings.TrimSpace(answer)
 	if err := checkRecording(recordingSeconds); err != nil {
 		return Answered{}, err
 	}
-	// Postgres text and jsonb cannot hold NUL; refuse it here rather than fail there.
-	if answer == "" || utf8.RuneCountInString(answer) > MaxAnswerChars || strings.ContainsRune(answer, 0) {
-		return Answered{}, problem.New(problem.Invalid, "answer must be 1 to %d characters, without NUL", MaxAnswerChars)
-	}
-	if questionID == "" || len(questionID) > MaxQuestionID || strings.ContainsRune(questionID, 0) {
-		return Answered{}, problem.New(problem.Invalid, "questionId is required")
+	answer, err := checkAnswer(questionID, answer)
+	if err != nil {
+		return Answered{}, err
 	}
 	c, err := s.store.Claim(ctx, userID, id, questionID)
 	if err != nil {
@@ -361,15 +480,26 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WorkTimeout)
 	defer cancel()
-	calls := 2
-	if len(c.Interview.Results)+1 >= c.Interview.Setup.TotalQuestions {
-		calls = 1 // the last answer asks for no next question
+	iv := c.Interview
+	thread := threadOf(iv.Results, *iv.Current)
+	// Counted before the work, at most: when a follow-up is asked, the
+	// next question it stands in for is not.
+	calls := 1
+	if len(thread) < iv.Setup.FollowUps {
+		calls++ // the follow-up check
+	}
+	mains := iv.MainAnswers()
+	if !iv.Current.IsFollowUp() {
+		mains++
+	}
+	if mains < iv.Setup.TotalQuestions {
+		calls++ // the next question
 	}
 	if err := s.spend(ctx, userID, OpAnswer, s.limits.Answer, calls); err != nil {
 		s.release(ctx, userID, id, c.Token)
 		return Answered{}, err
 	}
-	res, next, err := s.evaluate(ctx, c.Interview, answer, recordingSeconds)
+	res, next, err := s.evaluate(ctx, iv, thread, answer, recordingSeconds)
 	if err == nil {
 		err = s.store.Complete(ctx, userID, id, c.Token, res, next)
 		if err == nil {
@@ -383,6 +513,26 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	return Answered{}, err
 }
 
+// threadOf is what has been answered on q's main question before q: for a
+// follow-up, its main question's result and the follow-ups' since (they
+// come right after it); nothing for a main question.
+func threadOf(results []interviewer.Result, q interviewer.Question) []interviewer.Result {
+	if !q.IsFollowUp() {
+		return nil
+	}
+	for i, r := range results {
+		if r.Question.ID != q.ParentID {
+			continue
+		}
+		end := i + 1
+		for end < len(results) && results[end].Question.IsFollowUp() && results[end].Question.ParentID == q.ParentID {
+			end++
+		}
+		return results[i:end:end]
+	}
+	return nil
+}
+
 // release gives up a claim so the user can retry at once rather than after
 // ClaimTTL. It runs on a context of its own, since the request's may be what
 // failed; if it fails too, the claim simply expires.
@@ -394,18 +544,53 @@ func (s *Service) release(ctx context.Context, userID, id, token string) {
 	}
 }
 
-func (s *Service) evaluate(ctx context.Context, iv Interview, answer string, recordingSeconds *float64) (interviewer.Result, *interviewer.Question, error) {
-	q := *iv.Current
-	ev, err := s.iv.Evaluate(ctx, iv.Setup, q, answer)
-	if err != nil {
-		return interviewer.Result{}, nil, upstream(err)
+// judge evaluates answer to q, given what was answered on q's main
+// question before it (thread): a follow-up is judged with its parent, as
+// everything said on the main question against the main question. Its
+// evidence quotes are checked against what was said.
+func (s *Service) judge(ctx context.Context, setup interviewer.Setup, q interviewer.Question, thread []interviewer.Result, answer string) (interviewer.Evaluation, error) {
+	if len(thread) > 0 {
+		said := append(thread[:len(thread):len(thread)], interviewer.Result{Answer: answer})
+		q, answer = thread[0].Question, interviewer.Combined(said)
 	}
-	ev = interviewer.Checked(clampEvaluation(ev), answer)
+	ev, err := s.iv.Evaluate(ctx, setup, q, answer)
+	if err != nil {
+		return interviewer.Evaluation{}, upstream(err)
+	}
+	return interviewer.Checked(clampEvaluation(ev), answer), nil
+}
+
+func (s *Service) evaluate(ctx context.Context, iv Interview, thread []interviewer.Result, answer string, recordingSeconds *float64) (interviewer.Result, *interviewer.Question, error) {
+	q := *iv.Current
+	ev, err := s.judge(ctx, iv.Setup, q, thread, answer)
+	if err != nil {
+		return interviewer.Result{}, nil, err
+	}
 	if recordingSeconds != nil {
 		ev.Delivery = interviewer.MeasureDelivery(answer, *recordingSeconds)
 	}
 	res := interviewer.Result{Question: q, Answer: answer, Evaluation: ev}
-	done := append(append([]interviewer.Result(nil), iv.Results...), res)
+	thread = append(thread[:len(thread):len(thread)], res)
+	// An answer with nothing to score ("It depends.") is followed up
+	// too: a vague answer is exactly what an interviewer probes, and the
+	// follow-up's answer is evaluated with it.
+	if len(thread)-1 < iv.Setup.FollowUps {
+		f, ok, err := s.iv.FollowUp(ctx, iv.Setup, thread)
+		if err != nil {
+			return interviewer.Result{}, nil, upstream(err)
+		}
+		if ok {
+			main := thread[0].Question
+			f.ID = fmt.Sprintf("%s-f%d", main.ID, len(thread))
+			f.Kind, f.ParentID = interviewer.FollowUp, main.ID
+			if err := checkQuestion(f); err != nil {
+				return interviewer.Result{}, nil, err
+			}
+			return res, &f, nil
+		}
+	}
+	all := append(iv.Results[:len(iv.Results):len(iv.Results)], res)
+	done := report.Counted(all)
 	if len(done) >= iv.Setup.TotalQuestions {
 		return res, nil, nil
 	}
@@ -413,10 +598,11 @@ func (s *Service) evaluate(ctx context.Context, iv Interview, answer string, rec
 	if err != nil {
 		return interviewer.Result{}, nil, upstream(err)
 	}
+	next.Kind, next.ParentID = interviewer.Main, ""
 	if err := checkQuestion(next); err != nil {
 		return interviewer.Result{}, nil, err
 	}
-	for _, r := range done {
+	for _, r := range all {
 		if r.Question.ID == next.ID {
 			return interviewer.Result{}, nil, problem.New(problem.Upstream, "the interviewer repeated a question id")
 		}
@@ -424,11 +610,68 @@ func (s *Service) evaluate(ctx context.Context, iv Interview, answer string, rec
 	return res, &next, nil
 }
 
+// Retried is the result of Retry.
+type Retried struct {
+	Evaluation    interviewer.Evaluation
+	PreviousScore int
+}
+
+// Retry evaluates a second try at questionID, the question just evaluated
+// (the last answered), once. Both answers are kept; the report counts the
+// better. It takes the same claim as an answer, so it is evaluated once and
+// never while an answer is, and spends from the same limits: one answer,
+// one call.
+func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer string) (Retried, error) {
+	answer, err := checkAnswer(questionID, answer)
+	if err != nil {
+		return Retried{}, err
+	}
+	c, err := s.store.ClaimRetry(ctx, userID, id, questionID)
+	if err != nil {
+		return Retried{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WorkTimeout)
+	defer cancel()
+	if err := s.spend(ctx, userID, OpAnswer, s.limits.Answer, 1); err != nil {
+		s.release(ctx, userID, id, c.Token)
+		return Retried{}, err
+	}
+	results := c.Interview.Results
+	last := len(results) - 1
+	first := results[last]
+	ev, err := s.judge(ctx, c.Interview.Setup, first.Question, threadOf(results[:last], first.Question), answer)
+	if err == nil {
+		err = s.store.CompleteRetry(ctx, userID, id, c.Token, last, interviewer.Attempt{Answer: answer, Evaluation: ev})
+		if err == nil {
+			return Retried{Evaluation: ev, PreviousScore: first.Evaluation.Score}, nil
+		}
+		if problem.Is(err, problem.Conflict) {
+			return Retried{}, err
+		}
+	}
+	s.release(ctx, userID, id, c.Token)
+	return Retried{}, err
+}
+
+// answers counts what a report is built from: every answer, second tries
+// included, so a second try landing while the report is written makes it
+// rebuild.
+func answers(results []interviewer.Result) int {
+	n := len(results)
+	for _, r := range results {
+		if r.Retry != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // Finish completes the interview and returns its report. The report is
 // stored only if no answer landed while it was being written; otherwise it is
 // rebuilt from the new results. A finished interview returns its stored
 // report. While an answer is being evaluated (a live claim) it is 409: the
-// report would leave that answer out.
+// report would leave that answer out. The interviewer writes the prose from
+// one result per main question, the one that counts.
 func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report, error) {
 	// Like an answer's, a report that has begun is written and stored even
 	// if the client goes away, so it is not paid for twice.
@@ -457,12 +700,12 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report,
 			}
 			spent = true
 		}
-		sum, err := s.iv.Summarize(ctx, iv.Setup, iv.Results)
+		sum, err := s.iv.Summarize(ctx, iv.Setup, report.Counted(iv.Results))
 		if err != nil {
 			return report.Report{}, upstream(err)
 		}
-		rep := report.Build(iv.Results, sum)
-		ok, err := s.store.SaveReport(ctx, userID, id, len(iv.Results), rep)
+		rep := report.Build(iv.Results, sum, iv.Requirements)
+		ok, err := s.store.SaveReport(ctx, userID, id, answers(iv.Results), rep)
 		if err != nil {
 			return report.Report{}, err
 		}

@@ -59,6 +59,10 @@ func TestSchemaRejectsBadRows(t *testing.T) {
 	if err := pool.QueryRow(ctx, `INSERT INTO users (full_name, email, password_hash) VALUES ('A', 'a@b.co', 'h') RETURNING id`).Scan(&uid); err != nil {
 		t.Fatal(err)
 	}
+	// One valid interview, so the share row below fails on its own check.
+	if _, err := pool.Exec(ctx, `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions) VALUES ($1, 'a', 'r', 'e', 'easy', 3)`, uid); err != nil {
+		t.Fatal(err)
+	}
 	bad := map[string]string{
 		"no credential":      `INSERT INTO users (full_name, email) VALUES ('B', 'b@b.co')`,
 		"uppercase email":    `INSERT INTO users (full_name, email, password_hash) VALUES ('C', 'C@b.co', 'h')`,
@@ -66,6 +70,9 @@ func TestSchemaRejectsBadRows(t *testing.T) {
 		"too many questions": `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions) VALUES ('` + uid + `', 'a', 'r', 'e', 'easy', 21)`,
 		"claim without time": `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, claim_token) VALUES ('` + uid + `', 'a', 'r', 'e', 'easy', 3, gen_random_uuid())`,
 		"completed unscored": `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, status, completed_at) VALUES ('` + uid + `', 'a', 'r', 'e', 'easy', 3, 'completed', now())`,
+		"three follow-ups":   `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, follow_ups) VALUES ('` + uid + `', 'a', 'r', 'e', 'easy', 3, 3)`,
+		"long description":   `INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, job_description) VALUES ('` + uid + `', 'a', 'r', 'e', 'easy', 3, repeat('x', 10001))`,
+		"short share token":  `INSERT INTO interview_shares (interview_id, token_hash) SELECT id, '\x00' FROM interviews LIMIT 1`,
 	}
 	for name, sql := range bad {
 		if _, err := pool.Exec(ctx, sql); err == nil {

@@ -203,8 +203,11 @@ var errAccountGone = problem.New(problem.Unauthenticated, "the account no longer
 var claimLive = fmt.Sprintf(`(claim_token IS NOT NULL AND answer_claimed_at > now() - interval '%d seconds')`,
 	int(interviews.ClaimTTL/time.Second))
 
-func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup, first interviewer.Question, maxInProgress int) (string, error) {
+func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup, requirements []string, first interviewer.Question, maxInProgress int) (string, error) {
 	var id string
+	if requirements == nil {
+		requirements = []string{}
+	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if maxInProgress > 0 {
 			// The user's row lock serialises their starts, so two starts
@@ -226,9 +229,11 @@ func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup,
 			}
 		}
 		return tx.QueryRow(ctx, `
-			INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, current_question)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text`,
-			userID, st.CandidateName, st.Role, st.Experience, st.Difficulty, st.TotalQuestions, first).Scan(&id)
+			INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, current_question,
+				follow_ups, job_description, requirements)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULLIF($9, ''), $10) RETURNING id::text`,
+			userID, st.CandidateName, st.Role, st.Experience, st.Difficulty, st.TotalQuestions, first,
+			st.FollowUps, st.JobDescription, requirements).Scan(&id)
 	})
 	if isCode(err, foreignKeyViolation) {
 		return "", errAccountGone
@@ -238,7 +243,14 @@ func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup,
 
 var interviewColumns = `id::text, status, candidate_name, role, experience, difficulty, total_questions,
 	current_question, question_results, overall_score, technical_accuracy, communication_score,
-	strengths, weaknesses, suggested_topics, feedback, created_at, completed_at, ` + claimLive
+	strengths, weaknesses, suggested_topics, feedback, created_at, completed_at, ` + claimLive + `,
+	follow_ups, coalesce(job_description, ''), requirements, requirement_coverage,
+	EXISTS (SELECT 1 FROM interview_shares sh WHERE sh.interview_id = interviews.id)`
+
+// answeredMains counts the main questions of question_results: follow-ups
+// do not count toward the total.
+const answeredMains = `(SELECT count(*) FROM jsonb_array_elements(question_results) r
+	WHERE r->'question'->>'kind' IS DISTINCT FROM 'followUp')`
 
 func scanInterview(row pgx.Row) (interviews.Interview, error) {
 	var (
@@ -248,23 +260,41 @@ func scanInterview(row pgx.Row) (interviews.Interview, error) {
 		overall, tech, comm   *int
 		strengths, weak, topi []string
 		feedback              *string
+		coverage              []report.Requirement
 	)
 	err := row.Scan(&iv.ID, &iv.Status, &iv.Setup.CandidateName, &iv.Setup.Role, &iv.Setup.Experience,
 		&iv.Setup.Difficulty, &iv.Setup.TotalQuestions, &current, &results, &overall, &tech, &comm,
-		&strengths, &weak, &topi, &feedback, &iv.CreatedAt, &iv.CompletedAt, &iv.ClaimLive)
+		&strengths, &weak, &topi, &feedback, &iv.CreatedAt, &iv.CompletedAt, &iv.ClaimLive,
+		&iv.Setup.FollowUps, &iv.Setup.JobDescription, &iv.Requirements, &coverage, &iv.Shared)
 	if err != nil {
 		return iv, err
+	}
+	if current != nil && current.Kind == "" {
+		current.Kind = interviewer.Main // stored before questions had kinds
 	}
 	iv.Current = current
 	if results == nil {
 		results = []interviewer.Result{}
 	}
+	for i := range results {
+		if results[i].Question.Kind == "" {
+			results[i].Question.Kind = interviewer.Main
+		}
+	}
 	iv.Results = results
+	if iv.Requirements == nil {
+		iv.Requirements = []string{}
+	}
 	if iv.Status == interviews.Completed && overall != nil && tech != nil && comm != nil {
-		r := report.Build(results, interviewer.Summary{Strengths: strengths, Weaknesses: weak, SuggestedTopics: topi})
+		// The stored numbers and coverage are the report's; Build adds the
+		// per-question results and which answer of each counted.
+		r := report.Build(results, interviewer.Summary{Strengths: strengths, Weaknesses: weak, SuggestedTopics: topi}, nil)
 		r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore = *overall, *tech, *comm
 		if feedback != nil {
 			r.Feedback = *feedback
+		}
+		if coverage != nil {
+			r.Requirements = coverage
 		}
 		iv.Report = &r
 	}
@@ -346,6 +376,63 @@ func (s *Store) Complete(ctx context.Context, userID, id, token string, r interv
 	return nil
 }
 
+func (s *Store) ClaimRetry(ctx context.Context, userID, id, questionID string) (interviews.Claim, error) {
+	if !isUUID(id) {
+		return interviews.Claim{}, errNoInterview
+	}
+	var token string
+	row := s.pool.QueryRow(ctx, `
+		UPDATE interviews SET claim_token = gen_random_uuid(), answer_claimed_at = now()
+		WHERE id = $1 AND user_id = $2 AND status = 'in_progress'
+		  AND question_results->-1->'question'->>'id' = $3
+		  AND NOT (question_results->-1 ? 'retry')
+		  AND NOT `+claimLive+`
+		RETURNING claim_token::text, `+interviewColumns,
+		id, userID, questionID)
+	iv, err := scanInterview(scanFirst{row: row, first: &token})
+	if err == nil {
+		return interviews.Claim{Token: token, Interview: iv}, nil
+	}
+	if !errors.Is(err, pgx.ErrNoRows) {
+		return interviews.Claim{}, err
+	}
+	// Nothing claimed; say why (the message only: the claim was decided above).
+	cur, err := s.Get(ctx, userID, id)
+	switch {
+	case err != nil:
+		return interviews.Claim{}, err
+	case cur.Status == interviews.Completed:
+		return interviews.Claim{}, problem.New(problem.Conflict, "this interview is already finished")
+	case len(cur.Results) == 0 || cur.Results[len(cur.Results)-1].Question.ID != questionID:
+		return interviews.Claim{}, problem.New(problem.Conflict, "only the question just evaluated can be tried again")
+	case cur.Results[len(cur.Results)-1].Retry != nil:
+		return interviews.Claim{}, problem.New(problem.Conflict, "you have already had a second try at this question")
+	default:
+		return interviews.Claim{}, problem.New(problem.Conflict, "an answer is being evaluated; try again once its feedback is shown")
+	}
+}
+
+func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt) error {
+	attempt, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE interviews SET question_results = jsonb_set(question_results, ARRAY[$4::int::text, 'retry'], $5::jsonb),
+			claim_token = NULL, answer_claimed_at = NULL
+		WHERE id = $1 AND user_id = $2 AND claim_token = $3 AND status = 'in_progress'
+		  AND jsonb_array_length(question_results) = $4::int + 1
+		  AND NOT (question_results->($4::int) ? 'retry')`,
+		id, userID, token, index, attempt)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return problem.New(problem.Conflict, "the second try took too long and was abandoned, or the interview changed meanwhile; reload the interview")
+	}
+	return nil
+}
+
 func (s *Store) Release(ctx context.Context, userID, id, token string) error {
 	_, err := s.pool.Exec(ctx, `
 		UPDATE interviews SET claim_token = NULL, answer_claimed_at = NULL
@@ -353,20 +440,26 @@ func (s *Store) Release(ctx context.Context, userID, id, token string) error {
 	return err
 }
 
-func (s *Store) SaveReport(ctx context.Context, userID, id string, answered int, r report.Report) (bool, error) {
+func (s *Store) SaveReport(ctx context.Context, userID, id string, answers int, r report.Report) (bool, error) {
 	if !isUUID(id) {
 		return false, errNoInterview
+	}
+	coverage, err := json.Marshal(r.Requirements)
+	if err != nil {
+		return false, err
 	}
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE interviews SET status = 'completed', completed_at = now(),
 			overall_score = $4, technical_accuracy = $5, communication_score = $6,
 			strengths = $7, weaknesses = $8, suggested_topics = $9, feedback = $10,
+			requirement_coverage = $11,
 			current_question = NULL, claim_token = NULL, answer_claimed_at = NULL
 		WHERE id = $1 AND user_id = $2 AND status = 'in_progress'
-		  AND jsonb_array_length(question_results) = $3
+		  AND jsonb_array_length(question_results)
+		      + (SELECT count(*) FROM jsonb_array_elements(question_results) r WHERE r ? 'retry') = $3
 		  AND NOT `+claimLive,
-		id, userID, answered, r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore,
-		r.Strengths, r.Weaknesses, r.SuggestedTopics, r.Feedback)
+		id, userID, answers, r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore,
+		r.Strengths, r.Weaknesses, r.SuggestedTopics, r.Feedback, coverage)
 	if err != nil {
 		return false, err
 	}
@@ -382,7 +475,7 @@ func (s *Store) History(ctx context.Context, userID string, before time.Time, li
 	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT id::text, candidate_name, role, experience, difficulty, total_questions,
-			jsonb_array_length(question_results), overall_score, technical_accuracy, communication_score, completed_at
+			`+answeredMains+`, overall_score, technical_accuracy, communication_score, completed_at
 		FROM interviews
 		WHERE user_id = $1 AND status = 'completed' AND completed_at < $2
 		ORDER BY completed_at DESC, id
@@ -407,7 +500,7 @@ func (s *Store) History(ctx context.Context, userID string, before time.Time, li
 func (s *Store) InProgress(ctx context.Context, userID string, limit int) ([]interviews.Active, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id::text, candidate_name, role, experience, difficulty, total_questions,
-			jsonb_array_length(question_results), current_question IS NOT NULL, created_at
+			`+answeredMains+`, current_question IS NOT NULL, coalesce(current_question->>'kind' = 'followUp', false), created_at
 		FROM interviews
 		WHERE user_id = $1 AND status = 'in_progress'
 		ORDER BY created_at DESC, id
@@ -420,7 +513,7 @@ func (s *Store) InProgress(ctx context.Context, userID string, limit int) ([]int
 	for rows.Next() {
 		var a interviews.Active
 		err := rows.Scan(&a.ID, &a.Setup.CandidateName, &a.Setup.Role, &a.Setup.Experience, &a.Setup.Difficulty,
-			&a.Setup.TotalQuestions, &a.Answered, &a.Asking, &a.CreatedAt)
+			&a.Setup.TotalQuestions, &a.Answered, &a.Asking, &a.FollowUp, &a.CreatedAt)
 		if err != nil {
 			return nil, err
 		}
@@ -441,6 +534,50 @@ func (s *Store) Discard(ctx context.Context, userID, id string) error {
 		return err
 	}
 	return problem.New(problem.Conflict, "a completed interview stays in your history; only interviews in progress can be discarded")
+}
+
+// ---- share links ----
+
+func (s *Store) Share(ctx context.Context, userID, id string, tokenHash []byte) error {
+	if !isUUID(id) {
+		return errNoInterview
+	}
+	tag, err := s.pool.Exec(ctx, `
+		INSERT INTO interview_shares (interview_id, token_hash)
+		SELECT id, $3 FROM interviews WHERE id = $1 AND user_id = $2 AND status = 'completed'
+		ON CONFLICT (interview_id) DO UPDATE SET token_hash = EXCLUDED.token_hash, created_at = now()`,
+		id, userID, tokenHash)
+	if err != nil || tag.RowsAffected() == 1 {
+		return err
+	}
+	if _, err := s.Get(ctx, userID, id); err != nil {
+		return err
+	}
+	return problem.New(problem.Conflict, "only a finished interview's report can be shared; finish it first")
+}
+
+func (s *Store) Unshare(ctx context.Context, userID, id string) error {
+	if !isUUID(id) {
+		return errNoInterview
+	}
+	tag, err := s.pool.Exec(ctx, `
+		DELETE FROM interview_shares sh USING interviews i
+		WHERE sh.interview_id = i.id AND i.id = $1 AND i.user_id = $2`, id, userID)
+	if err != nil || tag.RowsAffected() == 1 {
+		return err
+	}
+	// Nothing was shared: fine, unless there is no such interview of the user's.
+	_, err = s.Get(ctx, userID, id)
+	return err
+}
+
+func (s *Store) SharedInterview(ctx context.Context, tokenHash []byte) (interviews.Interview, error) {
+	iv, err := scanInterview(s.pool.QueryRow(ctx, `SELECT `+interviewColumns+` FROM interviews
+		WHERE id = (SELECT interview_id FROM interview_shares WHERE token_hash = $1) AND status = 'completed'`, tokenHash))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return iv, errNoInterview
+	}
+	return iv, err
 }
 
 // ---- limits on model work ----

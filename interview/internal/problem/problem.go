@@ -24,6 +24,7 @@ const (
 	Conflict        Code = "conflict"
 	Timeout         Code = "request_timeout"
 	TooLarge        Code = "payload_too_large"
+	Unprocessable   Code = "unprocessable_entity"
 	Unsupported     Code = "unsupported_media_type"
 	RateLimited     Code = "rate_limited"
 	Upstream        Code = "upstream_failed"
@@ -40,6 +41,7 @@ var statuses = map[Code]int{
 	Conflict:        http.StatusConflict,
 	Timeout:         http.StatusRequestTimeout,
 	TooLarge:        http.StatusRequestEntityTooLarge,
+	Unprocessable:   http.StatusUnprocessableEntity,
 	Unsupported:     http.StatusUnsupportedMediaType,
 	RateLimited:     http.StatusTooManyRequests,
 	Upstream:        http.StatusBadGateway,

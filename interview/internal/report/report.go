@@ -3,27 +3,67 @@
 // which only writes the prose.
 package report
 
-import "github.com/judgeworks/interview/internal/interviewer"
+import (
+	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/jobdesc"
+)
 
 // Report is the body of POST /api/interview/finish.
 type Report struct {
-	OverallScore       int                  `json:"overallScore"`
-	TechnicalAccuracy  int                  `json:"technicalAccuracy"`
-	CommunicationScore int                  `json:"communicationScore"`
-	Strengths          []string             `json:"strengths"`
-	Weaknesses         []string             `json:"weaknesses"`
-	SuggestedTopics    []string             `json:"suggestedTopics"`
-	Feedback           string               `json:"feedback"`
-	QuestionResults    []interviewer.Result `json:"questionResults"`
+	OverallScore       int      `json:"overallScore"`
+	TechnicalAccuracy  int      `json:"technicalAccuracy"`
+	CommunicationScore int      `json:"communicationScore"`
+	Strengths          []string `json:"strengths"`
+	Weaknesses         []string `json:"weaknesses"`
+	SuggestedTopics    []string `json:"suggestedTopics"`
+	Feedback           string   `json:"feedback"`
+	// QuestionResults are every answered question in the order asked,
+	// follow-ups after their main question.
+	QuestionResults []Item `json:"questionResults"`
+	// Requirements are the job description's main requirements and the
+	// answers that covered each; empty without a job description.
+	Requirements []Requirement `json:"requirements"`
 }
 
-// Build returns the report of results with the interviewer's prose.
-func Build(results []interviewer.Result, s interviewer.Summary) Report {
+// Counted values: which answer of an item the averages use.
+const (
+	CountedAnswer = "answer"
+	CountedRetry  = "retry"
+)
+
+// Item is one answered question. Counted is set on the one item of each
+// main question whose evaluation the averages use (the main question's
+// or one of its follow-ups', which are evaluated with it): "answer" for
+// its first answer, "retry" for its second try.
+type Item struct {
+	interviewer.Result
+	Counted string `json:"counted,omitempty"`
+}
+
+// Requirement is one requirement of the job description and the questions
+// (by id) whose answers covered it; none means no answer touched it.
+type Requirement struct {
+	Text      string   `json:"text"`
+	CoveredBy []string `json:"coveredBy"`
+}
+
+// Build returns the report of results with the interviewer's prose and the
+// coverage of requirements. Each main question counts once, with the best
+// of its evaluations: its first answer, its second try, and those of its
+// follow-ups (each an evaluation of everything said on the question so
+// far); ties go to the earliest.
+func Build(results []interviewer.Result, s interviewer.Summary, requirements []string) Report {
+	items := make([]Item, len(results))
+	for i, r := range results {
+		items[i] = Item{Result: r}
+	}
 	var overall, tech, comm []int
-	for _, r := range results {
-		overall = append(overall, r.Evaluation.Score)
-		tech = append(tech, r.Evaluation.TechnicalAccuracy)
-		comm = append(comm, r.Evaluation.Communication)
+	for _, c := range choose(results, threads(results)) {
+		items[c.index].Counted = c.counted
+		e := c.attempt.Evaluation
+		overall = append(overall, e.Score)
+		tech = append(tech, e.TechnicalAccuracy)
+		comm = append(comm, e.Communication)
 	}
 	return Report{
 		OverallScore:       Mean(overall),
@@ -33,8 +73,97 @@ func Build(results []interviewer.Result, s interviewer.Summary) Report {
 		Weaknesses:         nonNil(s.Weaknesses),
 		SuggestedTopics:    nonNil(s.SuggestedTopics),
 		Feedback:           s.Feedback,
-		QuestionResults:    nonNil(results),
+		QuestionResults:    items,
+		Requirements:       Coverage(requirements, results),
 	}
+}
+
+// thread is a main question's result and its follow-ups', results[start:end]:
+// a follow-up is asked right after its main question or an earlier
+// follow-up of it, so a thread is a run of results.
+type thread struct{ start, end int }
+
+func threads(results []interviewer.Result) []thread {
+	var out []thread
+	for i, r := range results {
+		if n := len(out); n > 0 && r.Question.IsFollowUp() && r.Question.ParentID == results[out[n-1].start].Question.ID {
+			out[n-1].end = i + 1
+			continue
+		}
+		// A main question, or a follow-up whose parent is missing, which
+		// then counts on its own.
+		out = append(out, thread{i, i + 1})
+	}
+	return out
+}
+
+// choice is the attempt of a thread that counts: results[index]'s first
+// answer or its second try.
+type choice struct {
+	index   int
+	counted string
+	attempt interviewer.Attempt
+}
+
+// choose picks the best-scored attempt of each thread, the earliest of
+// equals.
+func choose(results []interviewer.Result, ts []thread) []choice {
+	out := make([]choice, len(ts))
+	for k, t := range ts {
+		best := -1
+		for i := t.start; i < t.end; i++ {
+			r := results[i]
+			if r.Evaluation.Score > best {
+				best, out[k] = r.Evaluation.Score, choice{i, CountedAnswer, interviewer.Attempt{Answer: r.Answer, Evaluation: r.Evaluation}}
+			}
+			if r.Retry != nil && r.Retry.Evaluation.Score > best {
+				best, out[k] = r.Retry.Evaluation.Score, choice{i, CountedRetry, *r.Retry}
+			}
+		}
+	}
+	return out
+}
+
+// Counted is one result per main question, as the interviewer's summary
+// and next question see the interview: the main question with the answer
+// and evaluation that count. When a follow-up's counts, the answer is
+// everything said on the question up to it, which is what was evaluated.
+func Counted(results []interviewer.Result) []interviewer.Result {
+	ts := threads(results)
+	out := make([]interviewer.Result, len(ts))
+	for k, c := range choose(results, ts) {
+		said := append(results[ts[k].start:c.index:c.index], interviewer.Result{Answer: c.attempt.Answer})
+		out[k] = interviewer.Result{Question: results[ts[k].start].Question, Answer: interviewer.Combined(said), Evaluation: c.attempt.Evaluation}
+	}
+	return out
+}
+
+// Coverage lists each requirement with the questions whose answers cover
+// it (jobdesc.Covers): any answer counts, first or second try, main
+// question or follow-up.
+func Coverage(requirements []string, results []interviewer.Result) []Requirement {
+	answers := make([][]jobdesc.Text, len(results))
+	for i, r := range results {
+		answers[i] = []jobdesc.Text{jobdesc.Prepare(r.Answer)}
+		if r.Retry != nil {
+			answers[i] = append(answers[i], jobdesc.Prepare(r.Retry.Answer))
+		}
+	}
+	out := make([]Requirement, 0, len(requirements))
+	for _, text := range requirements {
+		req := jobdesc.Prepare(text)
+		c := Requirement{Text: text, CoveredBy: []string{}}
+		for i, r := range results {
+			for _, a := range answers[i] {
+				if jobdesc.Covers(req, a) {
+					c.CoveredBy = append(c.CoveredBy, r.Question.ID)
+					break
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // Mean is the arithmetic mean of scores rounded half up to an integer, each

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/judgeworks/interview/internal/interviewer"
@@ -37,11 +38,98 @@ func TestBuildUsesOurAverages(t *testing.T) {
 		{Answer: "a", Evaluation: interviewer.Evaluation{Score: 80, TechnicalAccuracy: 90, Communication: 61}},
 		{Answer: "b", Evaluation: interviewer.Evaluation{Score: 61, TechnicalAccuracy: 50, Communication: 70}},
 	}
-	r := Build(results, interviewer.Summary{Feedback: "fine"})
+	r := Build(results, interviewer.Summary{Feedback: "fine"}, nil)
 	if r.OverallScore != 71 || r.TechnicalAccuracy != 70 || r.CommunicationScore != 66 {
 		t.Fatalf("averages %d/%d/%d, want 71/70/66", r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore)
 	}
-	if r.Strengths == nil || r.Weaknesses == nil || r.SuggestedTopics == nil || len(r.QuestionResults) != 2 || r.Feedback != "fine" {
+	if r.Strengths == nil || r.Weaknesses == nil || r.SuggestedTopics == nil || r.Requirements == nil || len(r.QuestionResults) != 2 || r.Feedback != "fine" {
 		t.Fatalf("report %+v", r)
+	}
+}
+
+func ev(score int) interviewer.Evaluation {
+	return interviewer.Evaluation{Score: score, TechnicalAccuracy: score - 10, Communication: score + 10}
+}
+
+func main(id string, score int) interviewer.Result {
+	return interviewer.Result{Question: interviewer.Question{ID: id, Text: id + "?", Kind: interviewer.Main}, Answer: id + " answer", Evaluation: ev(score)}
+}
+
+func followUp(id, parent string, score int) interviewer.Result {
+	return interviewer.Result{Question: interviewer.Question{ID: id, Text: id + "?", Kind: interviewer.FollowUp, ParentID: parent}, Answer: id + " answer", Evaluation: ev(score)}
+}
+
+func withRetry(r interviewer.Result, score int) interviewer.Result {
+	r.Retry = &interviewer.Attempt{Answer: r.Question.ID + " second try", Evaluation: ev(score)}
+	return r
+}
+
+func TestEachMainQuestionCountsOnceWithItsBest(t *testing.T) {
+	results := []interviewer.Result{
+		withRetry(main("q1", 40), 70), // the second try counts: 70
+		main("q2", 50),
+		followUp("q2-f1", "q2", 80),   // the follow-up's evaluation of q2 counts: 80
+		withRetry(main("q3", 60), 30), // the first answer counts: 60
+		main("q4", 55),
+		followUp("q4-f1", "q4", 55), // a tie: the main answer counts
+	}
+	r := Build(results, interviewer.Summary{}, nil)
+	// (70 + 80 + 60 + 55) / 4 = 66.25; technical and communication follow
+	// the same picks, 10 below and above.
+	if r.OverallScore != 66 || r.TechnicalAccuracy != 56 || r.CommunicationScore != 76 {
+		t.Fatalf("averages %d/%d/%d, want 66/56/76", r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore)
+	}
+	var counted []string
+	for _, it := range r.QuestionResults {
+		counted = append(counted, it.Counted)
+	}
+	want := []string{CountedRetry, "", CountedAnswer, CountedAnswer, CountedAnswer, ""}
+	if !slices.Equal(counted, want) {
+		t.Fatalf("counted %q, want %q", counted, want)
+	}
+	if r.QuestionResults[0].Retry == nil || r.QuestionResults[0].Retry.Answer != "q1 second try" {
+		t.Fatalf("the second try is not kept: %+v", r.QuestionResults[0])
+	}
+}
+
+func TestCountedViewForTheInterviewer(t *testing.T) {
+	results := []interviewer.Result{
+		withRetry(main("q1", 40), 70),
+		followUp("q1-f1", "q1", 90),
+		main("q2", 50),
+		followUp("q9-f1", "q9", 20), // its parent is missing: it counts alone
+	}
+	got := Counted(results)
+	if len(got) != 3 {
+		t.Fatalf("%d counted results, want 3", len(got))
+	}
+	// q1: the follow-up counted, so the answer is everything said: q1's
+	// better try, then the follow-up's answer.
+	if got[0].Question.ID != "q1" || got[0].Evaluation.Score != 90 || got[0].Answer != "q1 second try\n\nq1-f1 answer" {
+		t.Fatalf("q1 counted as %+v", got[0])
+	}
+	if got[1].Question.ID != "q2" || got[1].Answer != "q2 answer" || got[1].Evaluation.Score != 50 {
+		t.Fatalf("q2 counted as %+v", got[1])
+	}
+	if got[2].Question.ID != "q9-f1" || got[2].Evaluation.Score != 20 {
+		t.Fatalf("orphan follow-up counted as %+v", got[2])
+	}
+}
+
+func TestCoverage(t *testing.T) {
+	results := []interviewer.Result{
+		{Question: interviewer.Question{ID: "q1"}, Answer: "I tuned slow queries in Postgres with indexes and EXPLAIN ANALYZE."},
+		{Question: interviewer.Question{ID: "q2"}, Answer: "It depends.",
+			Retry: &interviewer.Attempt{Answer: "We ran the services on a kubernetes cluster with helm charts and autoscaling."}},
+	}
+	got := Coverage([]string{"PostgreSQL query optimisation", "Kubernetes operations", "Mentoring junior engineers"}, results)
+	want := [][]string{{"q1"}, {"q2"}, {}}
+	if len(got) != 3 {
+		t.Fatalf("coverage %+v", got)
+	}
+	for i, c := range got {
+		if !slices.Equal(c.CoveredBy, want[i]) || c.CoveredBy == nil {
+			t.Errorf("%q covered by %q, want %q", c.Text, c.CoveredBy, want[i])
+		}
 	}
 }

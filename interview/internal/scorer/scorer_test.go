@@ -44,6 +44,10 @@ func (p *prose) Next(context.Context, interviewer.Setup, []interviewer.Result) (
 func (p *prose) Summarize(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Summary, error) {
 	return interviewer.Summary{}, nil
 }
+func (p *prose) FollowUp(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Question, bool, error) {
+	return interviewer.Question{}, false, nil
+}
+func (p *prose) Requirements(context.Context, interviewer.Setup) ([]string, error) { return nil, nil }
 func (p *prose) Evaluate(ctx context.Context, _ interviewer.Setup, _ interviewer.Question, _ string) (interviewer.Evaluation, error) {
 	p.calls.Add(1)
 	if p.hold > 0 {

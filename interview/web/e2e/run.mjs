@@ -75,6 +75,29 @@ async function shot(page, name) {
   await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 }
 
+// answerFollowUps answers the follow-ups the offline interviewer asks on a
+// gap in the last answer, until the page shows want (the next main
+// question's label or the "all answered" heading). At most two.
+async function answerFollowUps(page, want) {
+  const target = want.startsWith('All ') ? page.getByRole('heading', { name: want }) : page.getByText(want, { exact: true });
+  for (let i = 0; i < 3; i++) {
+    const followUp = page.locator('form.follow-up-question');
+    await target.or(followUp).first().waitFor();
+    if (await target.isVisible()) return;
+    await page.getByLabel('Your answer', { exact: true }).fill('I measured it first; for example p95 latency fell from 900 ms to 120 ms. The trade-off is more memory, however it was worth it.');
+    await page.getByRole('button', { name: 'Submit answer' }).click();
+    await followUp.waitFor({ state: 'detached' });
+  }
+  await target.waitFor();
+}
+
+// The job description pasted for the first interview: the report lists
+// its requirements with the answers that covered each.
+const jobDescription = `Backend engineer, payments platform.
+- Design and operate REST APIs in Go
+- PostgreSQL: schema design, indexes and query optimisation
+- Observability: metrics, logs and tracing for on-call`;
+
 test('interview web client end to end', { timeout: 300_000 }, async (t) => {
   mkdirSync(shots, { recursive: true });
   const bin = buildBinary();
@@ -175,11 +198,15 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     await page.getByLabel('Number of questions').fill('3');
     await page.getByLabel('Hard').check();
     await page.getByLabel('Use full screen during the interview').uncheck();
+    // Follow-ups stay at the default; the job description shapes the questions.
+    assert.equal(await page.getByLabel('Follow-up questions').inputValue(), '');
+    await page.getByLabel('Job description (optional)').fill(jobDescription);
+    assert.match(await page.locator('#jd-hint').innerText(), new RegExp(`${jobDescription.length} of 10,000 characters`));
     await shot(page, '03-setup');
   });
 
   let firstQuestion = '';
-  await t.test('start and answer the first question', async () => {
+  await t.test('start, answer vaguely: a follow-up appears', async () => {
     await page.getByRole('button', { name: 'Start interview' }).click();
     await page.waitForURL(/\/interview\/[^/]+$/);
     interviewId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
@@ -190,6 +217,7 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     assert.match(await page.locator('[aria-live="polite"]').innerText(), /Question 1 of 3/);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'question-title');
     assert.match(await page.locator('.integrity').innerText(), /cannot enforce/);
+    assert.match(await page.locator('.welcome').innerText(), /job description/);
     await shot(page, '04-interview');
 
     // Submit is disabled while the answer is in flight.
@@ -197,16 +225,47 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
       await new Promise((r) => setTimeout(r, 700));
       await route.continue();
     });
-    await page.getByLabel('Your answer').fill('GET reads a resource without side effects and can be cached; POST creates or changes state and sends its data in the body.');
+    await page.getByLabel('Your answer', { exact: true }).fill('It depends on the situation.');
     await page.getByRole('button', { name: 'Submit answer' }).click();
     const busy = page.getByRole('button', { name: 'Evaluating your answer…' });
     await busy.waitFor();
     assert.equal(await busy.isDisabled(), true);
     await page.getByRole('heading', { name: 'Feedback on question 1' }).waitFor();
     await page.unroute('**/api/interview/answer');
-    await page.getByText('Question 2 of 3', { exact: true }).waitFor();
+    // The vague answer has a clear gap: a follow-up on it, which is not
+    // question 2 and does not count toward the three.
+    await page.locator('form.follow-up-question .progress', { hasText: /^Follow-up to question 1/ }).waitFor();
+    assert.equal(await page.locator('form.follow-up-question').count(), 1);
+    assert.match(await page.locator('.progress').innerText(), /Does not count toward the 3/);
     assert.notEqual(await page.locator('#question-title').innerText(), firstQuestion);
-    await shot(page, '05-feedback');
+    await shot(page, '05-follow-up');
+  });
+
+  await t.test('a second try raises the score', async () => {
+    await page.getByRole('button', { name: 'Try this question again' }).click();
+    await page.getByLabel('Answer the same question again, using the feedback above').fill(
+      'First I would measure, then design it step by step. For example, in my last project a REST API in Go ' +
+        'on PostgreSQL used indexes, a cache with a TTL, idempotency keys, retries with backoff and a queue, so requests stayed consistent and fast; ' +
+        'p95 latency fell from 900 ms to 120 ms. However the trade-off is complexity and cost: a cache can serve stale data and needs invalidation, ' +
+        'so I would choose differently for a small service. Finally I would load test it with 10 times the traffic.',
+    );
+    await page.getByRole('button', { name: 'Submit second try' }).click();
+    const change = page.locator('.score-change');
+    await change.waitFor();
+    const [before, after] = (await change.locator('strong').allInnerTexts()).map(Number);
+    assert.ok(after > before, `the second try scored ${after}, the first ${before}`);
+    assert.match(await change.innerText(), /counts your second try/);
+    assert.equal(await page.getByRole('button', { name: 'Try this question again' }).count(), 0, 'one second try only');
+    await shot(page, '06-second-try');
+  });
+
+  await t.test('answer the follow-up: evaluated with its parent, then question 2', async () => {
+    await page.getByLabel('Your answer', { exact: true }).fill('In that project I chose the cache myself; as a result p95 latency fell by 80 percent, however memory use grew, which was the trade-off.');
+    await page.getByRole('button', { name: 'Submit answer' }).click();
+    await page.getByRole('heading', { name: 'Feedback on the follow-up to question 1' }).waitFor();
+    assert.match(await page.locator('.feedback').innerText(), /Evaluated together with your answer to question 1/);
+    await page.getByText('Question 2 of 3', { exact: true }).waitFor();
+    await shot(page, '05b-follow-up-feedback');
   });
 
   await t.test('voice controls follow the server config', async () => {
@@ -229,7 +288,7 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     await page.getByText('Question 2 of 3', { exact: true }).waitFor();
     assert.equal(await page.locator('#question-title').innerText(), before);
     assert.equal(new URL(page.url()).pathname, `/interview/${encodeURIComponent(interviewId)}`);
-    await page.getByRole('heading', { name: 'Feedback on question 1' }).waitFor();
+    await page.getByRole('heading', { name: 'Feedback on the follow-up to question 1' }).waitFor();
   });
 
   await t.test('a double submit shows "already being evaluated"', async () => {
@@ -238,21 +297,22 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     pg.sql(`UPDATE interviews SET claim_token = gen_random_uuid(), answer_claimed_at = now() WHERE id = '${interviewId}'`);
     expectedStatuses = new Set([409]);
     const q = await page.locator('#question-title').innerText();
-    await page.getByLabel('Your answer').fill('An index is a B-tree that avoids a full table scan, at the cost of slower writes.');
+    await page.getByLabel('Your answer', { exact: true }).fill('An index is a B-tree that avoids a full table scan, at the cost of slower writes.');
     const [res] = await Promise.all([page.waitForResponse('**/api/interview/answer'), page.getByRole('button', { name: 'Submit answer' }).click()]);
     assert.equal(res.status(), 409);
     const info = page.getByRole('status').filter({ hasText: 'already being evaluated' });
     await info.waitFor();
     assert.equal(await page.locator('.question [role="alert"]').count(), 0, 'a 409 is not shown as a failure');
     assert.equal(await page.locator('#question-title').innerText(), q, 'the question stays');
-    assert.notEqual(await page.getByLabel('Your answer').inputValue(), '', 'the answer stays in the box');
-    await shot(page, '06-conflict');
+    assert.notEqual(await page.getByLabel('Your answer', { exact: true }).inputValue(), '', 'the answer stays in the box');
+    await shot(page, '06b-conflict');
     expectedStatuses = new Set();
 
     // Once that claim is gone the same answer goes through.
     pg.sql(`UPDATE interviews SET claim_token = NULL, answer_claimed_at = NULL WHERE id = '${interviewId}'`);
     await page.getByRole('button', { name: 'Submit answer' }).click();
-    await page.getByText('Question 3 of 3', { exact: true }).waitFor();
+    await page.getByRole('heading', { name: /^Feedback on question 2/ }).waitFor();
+    await answerFollowUps(page, 'Question 3 of 3');
     assert.equal(await page.getByText('already being evaluated').count(), 0);
   });
 
@@ -278,7 +338,7 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     assert.match(await page.locator('#dictate-note').innerText(), /browser's speech recognition, which may send audio to the browser's vendor/);
     await dictate.click();
     await page.getByRole('status').filter({ hasText: 'Listening' }).waitFor();
-    await waitFor(async () => (await page.getByLabel('Your answer').inputValue()).includes('Postgres with 3 replicas'), { what: 'the dictated text in the answer box' });
+    await waitFor(async () => (await page.getByLabel('Your answer', { exact: true }).inputValue()).includes('Postgres with 3 replicas'), { what: 'the dictated text in the answer box' });
     await shot(page, '06b-dictating');
     // Spoken for a while before stopping, so the pace is a real figure.
     await new Promise((r) => setTimeout(r, 1500));
@@ -287,7 +347,6 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     const [res] = await Promise.all([page.waitForResponse('**/api/interview/answer'), page.getByRole('button', { name: 'Submit answer' }).click()]);
     const sent = JSON.parse(res.request().postData());
     assert.ok(sent.recordingSeconds >= 1 && sent.recordingSeconds < 60, `recordingSeconds ${sent.recordingSeconds}`);
-    await page.getByRole('heading', { name: 'All 3 questions answered' }).waitFor();
     await page.getByRole('heading', { name: 'Feedback on question 3' }).waitFor();
     const feedback = page.locator('.feedback');
     await feedback.getByRole('heading', { name: 'Delivery' }).waitFor();
@@ -296,6 +355,7 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     assert.ok(quotes.length >= 1, 'at least one point quotes the answer');
     for (const q of quotes) assert.ok(sent.answer.includes(q.replace(/^“|”$/g, '')), `quote ${q} is not in the answer`);
     await shot(page, '06c-spoken-feedback');
+    await answerFollowUps(page, 'All 3 questions answered');
   });
 
   await t.test('finish', async () => {
@@ -309,17 +369,78 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     assert.match(overall, /^\d{1,3}$/);
     const bars = await page.locator('.chart rect.bar').count();
     assert.equal(bars, 3, 'overall, technical accuracy and communication bars');
-    for (const h of ['Strengths', 'Weaknesses', 'Suggested topics', 'Question by question', 'Integrity warnings']) {
+    for (const h of ['Strengths', 'Weaknesses', 'Suggested topics', 'Job requirements', 'Question by question', 'Integrity warnings', 'Share this report']) {
       await page.getByRole('heading', { name: h, exact: true }).waitFor();
     }
-    assert.equal(await page.locator('.results > li').count(), 3);
+    assert.equal(await page.locator('.results > li').count(), 3, 'three main questions; follow-ups are inside them');
+    const first = page.locator('.results > li').first();
+    assert.ok((await first.locator('.follow-up').count()) >= 1, 'the follow-up is shown with its question');
+    assert.match(await first.innerText(), /Your first try:[\s\S]*Your second try/);
+    assert.match(await first.locator('.counted').innerText(), /^Counted: /);
+    // The requirements, with the answers that covered each: the second try
+    // and the index answer speak to the PostgreSQL one; nothing said
+    // touched observability.
+    const reqs = page.locator('.requirements li');
+    assert.equal(await reqs.count(), 3);
+    assert.match(await reqs.nth(1).innerText(), /PostgreSQL[\s\S]*Covered by /);
+    assert.match(await reqs.nth(2).innerText(), /Observability[\s\S]*No answer touched this/);
     assert.match(await page.locator('section[aria-labelledby="integrity-title"]').innerText(), /1 warning during this interview/);
     await shot(page, '07-report');
     await page.emulateMedia({ media: 'print' });
     assert.equal(await page.locator('header.top').isVisible(), false, 'navigation is not printed');
     assert.equal(await page.getByRole('button', { name: 'Print or save as PDF' }).isVisible(), false);
+    assert.equal(await page.locator('.share').isVisible(), false, 'the share controls are not printed');
+    assert.equal(await page.locator('.requirements').isVisible(), true);
     await shot(page, '08-report-print');
     await page.emulateMedia({ media: 'screen' });
+  });
+
+  await t.test('share the report: a fresh browser without cookies reads it; revoked, it is gone', async () => {
+    await page.getByRole('button', { name: 'Create a share link' }).click();
+    const input = page.locator('#share-url');
+    await input.waitFor();
+    const url = await input.inputValue();
+    assert.match(url, /\/shared\/[A-Za-z0-9_-]{43}$/);
+    await shot(page, '08b-share-link');
+
+    const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+    t.after(() => browser.close());
+    const fresh = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const errors = [];
+    let expected = new Set();
+    const requests = [];
+    const view = await fresh.newPage();
+    view.on('request', (r) => requests.push(new URL(r.url()).pathname));
+    view.on('console', (m) => {
+      if (m.type() !== 'error') return;
+      const status = /status of (\d{3})/.exec(m.text());
+      if (status && expected.has(Number(status[1]))) return;
+      errors.push(m.text());
+    });
+    view.on('pageerror', (err) => errors.push(err.message));
+    await view.goto(url);
+    await view.getByRole('heading', { name: `Interview report: ${role}` }).waitFor();
+    assert.deepEqual(await fresh.cookies(), [], 'no cookie in the fresh browser');
+    assert.match(await view.locator('.notice').innerText(), /read-only/);
+    assert.equal(await view.getByRole('navigation', { name: 'Main' }).count(), 0, 'no account navigation');
+    assert.equal(await view.locator('.results > li').count(), 3);
+    assert.equal(await view.locator('.requirements li').count(), 3);
+    assert.equal(await view.getByRole('button', { name: /share|Try this question again/i }).count(), 0, 'nothing to change from a shared link');
+    assert.ok(!requests.includes('/api/auth/me'), 'the shared page does not ask who is signed in');
+    assert.ok(!(await view.locator('body').innerText()).includes(email), 'no email on the shared page');
+    await shot(view, '17-shared');
+    await view.setViewportSize({ width: 375, height: 800 });
+    await noHorizontalScroll(view);
+    await shot(view, '17b-shared-375');
+    await view.setViewportSize({ width: 1280, height: 900 });
+
+    await page.getByRole('button', { name: 'Stop sharing' }).click();
+    await page.getByRole('status').filter({ hasText: 'the link no longer works' }).waitFor();
+    expected = new Set([404]);
+    await view.reload();
+    await view.getByRole('heading', { name: 'Shared report not available' }).waitFor();
+    await shot(view, '18-shared-revoked');
+    assert.deepEqual(errors, []);
   });
 
   await t.test('find it in history, newest first, and open its report', async () => {
@@ -327,11 +448,12 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     await page.goto('/');
     await page.getByLabel('Role you are applying for').fill('Frontend developer');
     await page.getByLabel('Number of questions').fill('1');
+    await page.getByLabel('Follow-up questions').selectOption('0');
     await page.getByLabel('Use full screen during the interview').uncheck();
     await page.getByRole('button', { name: 'Start interview' }).click();
     await page.getByText('Question 1 of 1', { exact: true }).waitFor();
     // Keyboard mashing is not scored, and the page says so.
-    await page.getByLabel('Your answer').fill('asdkjh qwe zxcmnb');
+    await page.getByLabel('Your answer', { exact: true }).fill('asdkjh qwe zxcmnb');
     await page.getByRole('button', { name: 'Submit answer' }).click();
     await page.getByText('Not enough to score.').waitFor();
     assert.equal(await page.locator('.feedback .scores').count(), 0, 'no scores for an answer with nothing to score');
@@ -345,11 +467,31 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     await page.locator('.history .h-role').first().waitFor();
     const roles = await page.locator('.history .h-role').allInnerTexts();
     assert.deepEqual(roles, ['Frontend developer', role]);
+    // Progress: a line per score across the two interviews, and the same
+    // figures as a table.
+    assert.equal(await page.locator('.progress-chart svg .series').count(), 3);
+    assert.equal(await page.locator('.progress-chart svg circle').count(), 6);
+    await page.getByText('Show the scores as a table').click();
+    assert.equal(await page.locator('.as-table tbody tr').count(), 2);
+    assert.match(await page.locator('.as-table tbody tr').first().innerText(), new RegExp(role));
+    assert.match(await page.locator('.weakest').innerText(), /Weakest area over your last 2 interviews: (Technical accuracy|Communication)/);
     await shot(page, '09-history');
     await page.locator('.history a', { hasText: role }).click();
     await page.getByRole('heading', { name: `Interview report: ${role}` }).waitFor();
     assert.equal(new URL(page.url()).pathname, `/report/${encodeURIComponent(interviewId)}`);
     assert.equal(await page.locator('.results > li').count(), 3);
+  });
+
+  await t.test('"practise this" fills the setup in', async () => {
+    await page.goto('/history');
+    const area = (await page.locator('.weakest strong').innerText()).toLowerCase();
+    await page.getByRole('link', { name: 'Practise this' }).click();
+    await page.getByRole('heading', { name: 'Set up your interview' }).waitFor();
+    assert.equal(await page.getByLabel('Role you are applying for').inputValue(), 'Frontend developer');
+    assert.equal(await page.getByLabel('Follow-up questions').inputValue(), '2');
+    assert.equal(await page.locator('input[name="difficulty"]:checked').count(), 1);
+    assert.match(await page.locator('.notice.focus').innerText(), new RegExp(`Practise: ${area}`));
+    await shot(page, '09b-practise-this');
   });
 
   await t.test('pages fit 375 px without horizontal scrolling', async () => {
@@ -366,6 +508,7 @@ test('interview web client end to end', { timeout: 300_000 }, async (t) => {
     }
     await page.getByLabel('Role you are applying for').fill('Data engineer with a rather long job title for a narrow screen');
     await page.getByLabel('Use full screen during the interview').uncheck();
+    await page.getByLabel('Job description (optional)').fill(jobDescription);
     await page.getByRole('button', { name: 'Start interview' }).click();
     await page.getByText('Question 1 of 5', { exact: true }).waitFor();
     await noHorizontalScroll(page);

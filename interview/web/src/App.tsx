@@ -7,6 +7,7 @@ import { InterviewPage } from './pages/Interview';
 import { ReportPage } from './pages/Report';
 import { HistoryPage } from './pages/History';
 import { AccountPage } from './pages/Account';
+import { SharedPage } from './pages/Shared';
 
 export const api = createApi();
 
@@ -29,10 +30,13 @@ export function App() {
   const [config, setConfig] = useState<Config>(defaultConfig);
   const [bootError, setBootError] = useState('');
   const main = useRef<HTMLElement>(null);
+  // A shared report's page needs no account: it does not ask who is
+  // signed in, and its links load the app afresh.
+  const [openedShared] = useState(() => match(location.pathname).page === 'shared');
 
   useEffect(() => {
     let live = true;
-    Promise.all([api.config(), api.me()])
+    Promise.all([api.config(), openedShared ? Promise.resolve(null) : api.me()])
       .then(([c, u]) => {
         if (!live) return;
         setConfig(c);
@@ -46,7 +50,7 @@ export function App() {
     return () => {
       live = false;
     };
-  }, []);
+  }, [openedShared]);
 
   // Move focus to the new page's heading so that keyboard and screen
   // reader users start at the top of what changed.
@@ -98,7 +102,9 @@ export function App() {
 
   const mode = modeLabel(config.mode);
   let page: React.ReactNode;
-  if (!user) {
+  if (route.page === 'shared') {
+    page = <SharedPage key={route.token} token={route.token} />;
+  } else if (!user) {
     if (route.page !== 'signin') sessionStorage.setItem('afterSignIn', path);
     page = <SignIn config={config} onSignedIn={signedIn} />;
   } else {
@@ -137,7 +143,7 @@ export function App() {
         Skip to content
       </a>
       <header className="top">
-        <a className="brand" href="/" onClick={link('/')}>
+        <a className="brand" href="/" onClick={user ? link('/') : undefined}>
           Interview practice
         </a>
         {mode && (
@@ -190,6 +196,7 @@ function titleFor(page: string): string {
     interview: 'Interview',
     report: 'Interview report',
     history: 'Interview history',
+    shared: 'Shared interview report',
     account: 'Your account',
     signin: 'Sign in',
   };

@@ -62,7 +62,7 @@ describe('api client', () => {
         star: null,
         delivery: null,
       },
-      nextQuestion: { id: 'q2', text: 'What is a mutex?' },
+      nextQuestion: { id: 'q2', text: 'What is a mutex?', kind: 'main' },
       isLastQuestion: false,
     });
   });
@@ -100,6 +100,57 @@ describe('api client', () => {
     const r = await createApi(f.fn).answer('s1', 'q1', 'I like pizza');
     expect(r.kind === 'evaluated' && r.evaluation.scorable).toBe(false);
     expect(f.seen[0].body).not.toHaveProperty('recordingSeconds');
+  });
+
+  it('reads a follow-up as the next question', async () => {
+    const f = fakeFetch([json(200, { evaluation: { score: 30 }, nextQuestion: { id: 'q1-f1', text: 'And the result?', kind: 'followUp', parentId: 'q1' }, isLastQuestion: false })]);
+    const r = await createApi(f.fn).answer('s1', 'q1', 'x');
+    expect(r).toMatchObject({ kind: 'evaluated', nextQuestion: { id: 'q1-f1', text: 'And the result?', kind: 'followUp', parentId: 'q1' } });
+  });
+
+  it('sends a second try and reads the score change; a 409 is an error with the reason', async () => {
+    const f = fakeFetch([
+      json(200, { evaluation: { score: 72, feedback: 'Better.' }, previousScore: 45 }),
+      json(409, { error: { code: 'conflict', message: 'you have already had a second try at this question' } }),
+    ]);
+    const api = createApi(f.fn);
+    const r = await api.retry('s1', 'q1', 'A better answer.');
+    expect(f.seen[0]).toMatchObject({ url: '/api/interview/retry', method: 'POST', body: { sessionId: 's1', questionId: 'q1', answer: 'A better answer.' } });
+    expect(r.previousScore).toBe(45);
+    expect(r.evaluation.score).toBe(72);
+    const err = await api.retry('s1', 'q1', 'again').catch((e) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(409);
+    expect(err.message).toMatch(/already had a second try/);
+  });
+
+  it('shares, unshares and reads a shared report', async () => {
+    const f = fakeFetch([
+      json(201, { token: 'tok', url: 'http://x/shared/tok' }),
+      json(204, null),
+      json(200, {
+        overallScore: 70,
+        questionResults: [{ question: { id: 'q1', text: 'Q?', kind: 'main' }, answer: 'a', evaluation: { score: 70 }, counted: 'retry', retry: { answer: 'b', evaluation: { score: 80 } } }],
+        requirements: [{ text: 'Go', coveredBy: ['q1'] }, { text: 'Rust' }],
+        interview: { candidateName: 'Ada', role: 'Backend', experience: 'Senior', difficulty: 'hard', completedAt: '2026-03-01T12:00:00Z' },
+      }),
+    ]);
+    const api = createApi(f.fn);
+    expect(await api.share('i/1')).toEqual({ token: 'tok', url: 'http://x/shared/tok' });
+    await api.unshare('i/1');
+    const s = await api.shared('a/b');
+    expect(f.seen.map((x) => [x.method, x.url])).toEqual([
+      ['POST', '/api/interview/i%2F1/share'],
+      ['DELETE', '/api/interview/i%2F1/share'],
+      ['GET', '/api/shared/a%2Fb'],
+    ]);
+    expect(s.role).toBe('Backend');
+    expect(s.report.overallScore).toBe(70);
+    expect(s.report.requirements).toEqual([
+      { text: 'Go', coveredBy: ['q1'] },
+      { text: 'Rust', coveredBy: [] },
+    ]);
+    expect(s.report.questionResults[0]).toMatchObject({ counted: 'retry', retry: { answer: 'b', evaluation: { score: 80 } } });
   });
 
   it('turns a 409 into "already being evaluated", not an error', async () => {
@@ -156,7 +207,14 @@ describe('api client', () => {
     const setup = { candidateName: 'Ada', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3 };
     const s = await createApi(f.fn).start(setup);
     expect(f.seen[0].body).toEqual(setup);
-    expect(s).toEqual({ sessionId: 's9', welcome: 'Hi', question: { id: 'q1', text: 'Tell me about yourself.' }, mode: 'offline' });
+    expect(s).toEqual({ sessionId: 's9', welcome: 'Hi', question: { id: 'q1', text: 'Tell me about yourself.', kind: 'main' }, mode: 'offline' });
+  });
+
+  it('start sends the job description and follow-ups when given', async () => {
+    const f = fakeFetch([json(201, { sessionId: 's9', welcome: 'Hi', question: { id: 'q1', text: 'Q?' } })]);
+    const setup = { candidateName: 'Ada', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3, jobDescription: '- Go', followUps: 2 };
+    await createApi(f.fn).start(setup);
+    expect(f.seen[0].body).toEqual(setup);
   });
 
   it('escapes the interview id in the path', async () => {
@@ -193,12 +251,12 @@ describe('api client', () => {
 
   it('lists interviews in progress and discards one', async () => {
     const f = fakeFetch([
-      json(200, [{ _id: 'i/1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 5, questionNumber: 2, createdAt: '2026-03-01T12:00:00Z' }]),
+      json(200, [{ _id: 'i/1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 5, questionNumber: 2, followUp: true, createdAt: '2026-03-01T12:00:00Z' }]),
       json(204, null),
     ]);
     const api = createApi(f.fn);
     expect(await api.active()).toEqual([
-      { _id: 'i/1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 5, questionNumber: 2, createdAt: '2026-03-01T12:00:00Z' },
+      { _id: 'i/1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 5, questionNumber: 2, followUp: true, createdAt: '2026-03-01T12:00:00Z' },
     ]);
     await api.discard('i/1');
     expect(f.seen[1]).toMatchObject({ url: '/api/interview/i%2F1', method: 'DELETE', body: undefined });
@@ -239,9 +297,11 @@ describe('api client', () => {
   });
 
   it('history keeps the pinned fields', async () => {
-    const f = fakeFetch([json(200, [{ _id: 'i1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3, overallScore: 81, date: '2025-01-02T03:04:05Z' }])]);
+    const f = fakeFetch([
+      json(200, [{ _id: 'i1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3, overallScore: 81, technicalAccuracy: 85, communicationScore: 72, date: '2025-01-02T03:04:05Z' }]),
+    ]);
     expect(await createApi(f.fn).history()).toEqual([
-      { _id: 'i1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3, overallScore: 81, date: '2025-01-02T03:04:05Z' },
+      { _id: 'i1', role: 'Backend', experience: 'Senior', difficulty: 'hard', totalQuestions: 3, overallScore: 81, technicalAccuracy: 85, communicationScore: 72, date: '2025-01-02T03:04:05Z' },
     ]);
   });
 });
@@ -257,10 +317,28 @@ describe('toSession', () => {
       questionResults: [{ question: { id: 'q1', text: 'First?' }, answer: 'a', evaluation: { score: 60 } }],
     });
     expect(s.status).toBe('in_progress');
-    expect(s.currentQuestion).toEqual({ id: 'q2', text: 'Second?' });
+    expect(s.currentQuestion).toEqual({ id: 'q2', text: 'Second?', kind: 'main' });
     expect(s.results).toHaveLength(1);
     expect(s.results[0].evaluation.score).toBe(60);
+    expect(s.results[0].retry).toBeNull();
     expect(s.report).toBeNull();
+    expect(s.requirements).toEqual([]);
+    expect(s.shared).toBe(false);
+  });
+
+  it('reads follow-ups, second tries, requirements and sharing', () => {
+    const s = toSession({
+      sessionId: 's1',
+      status: 'in_progress',
+      requirements: ['Go', 7],
+      shared: true,
+      currentQuestion: { id: 'q1-f1', text: 'And?', kind: 'followUp', parentId: 'q1' },
+      questionResults: [{ question: { id: 'q1', text: 'First?', kind: 'main' }, answer: 'a', evaluation: { score: 60 }, retry: { answer: 'b', evaluation: { score: 70 } } }],
+    });
+    expect(s.currentQuestion).toEqual({ id: 'q1-f1', text: 'And?', kind: 'followUp', parentId: 'q1' });
+    expect(s.results[0].retry).toEqual({ answer: 'b', evaluation: expect.objectContaining({ score: 70 }) });
+    expect(s.requirements).toEqual(['Go']);
+    expect(s.shared).toBe(true);
   });
 
   it('reads a completed interview with its report', () => {

@@ -20,6 +20,9 @@ export interface Config {
 export interface Question {
   id: string;
   text: string;
+  /** "followUp" for a follow-up question on the main question parentId. */
+  kind: 'main' | 'followUp';
+  parentId?: string;
 }
 
 export interface Evidence {
@@ -59,10 +62,27 @@ export interface Evaluation {
   delivery: Delivery | null;
 }
 
+/** A second try at a question already evaluated. */
+export interface Attempt {
+  answer: string;
+  evaluation: Evaluation;
+}
+
 export interface QuestionResult {
   question: Question;
   answer: string;
   evaluation: Evaluation;
+  retry: Attempt | null;
+  /** In a report: which answer of this item the averages use ("answer" or
+   * "retry"); empty when another item of its main question counts. */
+  counted: '' | 'answer' | 'retry';
+}
+
+/** A requirement of the job description and the questions (by id) whose
+ * answers covered it. */
+export interface Requirement {
+  text: string;
+  coveredBy: string[];
 }
 
 export interface Report {
@@ -74,6 +94,7 @@ export interface Report {
   suggestedTopics: string[];
   feedback: string;
   questionResults: QuestionResult[];
+  requirements: Requirement[];
 }
 
 export interface Setup {
@@ -82,7 +103,13 @@ export interface Setup {
   experience: string;
   difficulty: string;
   totalQuestions: number;
+  /** Optional pasted job description, at most maxJobDescription characters. */
+  jobDescription?: string;
+  /** Follow-ups per question, 0 to 2; absent: the server's default (1). */
+  followUps?: number;
 }
+
+export const maxJobDescription = 10000;
 
 export interface Started {
   sessionId: string;
@@ -100,8 +127,33 @@ export interface Session extends Setup {
   currentQuestion: Question | null;
   results: QuestionResult[];
   report: Report | null;
+  /** The job description's requirements, read at the start. */
+  requirements: string[];
+  /** A share link to the report exists. */
+  shared: boolean;
   createdAt: string;
   completedAt: string;
+}
+
+/** What a share link shows: the report and the setup it was taken with. */
+export interface SharedReport {
+  report: Report;
+  candidateName: string;
+  role: string;
+  experience: string;
+  difficulty: string;
+  completedAt: string;
+}
+
+export interface ShareLink {
+  token: string;
+  url: string;
+}
+
+/** A second try was evaluated. */
+export interface Retried {
+  evaluation: Evaluation;
+  previousScore: number;
 }
 
 export interface HistoryItem {
@@ -111,6 +163,8 @@ export interface HistoryItem {
   difficulty: string;
   totalQuestions: number;
   overallScore: number;
+  technicalAccuracy: number;
+  communicationScore: number;
   date: string;
 }
 
@@ -123,6 +177,8 @@ export interface ActiveItem {
   totalQuestions: number;
   /** The question being asked; 0 once every question is answered. */
   questionNumber: number;
+  /** The question being asked is a follow-up of questionNumber. */
+  followUp: boolean;
   createdAt: string;
 }
 
@@ -197,7 +253,9 @@ const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object'
 function toQuestion(v: unknown): Question | null {
   const o = obj(v);
   const text = str(o.text);
-  return text ? { id: str(o.id), text } : null;
+  if (!text) return null;
+  if (o.kind === 'followUp') return { id: str(o.id), text, kind: 'followUp', parentId: str(o.parentId) };
+  return { id: str(o.id), text, kind: 'main' };
 }
 
 function toEvidence(v: unknown): Evidence[] {
@@ -249,11 +307,22 @@ function toResults(v: unknown): QuestionResult[] {
   if (!Array.isArray(v)) return [];
   return v.map((r) => {
     const o = obj(r);
+    const retry = o.retry && typeof o.retry === 'object' ? obj(o.retry) : null;
     return {
-      question: toQuestion(o.question) ?? { id: '', text: '' },
+      question: toQuestion(o.question) ?? { id: '', text: '', kind: 'main' },
       answer: str(o.answer),
       evaluation: toEvaluation(o.evaluation),
+      retry: retry ? { answer: str(retry.answer), evaluation: toEvaluation(retry.evaluation) } : null,
+      counted: o.counted === 'answer' || o.counted === 'retry' ? o.counted : '',
     };
+  });
+}
+
+function toRequirements(v: unknown): Requirement[] {
+  if (!Array.isArray(v)) return [];
+  return v.map((r) => {
+    const o = obj(r);
+    return { text: str(o.text), coveredBy: strs(o.coveredBy) };
   });
 }
 
@@ -268,6 +337,21 @@ export function toReport(v: unknown): Report {
     suggestedTopics: strs(o.suggestedTopics),
     feedback: str(o.feedback),
     questionResults: toResults(o.questionResults),
+    requirements: toRequirements(o.requirements),
+  };
+}
+
+/** Reads GET /api/shared/:token. */
+export function toSharedReport(v: unknown): SharedReport {
+  const o = obj(v);
+  const iv = obj(o.interview);
+  return {
+    report: toReport(o),
+    candidateName: str(iv.candidateName),
+    role: str(iv.role),
+    experience: str(iv.experience),
+    difficulty: str(iv.difficulty),
+    completedAt: str(iv.completedAt),
   };
 }
 
@@ -292,6 +376,8 @@ export function toSession(v: unknown): Session {
     currentQuestion: status === 'completed' ? null : toQuestion(o.currentQuestion ?? o.question),
     results,
     report,
+    requirements: strs(o.requirements),
+    shared: o.shared === true,
     createdAt: str(o.createdAt),
     completedAt: str(o.completedAt ?? o.date),
   };
@@ -308,7 +394,15 @@ export interface Api {
   session(id: string): Promise<Session>;
   /** recordingSeconds: how long the answer was spoken, when it was dictated or recorded. */
   answer(sessionId: string, questionId: string, answer: string, recordingSeconds?: number): Promise<Evaluated | AlreadyEvaluating>;
+  /** A second try at the question just evaluated. A 409 (already tried,
+   * not the last question, an answer being evaluated) is an ApiError with
+   * the server's sentence. */
+  retry(sessionId: string, questionId: string, answer: string): Promise<Retried>;
   finish(sessionId: string): Promise<Report>;
+  share(id: string): Promise<ShareLink>;
+  unshare(id: string): Promise<void>;
+  /** The report a share link names; needs no session. */
+  shared(token: string): Promise<SharedReport>;
   history(page?: HistoryPage): Promise<HistoryItem[]>;
   active(): Promise<ActiveItem[]>;
   discard(id: string): Promise<void>;
@@ -407,8 +501,22 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
         isLastQuestion: o.isLastQuestion === true,
       };
     },
+    async retry(sessionId, questionId, answer) {
+      const o = obj(await json('POST', '/api/interview/retry', { sessionId, questionId, answer }));
+      return { evaluation: toEvaluation(o.evaluation), previousScore: num(o.previousScore) };
+    },
     async finish(sessionId) {
       return toReport(await json('POST', '/api/interview/finish', { sessionId }));
+    },
+    async share(id) {
+      const o = obj(await json('POST', `/api/interview/${encodeURIComponent(id)}/share`));
+      return { token: str(o.token), url: str(o.url) };
+    },
+    async unshare(id) {
+      await json('DELETE', `/api/interview/${encodeURIComponent(id)}/share`);
+    },
+    async shared(token) {
+      return toSharedReport(await json('GET', `/api/shared/${encodeURIComponent(token)}`));
     },
     async history(page = {}) {
       const q = new URLSearchParams();
@@ -426,6 +534,8 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
           difficulty: str(o.difficulty),
           totalQuestions: num(o.totalQuestions),
           overallScore: num(o.overallScore),
+          technicalAccuracy: num(o.technicalAccuracy),
+          communicationScore: num(o.communicationScore),
           date: str(o.date),
         };
       });
@@ -441,6 +551,7 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
           difficulty: str(o.difficulty),
           totalQuestions: num(o.totalQuestions),
           questionNumber: num(o.questionNumber),
+          followUp: o.followUp === true,
           createdAt: str(o.createdAt),
         };
       });

@@ -1,4 +1,4 @@
-// A small history-API router: the app has six pages, which does not justify
+// A small history-API router: the app has seven pages, which does not justify
 // a routing library in the initial bundle.
 import { useSyncExternalStore } from 'react';
 
@@ -30,6 +30,7 @@ export type Route =
   | { page: 'setup' }
   | { page: 'interview'; id: string }
   | { page: 'report'; id: string }
+  | { page: 'shared'; token: string }
   | { page: 'history' }
   | { page: 'account' }
   | { page: 'signin' }
@@ -40,6 +41,14 @@ export function match(path: string): Route {
   if (path === '/history') return { page: 'history' };
   if (path === '/account') return { page: 'account' };
   if (path === '/signin') return { page: 'signin' };
+  const shared = /^\/shared\/([^/]+)\/?$/.exec(path);
+  if (shared) {
+    try {
+      return { page: 'shared', token: decodeURIComponent(shared[1]) };
+    } catch {
+      return { page: 'notfound' }; // a malformed escape
+    }
+  }
   const m = /^\/(interview|report)\/([^/]+)\/?$/.exec(path);
   if (m) return { page: m[1] as 'interview' | 'report', id: decodeURIComponent(m[2]) };
   return { page: 'notfound' };

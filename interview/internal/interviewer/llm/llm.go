@@ -74,7 +74,7 @@ func (*Interviewer) Mode() string { return Mode }
 func (iv *Interviewer) Open(ctx context.Context, s interviewer.Setup) (interviewer.Opening, error) {
 	msgs := []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(systemPrompt + openPrompt),
-		openai.UserMessage(setupBlock(s) + "\nWrite the welcome and the first question."),
+		openai.UserMessage(setupBlock(s) + jobBlock(s) + "\nWrite the welcome and the first question."),
 	}
 	r, err := call(ctx, iv, "opening", openingSchema, msgs, parseOpening)
 	if err != nil {
@@ -133,7 +133,7 @@ func anyQuoteFound(answer string, evidence []interviewer.Evidence) bool {
 // asked (not the answers: they are untrusted and not needed to pick a topic).
 func (iv *Interviewer) Next(ctx context.Context, s interviewer.Setup, done []interviewer.Result) (interviewer.Question, error) {
 	var b strings.Builder
-	b.WriteString(setupBlock(s))
+	b.WriteString(setupBlock(s) + jobBlock(s))
 	fmt.Fprintf(&b, "\nThis will be question %d of %d. Questions already asked, with the score each answer got:\n", len(done)+1, s.TotalQuestions)
 	asked := make([]string, len(done))
 	for i, r := range done {

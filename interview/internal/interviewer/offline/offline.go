@@ -11,10 +11,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
+	"github.com/judgeworks/interview/internal/jobdesc"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -29,6 +31,9 @@ var ErrBankExhausted = errors.New("offline: no unasked question left in the bank
 type Interviewer struct {
 	bank *bank
 	rd   *relevance.Reader
+	// texts are the bank's questions prepared for matching a job
+	// description, built on first use.
+	texts func() map[*question]jobdesc.Text
 }
 
 var _ interviewer.Interviewer = (*Interviewer)(nil)
@@ -42,7 +47,7 @@ func New() *Interviewer {
 	}
 	rd := relevance.New(wordvec.Default(), b.corpus()...)
 	b.read(rd)
-	return &Interviewer{bank: b, rd: rd}
+	return &Interviewer{bank: b, rd: rd, texts: sync.OnceValue(b.jobTexts)}
 }
 
 // Mode reports "offline".
@@ -58,9 +63,13 @@ func (iv *Interviewer) Open(ctx context.Context, s interviewer.Setup) (interview
 	fams, matched := iv.bank.resolveFamilies(s.Role)
 	d := normDifficulty(s.Difficulty)
 	pool := poolOf(fams, d)
+	if hasJob(s) {
+		// The nearest few, so two interviews for one description differ.
+		pool = iv.jobOrder(s)[:jobFirstChoices]
+	}
 	q := pool[rand.IntN(len(pool))]
 	return interviewer.Opening{
-		Welcome:  welcome(s, fams, matched, d),
+		Welcome:  welcome(s, fams, matched, d) + practiceWelcome(s),
 		Question: interviewer.Question{ID: q.ID, Text: q.Text},
 	}, nil
 }
@@ -221,7 +230,11 @@ func (iv *Interviewer) Next(ctx context.Context, s interviewer.Setup, done []int
 	if len(done) > 0 {
 		first = done[0].Question.ID
 	}
-	for _, q := range iv.order(s, first) {
+	order := iv.order(s, first)
+	if hasJob(s) {
+		order = iv.jobOrder(s)
+	}
+	for _, q := range order {
 		if !asked[q.ID] && !asked[normText(q.Text)] {
 			return interviewer.Question{ID: q.ID, Text: q.Text}, nil
 		}

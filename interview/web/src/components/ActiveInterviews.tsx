@@ -56,7 +56,12 @@ export function ActiveInterviews({ onAuthLost, onDiscarded }: { onAuthLost: () =
           {items.map((a) => {
             const to = `/interview/${encodeURIComponent(a._id)}`;
             const started = new Date(a.createdAt);
-            const where = a.questionNumber > 0 ? `Question ${a.questionNumber} of ${a.totalQuestions}` : `All ${a.totalQuestions} answered, ready to finish`;
+            const where =
+              a.questionNumber === 0
+                ? `All ${a.totalQuestions} answered, ready to finish`
+                : a.followUp
+                  ? `Follow-up to question ${a.questionNumber} of ${a.totalQuestions}`
+                  : `Question ${a.questionNumber} of ${a.totalQuestions}`;
             return (
               <li key={a._id}>
                 <span className="a-what">

@@ -1,6 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import { api, link } from '../App';
 import { ApiError, type HistoryItem } from '../api';
+import { ProgressChart } from '../components/ProgressChart';
+import { areaNames, practiceLink, progressSeries, recent, weakestArea } from '../practice';
 
 // One page of history at a time, newest first; "Show older" asks for the
 // page before the last date shown.
@@ -72,6 +74,7 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
           .
         </p>
       )}
+      {items && items.length > 0 && <Progress items={items} />}
       {items && items.length > 0 && (
         <ul className="history">
           {items.map((h) => {
@@ -102,6 +105,35 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
             {loading ? 'Loading…' : 'Show older interviews'}
           </button>
         </p>
+      )}
+    </section>
+  );
+}
+
+// Progress over time: the chart of every interview shown, and the weakest
+// area of the latest ones with a link that sets up an interview to
+// practise it.
+function Progress({ items }: { items: HistoryItem[] }) {
+  const weak = weakestArea(items);
+  const to = weak ? practiceLink(weak) : '/';
+  return (
+    <section className="card progress-card" aria-labelledby="progress-heading">
+      <h2 id="progress-heading">Your progress</h2>
+      <ProgressChart points={progressSeries(items)} />
+      {weak && (
+        <div className="weakest">
+          <p>
+            Weakest area{weak.over > 1 ? ` over your last ${Math.min(weak.over, recent)} interviews` : ''}: <strong>{areaNames[weak.area]}</strong>, {weak.mean}/100 on average.
+          </p>
+          <p>
+            <a className="button primary" href={to} onClick={link(to)}>
+              Practise this
+            </a>{' '}
+            <span className="hint">
+              {weak.difficulty === 'easy' ? 'An' : 'A'} {weak.difficulty} {weak.role} interview with up to two follow-ups per question.
+            </span>
+          </p>
+        </div>
       )}
     </section>
   );

@@ -1,25 +1,22 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { api, freshReports, modeLabel } from '../App';
-import { ApiError, type Config, type Evaluation, type Question, type Session } from '../api';
+import { ApiError, type Config, type Question, type QuestionResult, type Session } from '../api';
 import { navigate } from '../router';
 import { exitFullscreen, useIntegrity, warningText } from '../anticheat';
 import { canRecord, startRecording, type Recording } from '../recorder';
 import { canSpeak, speechPlayer, useServerVoice } from '../speech/useSpeech';
 import { recognizerConstructor, startDictation, type Dictation } from '../speech/dictation';
 import { EvaluationView } from '../components/EvaluationView';
-
-interface Feedback {
-  number: number;
-  question: Question;
-  evaluation: Evaluation;
-}
+import { SecondTry } from '../components/SecondTry';
+import { canRetry, mainsAnswered, numberOf, questionLabel } from '../practice';
 
 export function InterviewPage({ id, config, onAuthLost }: { id: string; config: Config; onAuthLost: () => void }) {
   const [session, setSession] = useState<Session | null>(null);
   const [loadError, setLoadError] = useState('');
   const [question, setQuestion] = useState<Question | null>(null);
-  const [answered, setAnswered] = useState(0);
-  const [feedback, setFeedback] = useState<Feedback | null>(null);
+  // Every answer so far, follow-ups and second tries included: the last
+  // one is the feedback shown.
+  const [results, setResults] = useState<QuestionResult[]>([]);
   const [answer, setAnswer] = useState('');
   // Seconds of speech behind the answer in the box (recorded or dictated);
   // 0 for a typed answer. Sent so the evaluation can show the delivery.
@@ -56,10 +53,8 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
         }
         setSession(s);
         setQuestion(s.currentQuestion);
-        setAnswered(s.results.length);
+        setResults(s.results);
         if (s.welcome) setWelcome(s.welcome);
-        const last = s.results.at(-1);
-        if (last) setFeedback({ number: s.results.length, question: last.question, evaluation: last.evaluation });
       })
       .catch((err) => {
         if (!live) return;
@@ -89,9 +84,7 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
         setNotice(r.message);
         return;
       }
-      const number = answered + 1;
-      setFeedback({ number, question, evaluation: r.evaluation });
-      setAnswered(number);
+      setResults((rs) => [...rs, { question, answer: answer.trim(), evaluation: r.evaluation, retry: null, counted: '' }]);
       setAnswer('');
       setSpokenSeconds(0);
       setQuestion(r.nextQuestion);
@@ -133,8 +126,11 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
   }
   if (!session) return <p role="status">Loading the interview…</p>;
 
+  const answered = mainsAnswered(results);
   const total = session.totalQuestions || answered + (question ? 1 : 0);
-  const number = answered + 1;
+  const label = question ? questionLabel(question, results, total) : '';
+  const last = results.at(-1);
+  const lastNumber = last ? numberOf(results, last.question.id) : 0;
   const mode = modeLabel(session.mode || config.mode);
   return (
     <section className="interview">
@@ -146,22 +142,32 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
         </span>
       </h1>
       <IntegrityBar fullscreen={integrity.fullscreen} count={integrity.record.count} last={integrity.record.warnings.at(-1)?.kind} onFullscreen={integrity.enterFullscreen} />
-      {welcome && answered === 0 && <p className="welcome">{welcome}</p>}
-      {feedback && (
+      {welcome && results.length === 0 && <p className="welcome">{welcome}</p>}
+      {last && (
         <article className="card feedback" aria-labelledby="feedback-title">
-          <h2 id="feedback-title">Feedback on question {feedback.number}</h2>
-          <p className="asked">{feedback.question.text}</p>
-          <EvaluationView evaluation={feedback.evaluation} />
+          <h2 id="feedback-title">{last.question.kind === 'followUp' ? `Feedback on the follow-up to question ${lastNumber}` : `Feedback on question ${lastNumber}`}</h2>
+          <p className="asked">{last.question.text}</p>
+          {last.question.kind === 'followUp' && <p className="hint">Evaluated together with your answer to question {lastNumber}: everything you said on it.</p>}
+          <EvaluationView evaluation={last.evaluation} />
+          <SecondTry
+            key={last.question.id}
+            sessionId={id}
+            result={last}
+            allowed={canRetry(results, inProgress && !finishing)}
+            onTried={(retry) => setResults((rs) => rs.map((r, i) => (i === rs.length - 1 ? { ...r, retry } : r)))}
+            onAuthLost={onAuthLost}
+          />
         </article>
       )}
       <div aria-live="polite" className="sr-only">
-        {question ? `Question ${number} of ${total}: ${question.text}` : answered > 0 ? 'All questions answered. You can finish the interview.' : ''}
+        {question ? `${label}: ${question.text}` : answered > 0 ? 'All questions answered. You can finish the interview.' : ''}
       </div>
       {question ? (
-        <form className="card question" onSubmit={submit} aria-labelledby="question-title">
+        <form className={`card question${question.kind === 'followUp' ? ' follow-up-question' : ''}`} onSubmit={submit} aria-labelledby="question-title">
           <p className="progress">
             <progress max={total} value={answered} aria-label={`${answered} of ${total} questions answered`} />
-            Question {number} of {total}
+            {label}
+            {question.kind === 'followUp' && <span className="badge">Does not count toward the {total}</span>}
           </p>
           <h2 id="question-title" ref={questionHeading} tabIndex={-1}>
             {question.text}

@@ -2,8 +2,9 @@ import { useEffect, useState } from 'react';
 import { api, freshReports, link } from '../App';
 import { ApiError, type Report, type Session } from '../api';
 import { readIntegrity, warningText } from '../anticheat';
-import { ScoreChart } from '../components/ScoreChart';
-import { EvaluationView } from '../components/EvaluationView';
+import { ReportView } from '../components/ReportView';
+import { SharePanel } from '../components/SharePanel';
+import { mainsAnswered } from '../practice';
 
 export function ReportPage({ id, onAuthLost }: { id: string; onAuthLost: () => void }) {
   const [session, setSession] = useState<Session | null>(null);
@@ -57,7 +58,7 @@ export function ReportPage({ id, onAuthLost }: { id: string; onAuthLost: () => v
         <h1>Interview report{session?.role ? `: ${session.role}` : ''}</h1>
         {session && (
           <p className="sub">
-            {session.candidateName} · {session.experience} · {session.difficulty} · {report.questionResults.length} questions
+            {session.candidateName} · {session.experience} · {session.difficulty} · {mainsAnswered(report.questionResults)} questions
             {date && !Number.isNaN(date.getTime()) && ` · ${date.toLocaleString()}`}
           </p>
         )}
@@ -68,27 +69,9 @@ export function ReportPage({ id, onAuthLost }: { id: string; onAuthLost: () => v
         </p>
       </header>
 
-      <section aria-labelledby="scores-title" className="card">
-        <h2 id="scores-title">Scores</h2>
-        <p className="overall">
-          Overall score: <strong>{report.overallScore}</strong>/100
-        </p>
-        <ScoreChart
-          title="Scores out of 100"
-          bars={[
-            { label: 'Overall', value: report.overallScore },
-            { label: 'Technical accuracy', value: report.technicalAccuracy },
-            { label: 'Communication', value: report.communicationScore },
-          ]}
-        />
-        {report.feedback && <p>{report.feedback}</p>}
-      </section>
+      <ReportView report={report} />
 
-      <div className="columns">
-        <ListCard title="Strengths" items={report.strengths} />
-        <ListCard title="Weaknesses" items={report.weaknesses} />
-        <ListCard title="Suggested topics" items={report.suggestedTopics} />
-      </div>
+      {session && <SharePanel id={id} shared={session.shared} onAuthLost={onAuthLost} />}
 
       <section aria-labelledby="integrity-title" className="card">
         <h2 id="integrity-title">Integrity warnings</h2>
@@ -112,40 +95,6 @@ export function ReportPage({ id, onAuthLost }: { id: string; onAuthLost: () => v
         )}
         <p className="hint">These checks ran only in the browser where the interview was taken; the server cannot enforce or verify them.</p>
       </section>
-
-      <section aria-labelledby="questions-title">
-        <h2 id="questions-title">Question by question</h2>
-        <ol className="results">
-          {report.questionResults.map((r, i) => (
-            <li key={r.question.id || i} className="card">
-              <h3>
-                Question {i + 1}: {r.question.text}
-              </h3>
-              <p className="answer">
-                <strong>Your answer:</strong> {r.answer}
-              </p>
-              <EvaluationView evaluation={r.evaluation} />
-            </li>
-          ))}
-        </ol>
-      </section>
     </article>
-  );
-}
-
-function ListCard({ title, items }: { title: string; items: string[] }) {
-  return (
-    <section className="card">
-      <h2>{title}</h2>
-      {items.length ? (
-        <ul>
-          {items.map((s, i) => (
-            <li key={i}>{s}</li>
-          ))}
-        </ul>
-      ) : (
-        <p className="hint">None noted.</p>
-      )}
-    </section>
   );
 }

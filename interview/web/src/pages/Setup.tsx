@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { api, modeLabel } from '../App';
-import { ApiError, type Config, type User } from '../api';
+import { ApiError, maxJobDescription, type Config, type User } from '../api';
 import { navigate } from '../router';
 import { requestFullscreen } from '../anticheat';
 import { ActiveInterviews } from '../components/ActiveInterviews';
+import { areaNames, focusTips, readPrefill } from '../practice';
 
 const experiences = ['Internship', 'Entry level (0–2 years)', 'Mid level (3–5 years)', 'Senior (6–9 years)', 'Lead / Principal (10+ years)'];
 const difficulties = [
@@ -12,12 +13,23 @@ const difficulties = [
   { value: 'hard', label: 'Hard' },
 ];
 
+// Follow-up settings: the empty value leaves the server's default (one).
+const followUpChoices = [
+  { value: '', label: 'Up to one per question (default)' },
+  { value: '0', label: 'None' },
+  { value: '2', label: 'Up to two per question' },
+];
+
 export function SetupPage({ user, config, onAuthLost }: { user: User; config: Config; onAuthLost: () => void }) {
+  // A "practise this" link from the history fills the form in.
+  const [prefill] = useState(() => readPrefill(location.search));
   const [candidateName, setCandidateName] = useState(user.fullName);
-  const [role, setRole] = useState('');
+  const [role, setRole] = useState(prefill.role ?? '');
   const [experience, setExperience] = useState(experiences[1]);
-  const [difficulty, setDifficulty] = useState('medium');
+  const [difficulty, setDifficulty] = useState(prefill.difficulty ?? 'medium');
   const [totalQuestions, setTotalQuestions] = useState(5);
+  const [jobDescription, setJobDescription] = useState('');
+  const [followUps, setFollowUps] = useState(prefill.followUps === undefined || prefill.followUps === 1 ? '' : String(prefill.followUps));
   const [resume, setResume] = useState('');
   const [fullscreen, setFullscreen] = useState(true);
   const [busy, setBusy] = useState(false);
@@ -30,7 +42,16 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
     setBusy(true);
     setError('');
     try {
-      const s = await api.start({ candidateName: candidateName.trim(), role: role.trim(), experience, difficulty, totalQuestions });
+      const jd = jobDescription.trim();
+      const s = await api.start({
+        candidateName: candidateName.trim(),
+        role: role.trim(),
+        experience,
+        difficulty,
+        totalQuestions,
+        ...(jd ? { jobDescription: jd } : {}),
+        ...(followUps ? { followUps: Number(followUps) } : {}),
+      });
       sessionStorage.setItem(`welcome:${s.sessionId}`, s.welcome);
       navigate(`/interview/${encodeURIComponent(s.sessionId)}`);
     } catch (err) {
@@ -47,6 +68,11 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
         <p className="notice">
           <strong>{modeLabel('offline')}.</strong> No language model is configured on this server, so questions come from a built-in set and answers are scored
           by checking for the key points a good answer covers. It is good for practice; the scores are rough.
+        </p>
+      )}
+      {prefill.focus && (
+        <p className="notice focus" role="status">
+          <strong>Practise: {areaNames[prefill.focus].toLowerCase()}.</strong> It was your weakest area in your latest interviews. {focusTips[prefill.focus]}
         </p>
       )}
       <ActiveInterviews onAuthLost={onAuthLost} onDiscarded={() => setError('')} />
@@ -90,6 +116,36 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
             onChange={(e) => setTotalQuestions(Number(e.target.value))}
           />
         </label>
+        <label>
+          Follow-up questions
+          <select name="followUps" value={followUps} onChange={(e) => setFollowUps(e.target.value)} aria-describedby="followups-hint">
+            {followUpChoices.map((c) => (
+              <option key={c.value} value={c.value}>
+                {c.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <p id="followups-hint" className="hint">
+          After an answer the interviewer may ask about what it left out: a result, a number, your own part, a trade-off.
+          {config.mode === 'offline' && ' In the offline mode a follow-up comes only when an answer has a clear gap.'} Follow-ups do not count toward the number of questions.
+        </p>
+        <label>
+          Job description (optional)
+          <textarea
+            name="jobDescription"
+            rows={6}
+            maxLength={maxJobDescription}
+            value={jobDescription}
+            onChange={(e) => setJobDescription(e.target.value)}
+            aria-describedby="jd-hint"
+            placeholder="Paste the advertisement: its requirements and responsibilities are enough."
+          />
+        </label>
+        <p id="jd-hint" className="hint">
+          Questions are drawn from it, and the report lists its main requirements with the answers that covered each. {jobDescription.length.toLocaleString()} of{' '}
+          {maxJobDescription.toLocaleString()} characters.
+        </p>
         <label>
           Resume (optional, not uploaded)
           <input name="resume" type="file" accept=".pdf,.doc,.docx,.txt" aria-describedby="resume-hint" onChange={(e) => setResume(e.target.files?.[0]?.name ?? '')} />

@@ -1,0 +1,131 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/judgeworks/interview/internal/interviewer"
+)
+
+// The offline interviewer asks a follow-up only on a clear gap: something
+// a rule can see in the words of the answers, or a key point the rubric
+// (assess, the same reading that scores the answer) finds missing.
+// Everything the candidate said on the main question (the counted
+// answer of the main question and of each follow-up so far) is read
+// together, and the first gap below that has not been asked about yet is
+// the follow-up.
+//
+// For a behavioural question ("Tell me about a time…"):
+//   - no result: none of the words that report an outcome;
+//   - no number: no digit and no number word;
+//   - "we" at least twice and never "I", "me" or "my".
+//
+// For any other question:
+//   - fewer than half of its key points covered, by the rubric's reading of
+//     words and meaning: the first one missed;
+//   - no trade-off: none of the words that weigh one option against another.
+//
+// An empty answer has no gap to ask about: it has not started.
+type gap struct {
+	kind     string
+	question string
+}
+
+var (
+	resultWords = wordList("result", "outcome", "in the end", "ended up", "led to", "which meant", "impact",
+		"reduc", "increas", "improv", "cut", "saved", "grew", "drop", "dropped", "fell", "rose", "achiev", "deliver",
+		"launch", "shipped", "resolv", "fixed", "succeed", "success", "fail", "learned", "afterwards")
+	numberWords = wordList("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+		"dozen", "hundred", "thousand", "million", "billion", "half", "twice", "double", "percent", "percentage")
+	weighWords = wordList("trade off", "tradeoff", "trade-off", "however", "but", "downside", "drawback",
+		"on the other hand", "versus", "vs", "pros", "cons", "depends", "whereas", "instead", "at the cost",
+		"risk", "cost", "alternative", "compared")
+)
+
+func wordList(ss ...string) [][]string {
+	out := make([][]string, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, phrase(s))
+	}
+	return out
+}
+
+func hasAny(toks []string, list [][]string) bool {
+	return slices.ContainsFunc(list, func(p []string) bool { return containsPhrase(toks, p) })
+}
+
+// FollowUp asks about the first clear gap of thread not yet asked about.
+func (iv *Interviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread []interviewer.Result) (interviewer.Question, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return interviewer.Question{}, false, err
+	}
+	if len(thread) == 0 {
+		return interviewer.Question{}, false, nil
+	}
+	asked := map[string]bool{}
+	for _, r := range thread[1:] {
+		asked[r.Question.Text] = true
+	}
+	for _, g := range iv.gaps(thread[0].Question, interviewer.Combined(thread)) {
+		if !asked[g.question] {
+			return interviewer.Question{Text: g.question}, true, nil
+		}
+	}
+	return interviewer.Question{}, false, nil
+}
+
+// gaps lists the clear gaps of answer to main question q, most important
+// first.
+func (iv *Interviewer) gaps(q interviewer.Question, answer string) []gap {
+	if strings.TrimSpace(answer) == "" {
+		return nil
+	}
+	toks := tokens(answer)
+	var out []gap
+	if interviewer.Behavioural(q.Text) {
+		if !hasAny(toks, resultWords) {
+			out = append(out, gap{"result", "What was the result? Say what changed because of what you did, and how you knew."})
+		}
+		if !strings.ContainsAny(answer, "0123456789") && !hasAny(toks, numberWords) {
+			out = append(out, gap{"number", "Can you put a number on it: how much time, money, traffic, users or errors did it change?"})
+		}
+		if we, i := pronouns(answer); we >= 2 && i == 0 {
+			out = append(out, gap{"ownership", "You described what the team did. What did you do yourself, and which decision was yours?"})
+		}
+		return out
+	}
+	points, _ := iv.pointsFor(q)
+	if a := assess(iv.rd, points, answer); len(points) > 0 && 2*len(a.Missed) > len(points) {
+		out = append(out, gap{"point", fmt.Sprintf("One point your answer did not reach: %s. Can you explain it and how it applies here?", lowerFirst(a.Missed[0]))})
+	}
+	if !hasAny(toks, weighWords) {
+		out = append(out, gap{"tradeoff", "What are the trade-offs of your approach, and when would you choose differently?"})
+	}
+	return out
+}
+
+// pronouns counts the first-person plural and singular words of s.
+func pronouns(s string) (we, i int) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !('a' <= r && r <= 'z') && r != '\''
+	}) {
+		switch strings.SplitN(w, "'", 2)[0] { // "I'm", "we've"
+		case "we", "our", "us", "ours":
+			we++
+		case "i", "me", "my", "mine", "myself":
+			i++
+		}
+	}
+	return we, i
+}
+
+// lowerFirst lowers a label's first letter unless it starts an acronym
+// ("GET reads…", "HTTP caching") or a name.
+func lowerFirst(s string) string {
+	if len(s) < 2 || s[1] < 'a' || s[1] > 'z' {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

@@ -1,0 +1,212 @@
+// Package jobdesc reads a job description a candidate pasted: its main
+// requirements, how near a text is to it, and whether an answer covers a
+// requirement. It works on words and the word vectors of shared/wordvec,
+// with no language model, so the offline practice mode can use it and the
+// report's coverage is computed the same way in every mode.
+package jobdesc
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/judgeworks/shared/wordvec"
+)
+
+// MaxChars bounds a job description, in characters.
+const MaxChars = 10000
+
+// MaxRequirements bounds the requirements read from one description.
+const MaxRequirements = 8
+
+// CoverThreshold is the Match of a requirement by an answer from which the
+// answer counts as covering it. Measured on the examples of
+// TestCoverageExamples: the answers written for a requirement score 0.33 to
+// 0.80, unrelated ones at most 0.26. The margin is thin: a heuristic, not
+// understanding.
+const CoverThreshold = 0.3
+
+// word is one content word of a text, ready for matching.
+type word struct {
+	form   string
+	stem   string
+	unit   []float32 // nil for a word the vectors do not know
+	weight float64
+}
+
+// Text is a text's content words, prepared once for matching.
+type Text struct {
+	words []word
+}
+
+// Empty reports whether t has no content word.
+func (t Text) Empty() bool { return len(t.words) == 0 }
+
+// Prepare returns the content words of s, each distinct word once.
+func Prepare(s string) Text {
+	return prepare(contentWords(s), false)
+}
+
+// Terms returns the n heaviest distinct content words of s, a word used
+// more often weighing more (by one plus the log of its count): what a text
+// is mostly about.
+func Terms(s string, n int) Text {
+	t := prepare(contentWords(s), true)
+	slices.SortStableFunc(t.words, func(a, b word) int {
+		switch {
+		case a.weight > b.weight:
+			return -1
+		case a.weight < b.weight:
+			return 1
+		}
+		return 0
+	})
+	if len(t.words) > n {
+		t.words = t.words[:n]
+	}
+	return t
+}
+
+func prepare(forms []string, byCount bool) Text {
+	table := wordvec.Default()
+	count := map[string]int{}
+	var t Text
+	for _, f := range forms {
+		count[f]++
+		if count[f] > 1 {
+			continue
+		}
+		u, _ := table.Unit(f)
+		t.words = append(t.words, word{form: f, stem: stem(f), unit: u, weight: specificity(table, f)})
+	}
+	if byCount {
+		for i := range t.words {
+			t.words[i].weight *= 1 + math.Log(float64(count[t.words[i].form]))
+		}
+	}
+	return t
+}
+
+// vocabulary is the size of the vectors' vocabulary the rank is read against.
+const vocabulary = 50_000
+
+// specificity weighs a word by how rare it is: log(rank+2)/log(50,000),
+// at least 0.2; a word the vectors do not know (a product name such as
+// "kubernetes", which the vectors' 2014 news text lacks) weighs 1. Common
+// words say little about what a requirement asks for; rare ones say most.
+// (wordvec.Weight separates only the few hundred commonest words, and
+// stop words are dropped before this.)
+func specificity(t *wordvec.Table, w string) float64 {
+	r, ok := t.Rank(w)
+	if !ok {
+		return 1
+	}
+	return min(1, max(0.2, math.Log(float64(r+2))/math.Log(vocabulary)))
+}
+
+// Match is how much of a the text b says: the weighted mean over a's words
+// of each word's best similarity with any of b's. Two words are alike 1
+// when they are the same word or share a stem; otherwise by their vectors,
+// the cosine's rise above 0.3 scaled to [0, 1], as the judge's semantic
+// engine does (below 0.3 words are unrelated). It is 0 when a is empty.
+func Match(a, b Text) float64 {
+	var sum, total float64
+	for _, w := range a.words {
+		best := 0.0
+		for _, v := range b.words {
+			best = max(best, alike(w, v))
+			if best == 1 {
+				break
+			}
+		}
+		sum += w.weight * best
+		total += w.weight
+	}
+	if total == 0 {
+		return 0
+	}
+	return sum / total
+}
+
+func alike(a, b word) float64 {
+	if a.stem == b.stem {
+		return 1
+	}
+	if len(a.stem) >= 5 && len(b.stem) >= 5 && (strings.HasPrefix(a.stem, b.stem) || strings.HasPrefix(b.stem, a.stem)) {
+		return 1 // "postgres" and "postgresql"
+	}
+	if a.unit == nil || b.unit == nil {
+		return 0
+	}
+	var dot float32
+	for i := range a.unit {
+		dot += a.unit[i] * b.unit[i]
+	}
+	return max(0, (float64(dot)-0.3)/0.7)
+}
+
+// Covers reports whether answer covers requirement.
+func Covers(requirement, answer Text) bool {
+	return !requirement.Empty() && Match(requirement, answer) >= CoverThreshold
+}
+
+// contentWords are the words of s that can carry a requirement: the
+// vectors' word forms without stop words and the words every job
+// advertisement uses.
+func contentWords(s string) []string {
+	var out []string
+	for _, w := range wordvec.Words(s) {
+		if len(w) > 1 && !ignored()[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// stem folds the inflections that matter for matching requirement words
+// with answer words: "caching" and "cached", "databases" and "database",
+// the British "optimisation" and "optimization".
+func stem(w string) string {
+	w = strings.Replace(w, "isation", "ization", 1)
+	if strings.HasSuffix(w, "ise") && len(w) > 5 {
+		w = w[:len(w)-3] + "ize"
+	}
+	for _, suf := range []string{"ations", "ation", "ings", "ing", "ies", "es", "ed", "s"} {
+		if b, ok := strings.CutSuffix(w, suf); ok && len(b) >= 3 {
+			if suf == "ies" {
+				b += "y"
+			}
+			return strings.TrimSuffix(b, "e")
+		}
+	}
+	return strings.TrimSuffix(w, "e")
+}
+
+var ignored = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, list := range []string{stopWords, adWords} {
+		for _, w := range strings.Fields(list) {
+			m[w] = true
+		}
+	}
+	return m
+})
+
+const stopWords = `a an the and or nor of to in on at for from by with as into about over under
+this that these those it its is are was were be been being am do does did has have had having
+i me my we our ours us you your yours he she him her his they them their there here who whom whose
+which what when where why how if then than so but not no yes can could should would will shall may
+might must just any some all each every other only also too very well such both either neither
+more most much many few own same s t d ll ve re m im ive id youre dont doesnt isnt arent etc ie eg
+get gets got one ones thing things way while within across around through per via up out off`
+
+// adWords are the words of job advertisements that name no skill.
+const adWords = `experience experienced years year strong solid proven ability able skills skill
+knowledge understanding familiarity familiar proficiency proficient good great excellent deep
+working work works team teams role roles company join looking help helping new plus bonus nice
+preferred required requirement requirements qualifications qualification responsibilities
+responsibility candidate candidates ideal ideally including include includes like love passion
+passionate care cares degree equivalent minimum least environment fast paced opportunity
+opportunities position apply hands building build builds day days week weeks hire hiring want
+wants will youll youre ll able ensure using use uses used make makes making related relevant`

@@ -1,0 +1,96 @@
+import { useState } from 'react';
+import { api } from '../App';
+import { ApiError, type Attempt, type QuestionResult } from '../api';
+import { scoreChange } from '../practice';
+import { EvaluationView } from './EvaluationView';
+
+// A second try at the question just evaluated: once, right after its
+// feedback. Both answers are kept; the report counts the better one.
+export function SecondTry({
+  sessionId,
+  result,
+  allowed,
+  onTried,
+  onAuthLost,
+}: {
+  sessionId: string;
+  result: QuestionResult;
+  allowed: boolean;
+  onTried: (retry: Attempt) => void;
+  onAuthLost: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+
+  if (result.retry) {
+    const before = result.evaluation.score;
+    const after = result.retry.evaluation.score;
+    return (
+      <section className="second-try" aria-labelledby="second-try-title">
+        <h3 id="second-try-title">Your second try</h3>
+        <p className="score-change" role="status">
+          Score <strong>{before}</strong> → <strong>{after}</strong> ({scoreChange(before, after)}).{' '}
+          {after > before ? 'The report counts your second try.' : 'The report counts your first try, the better one.'}
+        </p>
+        <details>
+          <summary>Your first answer</summary>
+          <p className="answer">{result.answer}</p>
+        </details>
+        <p className="answer">
+          <strong>Second answer:</strong> {result.retry.answer}
+        </p>
+        <EvaluationView evaluation={result.retry.evaluation} />
+      </section>
+    );
+  }
+  if (!allowed) return null;
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    if (busy || !text.trim()) return;
+    setBusy(true);
+    setError('');
+    try {
+      const r = await api.retry(sessionId, result.question.id, text.trim());
+      onTried({ answer: text.trim(), evaluation: r.evaluation });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return onAuthLost();
+      setError(err instanceof ApiError ? err.message : 'Your second try could not be sent. It is still in the box; try again.');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (!open) {
+    return (
+      <p className="second-try-offer">
+        <button type="button" onClick={() => setOpen(true)}>
+          Try this question again
+        </button>{' '}
+        <span className="hint">Once, now: the better of your two answers counts.</span>
+      </p>
+    );
+  }
+  return (
+    <form className="second-try" onSubmit={submit} aria-labelledby="second-try-title">
+      <h3 id="second-try-title">Your second try</h3>
+      <label htmlFor="second-try-answer">Answer the same question again, using the feedback above</label>
+      <textarea id="second-try-answer" rows={6} value={text} onChange={(e) => setText(e.target.value)} />
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <p className="second-try-actions">
+        <button type="submit" className="primary" disabled={busy || !text.trim()}>
+          {busy ? 'Evaluating your second try…' : 'Submit second try'}
+        </button>
+        <button type="button" onClick={() => setOpen(false)} disabled={busy}>
+          Cancel
+        </button>
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import type { Evaluation, HistoryItem, QuestionResult } from './api';
+import {
+  canRetry,
+  countedNote,
+  coverageText,
+  mainsAnswered,
+  numberOf,
+  practiceLink,
+  progressSeries,
+  questionLabel,
+  questionName,
+  readPrefill,
+  scoreChange,
+  threads,
+  weakestArea,
+} from './practice';
+
+const ev = (score: number): Evaluation => ({ scorable: true, score, technicalAccuracy: score, communication: score, feedback: '', strengths: [], improvements: [], evidence: [], star: null, delivery: null });
+
+function main(id: string, score: number, extra: Partial<QuestionResult> = {}): QuestionResult {
+  return { question: { id, text: `${id}?`, kind: 'main' }, answer: `${id} answer`, evaluation: ev(score), retry: null, counted: '', ...extra };
+}
+
+function followUp(id: string, parent: string, score: number, extra: Partial<QuestionResult> = {}): QuestionResult {
+  return { question: { id, text: `${id}?`, kind: 'followUp', parentId: parent }, answer: `${id} answer`, evaluation: ev(score), retry: null, counted: '', ...extra };
+}
+
+const results = [main('q1', 40), followUp('q1-f1', 'q1', 70), followUp('q1-f2', 'q1', 75), main('q2', 60), followUp('q2-f1', 'q2', 50)];
+
+describe('threads', () => {
+  it('groups follow-ups under their main question and numbers main questions only', () => {
+    const t = threads(results);
+    expect(t.map((x) => [x.number, x.main.question.id, x.followUps.map((f) => f.question.id)])).toEqual([
+      [1, 'q1', ['q1-f1', 'q1-f2']],
+      [2, 'q2', ['q2-f1']],
+    ]);
+    expect(mainsAnswered(results)).toBe(2);
+    expect(numberOf(results, 'q2-f1')).toBe(2);
+    expect(numberOf(results, 'nope')).toBe(0);
+  });
+
+  it('labels the question being asked', () => {
+    expect(questionLabel({ id: 'q3', text: '?', kind: 'main' }, results, 5)).toBe('Question 3 of 5');
+    expect(questionLabel({ id: 'q2-f2', text: '?', kind: 'followUp', parentId: 'q2' }, results, 5)).toBe('Follow-up to question 2');
+  });
+
+  it('names questions in a report', () => {
+    expect(questionName(results, 'q1')).toBe('question 1');
+    expect(questionName(results, 'q1-f2')).toBe('follow-up 2 to question 1');
+    expect(questionName(results, 'q2-f1')).toBe('the follow-up to question 2');
+  });
+});
+
+describe('second tries', () => {
+  it('is offered for the last result only, once, while in progress', () => {
+    expect(canRetry(results, true)).toBe(true);
+    expect(canRetry(results, false)).toBe(false);
+    expect(canRetry([main('q1', 10, { retry: { answer: 'b', evaluation: ev(20) } })], true)).toBe(false);
+    expect(canRetry([], true)).toBe(false);
+  });
+
+  it('says the score change', () => {
+    expect(scoreChange(45, 72)).toBe('+27');
+    expect(scoreChange(72, 45)).toBe('\u221227');
+    expect(scoreChange(50, 50)).toBe('no change');
+  });
+
+  it('says what the report counted', () => {
+    const retried = threads([main('q1', 45, { retry: { answer: 'b', evaluation: ev(72) }, counted: 'retry' })])[0];
+    expect(countedNote(retried)).toBe('Counted: your second try (72, +27 on your first answer).');
+    const kept = threads([main('q1', 60, { retry: { answer: 'b', evaluation: ev(30) }, counted: 'answer' })])[0];
+    expect(countedNote(kept)).toBe('Counted: your first try (60); the second try scored 30.');
+    const viaFollowUp = threads([main('q1', 40), followUp('q1-f1', 'q1', 66, { counted: 'answer' })])[0];
+    expect(countedNote(viaFollowUp)).toBe('Counted: your answer with the follow-up (66, +26 on your first answer).');
+    expect(countedNote(threads([main('q1', 40, { counted: 'answer' })])[0])).toBe('');
+  });
+});
+
+describe('coverage', () => {
+  it('names the answers that covered a requirement, or none', () => {
+    expect(coverageText({ text: 'Go', coveredBy: ['q1', 'q2-f1'] }, results)).toBe('Covered by question 1 and the follow-up to question 2.');
+    expect(coverageText({ text: 'Go', coveredBy: ['q1', 'q1-f1', 'q2'] }, results)).toBe('Covered by question 1, follow-up 1 to question 1 and question 2.');
+    expect(coverageText({ text: 'Go', coveredBy: [] }, results)).toBe('No answer touched this.');
+  });
+});
+
+const hist = (id: string, date: string, tech: number, comm: number, difficulty = 'medium', role = 'Backend'): HistoryItem => ({
+  _id: id,
+  role,
+  experience: 'Senior',
+  difficulty,
+  totalQuestions: 3,
+  overallScore: Math.round(0.7 * tech + 0.3 * comm),
+  technicalAccuracy: tech,
+  communicationScore: comm,
+  date,
+});
+
+describe('progress', () => {
+  it('puts the history oldest first', () => {
+    const s = progressSeries([hist('b', '2026-03-02T00:00:00Z', 60, 70), hist('a', '2026-03-01T00:00:00Z', 50, 40)]);
+    expect(s.map((p) => p.id)).toEqual(['a', 'b']);
+    expect(s[0]).toMatchObject({ technical: 50, communication: 40, overall: 47 });
+  });
+
+  it('names the weakest area of the latest interviews and what to practise', () => {
+    const items = [
+      hist('old', '2026-01-01T00:00:00Z', 10, 90), // outside the latest five
+      ...[1, 2, 3, 4, 5].map((d) => hist(`n${d}`, `2026-03-0${d}T00:00:00Z`, 70, 40, 'hard', d === 5 ? 'Data engineer' : 'Backend')),
+    ];
+    const w = weakestArea(items);
+    expect(w).toEqual({ area: 'communication', mean: 40, over: 5, role: 'Data engineer', difficulty: 'medium' });
+    expect(practiceLink(w!)).toBe('/?role=Data+engineer&difficulty=medium&followUps=2&focus=communication');
+    // At 50 or more the difficulty stays.
+    expect(weakestArea([hist('a', '2026-03-01T00:00:00Z', 55, 80, 'hard')])).toMatchObject({ area: 'technical', difficulty: 'hard' });
+    expect(weakestArea([])).toBeNull();
+  });
+
+  it('reads a practice link back into the setup, and nothing else', () => {
+    expect(readPrefill('?role=Data+engineer&difficulty=medium&followUps=2&focus=communication')).toEqual({
+      role: 'Data engineer',
+      difficulty: 'medium',
+      followUps: 2,
+      focus: 'communication',
+    });
+    expect(readPrefill('?difficulty=insane&followUps=7&focus=charm&role=%20')).toEqual({});
+    expect(readPrefill(`?role=${'x'.repeat(300)}`).role).toHaveLength(100);
+  });
+});

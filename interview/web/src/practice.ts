@@ -1,0 +1,197 @@
+// The logic of practice that teaches, kept out of the pages so it can be
+// tested without a browser: follow-up threads, second tries, requirement
+// coverage, and progress across interviews.
+import type { HistoryItem, Question, QuestionResult, Requirement } from './api';
+
+/** A main question's result and its follow-ups' (which come right after
+ * it), numbered as the candidate saw them. */
+export interface Thread {
+  number: number;
+  main: QuestionResult;
+  followUps: QuestionResult[];
+}
+
+export function threads(results: QuestionResult[]): Thread[] {
+  const out: Thread[] = [];
+  for (const r of results) {
+    const last = out.at(-1);
+    if (r.question.kind === 'followUp' && last && last.main.question.id === r.question.parentId) {
+      last.followUps.push(r);
+    } else {
+      out.push({ number: out.length + 1, main: r, followUps: [] });
+    }
+  }
+  return out;
+}
+
+/** How many main questions are answered: follow-ups do not count toward
+ * the total. */
+export function mainsAnswered(results: QuestionResult[]): number {
+  return results.filter((r) => r.question.kind !== 'followUp').length;
+}
+
+/** The label of the question being asked after results. */
+export function questionLabel(q: Question, results: QuestionResult[], total: number): string {
+  const answered = mainsAnswered(results);
+  if (q.kind === 'followUp') return `Follow-up to question ${answered}`;
+  return `Question ${answered + 1} of ${total}`;
+}
+
+/** The number of the main question a result belongs to. */
+export function numberOf(results: QuestionResult[], questionId: string): number {
+  for (const t of threads(results)) {
+    if (t.main.question.id === questionId || t.followUps.some((f) => f.question.id === questionId)) return t.number;
+  }
+  return 0;
+}
+
+/** The name of a question in a report: "question 2", "the follow-up to
+ * question 2" (or "follow-up 2 to question 2" when there are two). */
+export function questionName(results: QuestionResult[], questionId: string): string {
+  for (const t of threads(results)) {
+    if (t.main.question.id === questionId) return `question ${t.number}`;
+    const i = t.followUps.findIndex((f) => f.question.id === questionId);
+    if (i >= 0) return t.followUps.length > 1 ? `follow-up ${i + 1} to question ${t.number}` : `the follow-up to question ${t.number}`;
+  }
+  return 'a question';
+}
+
+/** Whether the last result may still get its second try: the interview is
+ * in progress and the question just evaluated has none yet. */
+export function canRetry(results: QuestionResult[], inProgress: boolean): boolean {
+  const last = results.at(-1);
+  return inProgress && !!last && !last.retry;
+}
+
+/** A score change as a person reads it: "+23", "−5", "no change". */
+export function scoreChange(before: number, after: number): string {
+  const d = after - before;
+  if (d === 0) return 'no change';
+  return d > 0 ? `+${d}` : `\u2212${-d}`;
+}
+
+/** What the report counted for a thread, in a sentence; '' when it is
+ * simply the first answer to the main question. */
+export function countedNote(t: Thread): string {
+  const items = [t.main, ...t.followUps];
+  const i = items.findIndex((r) => r.counted);
+  if (i < 0) return '';
+  const r = items[i];
+  const first = t.main.evaluation.score;
+  if (i === 0 && r.counted === 'answer') {
+    return r.retry ? `Counted: your first try (${first}); the second try scored ${r.retry.evaluation.score}.` : '';
+  }
+  const score = r.counted === 'retry' && r.retry ? r.retry.evaluation.score : r.evaluation.score;
+  const what = i === 0 ? 'your second try' : r.counted === 'retry' ? 'your second try at the follow-up' : 'your answer with the follow-up';
+  return `Counted: ${what} (${score}, ${scoreChange(first, score)} on your first answer).`;
+}
+
+/** A requirement's coverage in words. */
+export function coverageText(req: Requirement, results: QuestionResult[]): string {
+  if (req.coveredBy.length === 0) return 'No answer touched this.';
+  const names = req.coveredBy.map((id) => questionName(results, id));
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return `Covered by ${list}.`;
+}
+
+/** One completed interview on the progress chart. */
+export interface ProgressPoint {
+  id: string;
+  date: string;
+  role: string;
+  difficulty: string;
+  overall: number;
+  technical: number;
+  communication: number;
+}
+
+/** The history as a series, oldest first. */
+export function progressSeries(items: HistoryItem[]): ProgressPoint[] {
+  return [...items]
+    .sort((a, b) => Date.parse(a.date) - Date.parse(b.date))
+    .map((h) => ({
+      id: h._id,
+      date: h.date,
+      role: h.role,
+      difficulty: h.difficulty,
+      overall: h.overallScore,
+      technical: h.technicalAccuracy,
+      communication: h.communicationScore,
+    }));
+}
+
+export type Area = 'technical' | 'communication';
+
+export const areaNames: Record<Area, string> = { technical: 'Technical accuracy', communication: 'Communication' };
+
+/** The weakest area and what to practise next. */
+export interface Weakest {
+  area: Area;
+  mean: number;
+  /** How many recent interviews the mean is over. */
+  over: number;
+  role: string;
+  difficulty: string;
+}
+
+/** Recent is how many of the latest interviews the weakest area is judged
+ * on: the last few say more about where one stands now than old ones. */
+export const recent = 5;
+
+/** The weaker of technical accuracy and communication over the latest
+ * interviews (ties: technical), with the role of the latest one and a
+ * difficulty to practise at: one step easier when the area averages under
+ * 50, the same otherwise. */
+export function weakestArea(items: HistoryItem[]): Weakest | null {
+  const series = progressSeries(items).slice(-recent);
+  if (series.length === 0) return null;
+  const mean = (f: (p: ProgressPoint) => number) => Math.round(series.reduce((s, p) => s + f(p), 0) / series.length);
+  const tech = mean((p) => p.technical);
+  const comm = mean((p) => p.communication);
+  const area: Area = comm < tech ? 'communication' : 'technical';
+  const score = Math.min(tech, comm);
+  const latest = series[series.length - 1];
+  const easier: Record<string, string> = { hard: 'medium', medium: 'easy', easy: 'easy' };
+  const difficulty = score < 50 ? (easier[latest.difficulty] ?? 'easy') : latest.difficulty || 'medium';
+  return { area, mean: score, over: series.length, role: latest.role, difficulty };
+}
+
+/** The setup a "practise this" link fills in. */
+export interface Prefill {
+  role?: string;
+  difficulty?: string;
+  followUps?: number;
+  focus?: Area;
+}
+
+/** The link that opens the setup page filled in to practise w: its role,
+ * difficulty, two follow-ups per question (a weak area is practised by
+ * being asked further), and the area as the focus. */
+export function practiceLink(w: Weakest): string {
+  const q = new URLSearchParams({ role: w.role, difficulty: w.difficulty, followUps: '2', focus: w.area });
+  return `/?${q.toString()}`;
+}
+
+/** Reads a setup page's query string; anything unknown or malformed is
+ * left out. */
+export function readPrefill(search: string): Prefill {
+  const q = new URLSearchParams(search);
+  const out: Prefill = {};
+  const role = q.get('role')?.trim();
+  if (role) out.role = role.slice(0, 100);
+  const d = q.get('difficulty');
+  if (d === 'easy' || d === 'medium' || d === 'hard') out.difficulty = d;
+  const f = q.get('followUps');
+  if (f === '0' || f === '1' || f === '2') out.followUps = Number(f);
+  const focus = q.get('focus');
+  if (focus === 'technical' || focus === 'communication') out.focus = focus;
+  return out;
+}
+
+/** What to do to practise an area. */
+export const focusTips: Record<Area, string> = {
+  technical:
+    'Name the key concepts the question is about, explain how they work and why, and back each with a concrete example or number. Follow-ups will ask for what you leave out.',
+  communication:
+    'Lead with your answer in one sentence, then give two or three supporting points in order, then an example with its result. Say "I" for what you did. Follow-ups will ask for what you leave out.',
+};
