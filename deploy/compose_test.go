@@ -15,14 +15,14 @@ import (
 )
 
 // designSettings are the pinned variables (docs/api.md, "Settings"), plus
-// REDIS_URL (shared limits for replicas) and the judge's APP_ENV (strict keys
+// the judge's REDIS_URL (shared limits for replicas) and APP_ENV (strict keys
 // in production), by the service that reads them.
 var designSettings = map[string][]string{
 	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM",
 		"APP_ENV", "REDIS_URL"},
 	"interview": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "STT_MODEL", "TTS_MODEL", "TTS_VOICE",
 		"VOICE_BASE_URL", "VOICE_API_KEY", "INTERVIEW_ADDR", "DATABASE_URL", "JWT_SECRET", "APP_ENV",
-		"GOOGLE_CLIENT_ID", "JUDGE_URL", "JUDGE_API_KEY", "REDIS_URL"},
+		"GOOGLE_CLIENT_ID", "JUDGE_URL", "JUDGE_API_KEY"},
 }
 
 // composeKey stands for the judge key every compose run must be given.
@@ -264,7 +264,6 @@ func TestComposeDefaults(t *testing.T) {
 		{interview, "JUDGE_URL", "http://judge:8081"},
 		{interview, "JUDGE_API_KEY", composeKey},
 		{interview, "GOOGLE_CLIENT_ID", ""},
-		{interview, "REDIS_URL", ""},
 	} {
 		if got, ok := envOf(tc.s, tc.key); !ok || got != tc.value {
 			t.Errorf("%s: %s = %q (set %v), want %q", tc.s.Name, tc.key, got, ok, tc.value)

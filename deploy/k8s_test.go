@@ -502,11 +502,13 @@ func TestK8sEnvironment(t *testing.T) {
 		t.Errorf("manifests read Secret keys %v; secret.example.yaml shows %v", got, secretKeys)
 	}
 
-	// Both services share one Redis, the redis Service.
-	for _, svc := range []string{"judge", "interview"} {
-		if got := env[svc]["REDIS_URL"]; got != "redis://redis:6379/0" {
-			t.Errorf("%s: REDIS_URL %q, want redis://redis:6379/0", svc, got)
-		}
+	// The judge's replicas share one Redis, the redis Service; the
+	// interview service does not read REDIS_URL, so it is not given one.
+	if got := env["judge"]["REDIS_URL"]; got != "redis://redis:6379/0" {
+		t.Errorf("judge: REDIS_URL %q, want redis://redis:6379/0", got)
+	}
+	if got, ok := env["interview"]["REDIS_URL"]; ok {
+		t.Errorf("interview: REDIS_URL %q set, but the service does not read it", got)
 	}
 	// Addresses that name a Service must name one that exists, on its port.
 	for _, tc := range []struct{ deployment, key, value string }{
