@@ -662,8 +662,8 @@ func TestK8sRedisPolicy(t *testing.T) {
 			}
 		}
 	}
-	if got := slices.Sorted(maps.Keys(allowed)); !slices.Equal(got, []string{"interview", "judge"}) {
-		t.Errorf("redis reachable from %v, want interview and judge", got)
+	if got := slices.Sorted(maps.Keys(allowed)); !slices.Equal(got, []string{"judge"}) {
+		t.Errorf("redis reachable from %v, want the judge only", got)
 	}
 }
 
