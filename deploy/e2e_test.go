@@ -267,6 +267,10 @@ func testInterview(t *testing.T, s *stack) {
 	resp := call(t, c, http.MethodPost, s.base+"/api/interview/start", nil, map[string]any{
 		"candidateName": "Ada", "role": "Backend Engineer", "experience": "3 years",
 		"difficulty": "medium", "totalQuestions": total,
+		// No follow-ups, so that each answer moves to the next main question
+		// (follow-ups are walked through in the interview's API tests and
+		// the browser test).
+		"followUps": 0,
 	}, &started)
 	wantStatus(t, resp, http.StatusCreated)
 	checkSecurityHeaders(t, resp)

@@ -111,6 +111,9 @@ var interviewReplies = map[string]string{
 	"evaluation": `{"score":72,"technicalAccuracy":75,"communication":65,"feedback":"Solid on token buckets.","strengths":["Named the token bucket"],"improvements":["Discuss shared state"],"scorable":true,"evidence":[],"star":{"situation":false,"task":false,"action":false,"result":false}}`,
 	"question":   `{"question":"How do you make a payment endpoint idempotent?"}`,
 	"summary":    `{"strengths":["Rate limiting"],"weaknesses":["Distributed state"],"suggestedTopics":["Idempotency keys"],"feedback":"A solid interview."}`,
+	// The answers leave no gap worth a follow-up.
+	"follow_up":    `{"ask":false,"question":""}`,
+	"requirements": `{"requirements":["Design REST APIs in Go","PostgreSQL schema design"]}`,
 }
 
 func newFakeLLM(t *testing.T) *fakeLLM {

@@ -149,7 +149,9 @@ func user(ctx context.Context, base string, i, questions int, record func(string
 		} `json:"question"`
 	}
 	if err := do("start", http.MethodPost, "/api/interview/start", map[string]any{"candidateName": "Load User",
-		"role": "Backend Engineer", "experience": "3 years", "difficulty": "medium", "totalQuestions": questions}, &started, http.StatusCreated); err != nil {
+		"role": "Backend Engineer", "experience": "3 years", "difficulty": "medium", "totalQuestions": questions,
+		// One answer per question, so that every user does the same work.
+		"followUps": 0}, &started, http.StatusCreated); err != nil {
 		return err
 	}
 	qid := started.Question.ID
