@@ -5,48 +5,26 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/judgeworks/shared/words"
 )
 
 // negPrefix marks a term that appeared inside a negation's scope, so "not
 // urgent" yields the term "not_urgent", which never matches "urgent".
 const negPrefix = "not_"
 
-// negScope is how many content words after a negator it covers, unless a
-// clause boundary (punctuation, "but") ends it first. Three covers "not very
-// urgent at all" and "no sign of urgency" without leaking into the next idea.
-const negScope = 3
-
-// negators start a negation scope. Contractions arrive without their
-// apostrophe because the tokenizer drops it ("don't" → "dont").
-var negators = set(
-	"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without",
-	"cannot", "cant", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent",
-	"wont", "wouldnt", "shouldnt", "couldnt", "hasnt", "havent", "hadnt", "aint", "nt",
-)
-
-// clauseBreakers end a negation scope like punctuation does.
-var clauseBreakers = set("but", "however", "although", "though", "yet", "except")
-
-// stopWords carry no topic. Question words are here too, because instructions
-// are usually phrased as questions ("Is the customer angry?").
-var stopWords = set(
-	"a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "from", "by", "with",
-	"as", "into", "about", "over", "this", "that", "these", "those", "it", "its", "is", "are",
-	"was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had",
-	"i", "me", "my", "we", "our", "you", "your", "he", "she", "him", "her", "his", "they",
-	"them", "their", "there", "here", "what", "which", "who", "whom", "whose", "when",
-	"where", "why", "how", "if", "then", "than", "so", "such", "can", "could", "should",
-	"would", "will", "shall", "may", "might", "must", "very", "really", "just", "quite",
-	"any", "some", "all", "each", "other", "only", "also", "too", "please", "s", "t",
-)
-
-func set(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
+// tokenizer follows negation as the semantic engine does, so both read
+// "not urgent" alike; unlike there, digits belong to words. Question words
+// are stop words here, because instructions are usually phrased as
+// questions ("Is the customer angry?").
+var tokenizer = words.Tokenizer{
+	Digits:   true,
+	Spaces:   "'’",
+	Negators: words.Negators("aint"),
+	Breakers: words.ClauseBreakers(),
+	Stop: words.StopWords(
+		"what", "which", "when", "where", "why", "how", "so", "such", "very", "really", "quite",
+	),
 }
 
 // bag counts the terms of a text.
@@ -55,46 +33,13 @@ type bag map[string]float64
 // terms turns text into stemmed content terms, negated ones prefixed.
 func terms(text string) bag {
 	b := bag{}
-	negLeft := 0
-	word := make([]rune, 0, 32)
-	flush := func() {
-		if len(word) == 0 {
-			return
-		}
-		w := string(word)
-		word = word[:0]
-		switch {
-		case negators[w]:
-			negLeft = negScope
-			return
-		case clauseBreakers[w]:
-			negLeft = 0
-			return
-		case stopWords[w]:
-			return
-		}
-		t := stem(w)
-		if negLeft > 0 {
+	for _, tk := range tokenizer.Tokens(text) {
+		t := stem(tk.Word)
+		if tk.Negated {
 			t = negPrefix + t
-			negLeft--
 		}
 		b[t]++
 	}
-	for _, r := range text {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			word = append(word, unicode.ToLower(r))
-		case r == '\'' || r == '’':
-			// Dropped inside words so "don't" reads as "dont".
-		case r == '_' || r == '-' || unicode.IsSpace(r):
-			flush()
-		default:
-			// Other punctuation ends a clause and with it any negation.
-			flush()
-			negLeft = 0
-		}
-	}
-	flush()
 	return b
 }
 

@@ -1,6 +1,10 @@
 package semantic
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/judgeworks/shared/words"
+)
 
 // related are small groups of words that support tickets and interviews
 // use for one thing, and that news-trained vectors keep apart: there a
@@ -106,5 +110,5 @@ func groupsOf(w string) uint64 {
 // failsWhenNegated are verbs of software doing its job: "it won't load",
 // "the button doesn't respond" say that something is broken, though no
 // word of failure is used. By lemma.
-var failsWhenNegated = set("work", "load", "open", "respond", "start", "launch", "save", "sync",
+var failsWhenNegated = words.Set("work", "load", "open", "respond", "start", "launch", "save", "sync",
 	"connect", "finish", "run", "function", "display", "upload", "download", "send", "play")

@@ -5,36 +5,26 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode"
 
+	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
 )
 
-// negScope is how many content words after a negator it covers, unless a
-// clause boundary (punctuation, "but") ends it first; the lexical engine
-// uses the same rule, so both read "not urgent" alike.
-const negScope = 3
-
-func set(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
+// tokenizer follows negation as the lexical engine does, so both read
+// "not urgent" alike; unlike there, digits part words, and "instead"
+// ("instead of cancelling", "rather than a refund") denies what follows.
+// Quote marks end no clause in either.
+var tokenizer = words.Tokenizer{
+	Spaces:   "'’",
+	Negators: words.Negators("aint", "instead"),
+	Breakers: words.ClauseBreakers(),
+	// Question words are not stop words here: "how do I…" is what sets a
+	// how-to question apart from a complaint.
+	Stop: words.StopWords(
+		"d", "ll", "ve", "re", "m", "im", "ive", "id", "youre",
+		"get", "got", "one", "ones", "thing", "things", "way",
+	),
 }
-
-// negators start a negation scope. Contractions arrive without their
-// apostrophe ("don't" → "dont").
-var negators = set(
-	"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without",
-	"cannot", "cant", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent",
-	"wont", "wouldnt", "shouldnt", "couldnt", "hasnt", "havent", "hadnt", "aint", "nt",
-	// "Instead of cancelling" and "rather than a refund" deny what follows.
-	"instead",
-)
-
-// clauseBreakers end a negation scope like punctuation does.
-var clauseBreakers = set("but", "however", "although", "though", "yet", "except")
 
 // intensity scales how strongly the next content word is meant: "very
 // satisfied" lies further from neutral than "satisfied", "slightly
@@ -47,28 +37,15 @@ var intensity = map[string]float64{
 	"slightly": 0.5, "mildly": 0.5, "bit": 0.5, "little": 0.5, "tad": 0.5, "barely": 0.4, "hardly": 0.4,
 }
 
-// stopWords carry no topic. Question words are not among them: "how do
-// I…" is what sets a how-to question apart from a complaint.
-var stopWords = set(
-	"a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "from", "by", "with",
-	"as", "into", "about", "over", "this", "that", "these", "those", "it", "its", "is", "are",
-	"was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had",
-	"i", "me", "my", "we", "our", "you", "your", "he", "she", "him", "her", "his", "they",
-	"them", "their", "there", "here", "who", "whom", "whose", "if", "then", "than", "can", "could", "should", "would", "will",
-	"shall", "may", "might", "must", "just", "any", "some", "all", "each", "other", "only",
-	"also", "too", "please", "s", "t", "d", "ll", "ve", "re", "m", "im", "ive", "id", "youre",
-	"get", "got", "one", "ones", "thing", "things", "way",
-)
-
 // exactOnly words match only themselves: question words all lie close
 // together in vector space ("how" near "why"), but "how do I" and "why"
 // ask different things.
-var exactOnly = set("what", "which", "when", "where", "why", "how")
+var exactOnly = words.Set("what", "which", "when", "where", "why", "how")
 
 // metaWords name the parties and the act of asking, which every question
 // about a text mentions ("Does the customer ask…?", "Is the message…?"):
 // they are not evidence about the text, so instructions drop them.
-var metaWords = set(
+var metaWords = words.Set(
 	"customer", "customers", "client", "user", "users", "candidate", "message", "ticket",
 	"text", "answer", "question", "reply", "request", "email", "writer", "author", "person",
 	"someone", "asking", "ask", "asks", "want", "wants", "describe", "describes", "mention",
@@ -170,25 +147,19 @@ type token struct {
 // Drop holds further words to leave out.
 func tokens(text string, drop map[string]bool) []token {
 	var out []token
-	negLeft := 0
+	var neg words.Negation
 	boost := 1.0
 	prev := ""
-	word := make([]rune, 0, 32)
-	flush := func() {
-		if len(word) == 0 {
-			return
-		}
-		w := string(word)
-		word = word[:0]
+	read := func(w string) {
 		last := prev
 		prev = w
 		switch {
-		case negators[w]:
-			negLeft = negScope
+		case tokenizer.Negators[w]:
+			neg.Open()
 			boost = 1
 			return
-		case clauseBreakers[w]:
-			negLeft = 0
+		case tokenizer.Breakers[w]:
+			neg.Close()
 			boost = 1
 			return
 		case phraseEnd[w] && len(out) > 0 && out[len(out)-1].word == last:
@@ -198,7 +169,7 @@ func tokens(text string, drop map[string]bool) []token {
 				out[len(out)-1].word = to
 				return
 			}
-		case w == "all" && last == "at" && negLeft > 0:
+		case w == "all" && last == "at" && neg.Active():
 			// "not at all happy", "not happy at all": the negation is
 			// emphatic.
 			boost = 2
@@ -211,27 +182,18 @@ func tokens(text string, drop map[string]bool) []token {
 			boost *= f
 			return
 		}
-		if stopWords[w] || drop[w] {
+		if tokenizer.Stop[w] || drop[w] {
 			return
 		}
-		out = append(out, token{word: w, negated: negLeft > 0, intensity: boost})
+		out = append(out, token{word: w, negated: neg.Cover(), intensity: boost})
 		boost = 1
-		if negLeft > 0 {
-			negLeft--
-		}
 	}
-	for _, r := range text {
-		switch {
-		case unicode.IsLetter(r):
-			word = append(word, unicode.ToLower(r))
-		case r == '\'' || r == '’':
-		case unicode.IsDigit(r) || r == '_' || r == '-' || unicode.IsSpace(r):
-			flush()
-		default:
-			// Other punctuation ends a clause, its negation and any
-			// pending intensifier.
-			flush()
-			negLeft = 0
+	for _, w := range tokenizer.Words(text) {
+		read(w.Text)
+		// Punctuation ends a clause, its negation and any pending
+		// intensifier.
+		for _, r := range w.Punct {
+			neg.Close()
 			boost = 1
 			if r == '!' {
 				// An exclamation strengthens what was just said.
@@ -241,7 +203,6 @@ func tokens(text string, drop map[string]bool) []token {
 			}
 		}
 	}
-	flush()
 	return out
 }
 

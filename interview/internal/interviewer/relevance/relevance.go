@@ -40,8 +40,8 @@ func New(vec *wordvec.Table, corpus ...string) *Reader {
 	df := map[string]int{}
 	for _, doc := range corpus {
 		seen := map[string]bool{}
-		for _, tk := range tokens(doc) {
-			f := fold(tk.word)
+		for _, tk := range tokenizer.Tokens(doc) {
+			f := fold(tk.Word)
 			if !seen[f] {
 				seen[f] = true
 				df[f]++
@@ -84,14 +84,14 @@ type term struct {
 }
 
 func (r *Reader) terms(s string) []term {
-	toks := tokens(s)
+	toks := tokenizer.Tokens(s)
 	out := make([]term, 0, len(toks))
 	for _, tk := range toks {
-		t := term{word: tk.word, fold: fold(tk.word), sign: 1}
-		if tk.negated {
+		t := term{word: tk.Word, fold: fold(tk.Word), sign: 1}
+		if tk.Negated {
 			t.sign = -1
 		}
-		if w, ok := known(r.vec, tk.word); ok {
+		if w, ok := known(r.vec, tk.Word); ok {
 			t.unit, _ = r.vec.Unit(w)
 			t.known = true
 			t.weight = r.vec.Weight(w) * r.specificity(t.fold)
@@ -127,8 +127,8 @@ func (r *Reader) Phrase(s string) Phrase {
 // the point.
 func (r *Reader) Without(p Phrase, s string) Phrase {
 	drop := map[string]bool{}
-	for _, tk := range tokens(s) {
-		drop[fold(tk.word)] = true
+	for _, tk := range tokenizer.Tokens(s) {
+		drop[fold(tk.Word)] = true
 	}
 	out := Phrase{}
 	for _, t := range p.terms {
@@ -165,8 +165,8 @@ func (r *Reader) Read(s string) Text {
 	for _, sp := range sentences(s) {
 		t.Sentences = append(t.Sentences, Sentence{Start: sp.start, End: sp.end, terms: r.terms(s[sp.start:sp.end])})
 	}
-	ws, _ := words(s)
-	for _, w := range ws {
+	for _, wd := range tokenizer.Words(s) {
+		w := wd.Text
 		t.Words++
 		if _, ok := known(r.vec, w); ok || isNumber(w) {
 			t.Known++

@@ -5,49 +5,29 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
 )
 
-// negScope is how many content words after a negator it covers, unless
-// punctuation or "but" ends the clause first: "without side effects"
-// negates both words, "not fast, but cheap" only "fast".
-const negScope = 3
-
-func set(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
+// tokenizer keeps digits and the signs of "c++" and "c#" in words; slashes,
+// quotes and brackets part words without ending a clause. "while" and
+// "whereas" end a negation too ("not fast, while…"), and "instead" starts
+// one. The stop words are few on purpose: "read", "first" or "same" can be
+// the heart of a key point.
+var tokenizer = words.Tokenizer{
+	Digits:   true,
+	Joiners:  "+#",
+	Spaces:   "/\"'()",
+	Negators: words.Negators("instead"),
+	Breakers: words.ClauseBreakers("whereas", "while"),
+	Stop: words.StopWords(
+		"us", "which", "what", "when", "where", "why", "how", "so", "very", "really",
+		"d", "ll", "ve", "re", "m", "im", "ive", "id", "youre", "theyre", "thats", "get", "got",
+		"one", "ones", "thing", "things", "way", "like", "such", "e", "g", "eg", "etc", "say",
+		"let", "lets", "well", "yes", "ok", "okay", "um", "uh", "er", "ah", "oh", "actually",
+		"basically",
+	),
 }
-
-// negators start a negation scope. Contractions arrive without their
-// apostrophe ("don't" → "dont").
-var negators = set(
-	"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without",
-	"cannot", "cant", "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent",
-	"wont", "wouldnt", "shouldnt", "couldnt", "hasnt", "havent", "hadnt", "nt",
-	"instead",
-)
-
-// clauseBreakers end a negation scope as punctuation does.
-var clauseBreakers = set("but", "however", "although", "though", "yet", "except", "whereas", "while")
-
-// stopWords carry no topic. The list is short on purpose: "read", "first"
-// or "same" can be the heart of a key point.
-var stopWords = set(
-	"a", "an", "the", "and", "or", "of", "to", "in", "on", "at", "for", "from", "by", "with",
-	"as", "into", "about", "over", "this", "that", "these", "those", "it", "its", "is", "are",
-	"was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had",
-	"i", "me", "my", "we", "us", "our", "you", "your", "he", "she", "him", "her", "his", "they",
-	"them", "their", "there", "here", "who", "whom", "whose", "which", "what", "when", "where",
-	"why", "how", "if", "then", "than", "so", "can", "could", "should", "would", "will",
-	"shall", "may", "might", "must", "just", "any", "some", "all", "each", "other", "only",
-	"also", "too", "very", "really", "please", "s", "t", "d", "ll", "ve", "re", "m", "im",
-	"ive", "id", "youre", "theyre", "thats", "its", "get", "got", "one", "ones", "thing",
-	"things", "way", "like", "such", "e", "g", "eg", "etc", "say", "let", "lets", "well",
-	"yes", "ok", "okay", "um", "uh", "er", "ah", "oh", "actually", "basically",
-)
 
 // contrasts are pairs of words that share their contexts, and so lie close
 // in vector space, but name different or opposite things: a sentence about
@@ -128,68 +108,6 @@ func undouble(b string) string {
 		return b[:n-1]
 	}
 	return b
-}
-
-// token is one content word as written: lower case, with the negation that
-// covers it and its byte offset in the text.
-type token struct {
-	word    string
-	negated bool
-}
-
-// words splits s into lower-case words of letters and digits; an
-// apostrophe inside a word is dropped ("don't" → "dont"), '+' and '#' stay
-// ("c++", "c#"). Each word comes with whether punctuation ends a clause
-// right after it.
-func words(s string) (ws []string, breaks []bool) {
-	word := make([]rune, 0, 32)
-	flush := func(brk bool) {
-		if len(word) > 0 {
-			ws = append(ws, string(word))
-			breaks = append(breaks, brk)
-			word = word[:0]
-		} else if brk && len(breaks) > 0 {
-			breaks[len(breaks)-1] = true
-		}
-	}
-	for _, r := range s {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || ((r == '+' || r == '#') && len(word) > 0):
-			word = append(word, unicode.ToLower(r))
-		case (r == '\'' || r == '’') && len(word) > 0:
-		case unicode.IsSpace(r) || r == '-' || r == '_' || r == '/' || r == '"' || r == '\'' || r == '(' || r == ')':
-			flush(false)
-		default:
-			flush(true)
-		}
-	}
-	flush(false)
-	return ws, breaks
-}
-
-// tokens reads s into content words with their negation.
-func tokens(s string) []token {
-	ws, breaks := words(s)
-	var out []token
-	negLeft := 0
-	for i, w := range ws {
-		switch {
-		case negators[w]:
-			negLeft = negScope
-		case clauseBreakers[w]:
-			negLeft = 0
-		case stopWords[w]:
-		default:
-			out = append(out, token{word: w, negated: negLeft > 0})
-			if negLeft > 0 {
-				negLeft--
-			}
-		}
-		if breaks[i] {
-			negLeft = 0
-		}
-	}
-	return out
 }
 
 // known finds the vocabulary form of w: w itself, w without a plural or
