@@ -73,11 +73,7 @@ func StartServer(ctx context.Context, opts Options) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	err = daemon.OnFreePort(func(port int) error {
-		s.port = port
-		return s.Start(ctx)
-	})
-	if err != nil {
+	if err := daemon.OnFreePort(func(port int) error { s.port = port; return s.Start(ctx) }); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}

@@ -70,11 +70,7 @@ func StartServer(ctx context.Context) (*Server, error) {
 		Ready: 15 * time.Second, Poll: 20 * time.Millisecond, Awaited: "answer PING",
 		Signal: syscall.SIGTERM, Grace: 10 * time.Second,
 	}}
-	err = daemon.OnFreePort(func(port int) error {
-		s.port = port
-		return s.Start(ctx)
-	})
-	if err != nil {
+	if err := daemon.OnFreePort(func(port int) error { s.port = port; return s.Start(ctx) }); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
