@@ -12,13 +12,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/judgeworks/shared/proctest"
+	"github.com/judgeworks/shared/internal/daemon"
 )
 
 // Options say how StartServer sets up a server.
@@ -40,10 +39,7 @@ type Server struct {
 	port      int
 	password  string
 	settings  []string
-
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{}
+	proc      daemon.Process
 }
 
 // StartServer runs initdb in a new temporary directory and starts the server
@@ -67,22 +63,21 @@ func StartServer(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{dir: dir, data: filepath.Join(dir, "data"), bin: bin, cred: cred,
-		password: opts.Password, settings: opts.Settings}
+		password: opts.Password, settings: opts.Settings, proc: daemon.Process{
+			Name: "postgres", Log: filepath.Join(dir, "postgres.log"),
+			Ready: 30 * time.Second, Poll: 50 * time.Millisecond, Awaited: "accept connections",
+			// A fast shutdown: open sessions are cut.
+			Signal: syscall.SIGINT, Grace: 15 * time.Second,
+		}}
 	if err := s.initdb(ctx); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	var lastErr error
-	for range 3 {
-		if s.port, lastErr = proctest.FreePort(); lastErr != nil {
-			break
-		}
-		if lastErr = s.Start(ctx); lastErr == nil {
-			return s, nil
-		}
+	if err := daemon.OnFreePort(func(port int) error { s.port = port; return s.Start(ctx) }); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
 	}
-	os.RemoveAll(dir)
-	return nil, lastErr
+	return s, nil
 }
 
 func (s *Server) initdb(ctx context.Context) error {
@@ -134,33 +129,12 @@ func (s *Server) URL() string {
 // Port is the loopback port the server listens on, the same across restarts.
 func (s *Server) Port() int { return s.port }
 
-func (s *Server) logPath() string { return filepath.Join(s.dir, "postgres.log") }
-
 // Output is everything the server logged, every run, until Close.
-func (s *Server) Output() string {
-	b, _ := os.ReadFile(s.logPath())
-	return string(b)
-}
+func (s *Server) Output() string { return s.proc.Output() }
 
 // Start starts the server (again, after Stop) on its port and waits until
 // it accepts connections.
 func (s *Server) Start(ctx context.Context) error {
-	s.mu.Lock()
-	if s.cmd != nil {
-		select {
-		case <-s.exited:
-		default:
-			s.mu.Unlock()
-			return errors.New("postgres is still running")
-		}
-	}
-	// Appended to across restarts, so Output tells the whole story.
-	logFile, err := os.OpenFile(s.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	defer logFile.Close()
 	args := []string{"-D", s.data, "-p", strconv.Itoa(s.port), "-k", s.dir, "-c", "listen_addresses=127.0.0.1",
 		// Test data is disposable: trade durability for speed.
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
@@ -170,59 +144,18 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	cmd := exec.Command(filepath.Join(s.bin, "postgres"), args...)
 	cmd.Env = s.env()
-	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// SIGQUIT on the parent's death: an orphaned server would hold the port.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGQUIT}
-	if err := cmd.Start(); err != nil {
-		s.mu.Unlock()
-		return fmt.Errorf("start postgres: %w", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	s.cmd, s.exited = cmd, exited
-	s.mu.Unlock()
-
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for {
-		select {
-		case <-exited:
-			return fmt.Errorf("postgres exited at start:\n%s", s.Output())
-		default:
-		}
-		pctx, pcancel := context.WithTimeout(ctx, time.Second)
-		err := Exec(pctx, s.URL(), "SELECT 1")
-		pcancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			_ = cmd.Process.Kill()
-			<-exited
-			return fmt.Errorf("postgres did not accept connections within 30s: %v", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	return s.proc.Start(ctx, cmd, func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		return Exec(ctx, s.URL(), "SELECT 1")
+	})
 }
 
 // Stop asks for a fast shutdown (open sessions are cut), waits up to 15 s
 // before killing the server, and keeps the data for Start.
-func (s *Server) Stop() {
-	s.mu.Lock()
-	cmd, exited := s.cmd, s.exited
-	s.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		_ = cmd.Process.Kill()
-		<-exited
-	}
-}
+func (s *Server) Stop() { s.proc.Stop() }
 
 // Close stops the server and removes its files.
 func (s *Server) Close() error {

@@ -14,10 +14,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/judgeworks/shared/internal/daemon"
 )
 
 // EnvBinary names the variable that may point at the server binary
@@ -29,10 +30,7 @@ const EnvBinary = "REDIS_SERVER"
 type Server struct {
 	bin, dir string
 	port     int
-
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{}
+	proc     daemon.Process
 }
 
 // New starts a server for t and stops it and removes its files when t ends.
@@ -67,18 +65,16 @@ func StartServer(ctx context.Context) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{bin: bin, dir: dir}
-	var lastErr error
-	for range 3 {
-		if s.port, lastErr = freePort(); lastErr != nil {
-			break
-		}
-		if lastErr = s.Start(ctx); lastErr == nil {
-			return s, nil
-		}
+	s := &Server{bin: bin, dir: dir, proc: daemon.Process{
+		Name: "redis-server", Log: filepath.Join(dir, "redis.log"),
+		Ready: 15 * time.Second, Poll: 20 * time.Millisecond, Awaited: "answer PING",
+		Signal: syscall.SIGTERM, Grace: 10 * time.Second,
+	}}
+	if err := daemon.OnFreePort(func(port int) error { s.port = port; return s.Start(ctx) }); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
 	}
-	os.RemoveAll(dir)
-	return nil, lastErr
+	return s, nil
 }
 
 // URL is the server's address as REDIS_URL takes it, the same across restarts.
@@ -87,32 +83,12 @@ func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
 // Addr is host:port.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
 
-func (s *Server) logPath() string { return filepath.Join(s.dir, "redis.log") }
-
 // Output is everything the server printed, every run, until Close.
-func (s *Server) Output() string {
-	b, _ := os.ReadFile(s.logPath())
-	return string(b)
-}
+func (s *Server) Output() string { return s.proc.Output() }
 
 // Start starts the server (again, after Stop) on its port and waits until
 // it answers PING. A restarted server starts empty: nothing is persisted.
 func (s *Server) Start(ctx context.Context) error {
-	s.mu.Lock()
-	if s.cmd != nil {
-		select {
-		case <-s.exited:
-		default:
-			s.mu.Unlock()
-			return errors.New("redis-server is still running")
-		}
-	}
-	logFile, err := os.OpenFile(s.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		s.mu.Unlock()
-		return err
-	}
-	defer logFile.Close()
 	cmd := exec.Command(s.bin,
 		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
 		// Test data is disposable: no snapshots, no append-only file.
@@ -120,57 +96,14 @@ func (s *Server) Start(ctx context.Context) error {
 		"--daemonize", "no", "--logfile", "", "--databases", "1")
 	cmd.Dir = s.dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
-	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// An orphaned server would hold the port after the test binary died.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		s.mu.Unlock()
-		return fmt.Errorf("start redis-server: %w", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	s.cmd, s.exited = cmd, exited
-	s.mu.Unlock()
-
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	for {
-		select {
-		case <-exited:
-			return fmt.Errorf("redis-server exited at start:\n%s", s.Output())
-		default:
-		}
-		err := Ping(ctx, s.Addr())
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			_ = cmd.Process.Kill()
-			<-exited
-			return fmt.Errorf("redis-server did not answer PING within 15s: %v", err)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return s.proc.Start(ctx, cmd, func(ctx context.Context) error { return Ping(ctx, s.Addr()) })
 }
 
 // Stop shuts the server down (SIGTERM; killed after 10 s) and keeps its
 // port for Start. Clients' connections are cut.
-func (s *Server) Stop() {
-	s.mu.Lock()
-	cmd, exited := s.cmd, s.exited
-	s.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-exited
-	}
-}
+func (s *Server) Stop() { s.proc.Stop() }
 
 // Close stops the server and removes its files.
 func (s *Server) Close() error {
@@ -223,13 +156,4 @@ func findBinary() (string, error) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }

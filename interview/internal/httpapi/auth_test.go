@@ -173,8 +173,8 @@ func TestStartAndAnswerValidation(t *testing.T) {
 			t.Fatalf("%s: %s", name, code)
 		}
 	}
-	if code := must(t, c.answer(s.SessionID, "q2", "not yet asked"), http.StatusConflict).errCode(t); code != "conflict" {
-		t.Fatal(code)
+	if r := must(t, c.answer(s.SessionID, "q2", "not yet asked"), http.StatusConflict); r.errCode(t) != "conflict" || !strings.Contains(string(r.body), "not the current question") {
+		t.Fatalf("not yet asked: %s", r.body)
 	}
 	big := `{"sessionId": "` + strings.Repeat("x", 70<<10) + `"}`
 	if code := must(t, c.do("POST", "/api/interview/finish", big), http.StatusRequestEntityTooLarge).errCode(t); code != "payload_too_large" {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -311,12 +312,18 @@ func (a *API) active(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-func (a *API) discard(c echo.Context) error {
+func (a *API) discard(c echo.Context) error { return a.actOn(c, a.d.Interviews.Discard) }
+
+func (a *API) unshare(c echo.Context) error { return a.actOn(c, a.d.Interviews.Unshare) }
+
+// actOn answers 204 once act has done its work on the signed-in user's
+// interview :id.
+func (a *API) actOn(c echo.Context, act func(ctx context.Context, userID, id string) error) error {
 	uid, err := a.UserID(c)
 	if err != nil {
 		return err
 	}
-	if err := a.d.Interviews.Discard(c.Request().Context(), uid, c.Param("id")); err != nil {
+	if err := act(c.Request().Context(), uid, c.Param("id")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -335,17 +342,6 @@ func (a *API) share(c echo.Context) error {
 	// only to the owner who asked for it.
 	url := c.Scheme() + "://" + c.Request().Host + "/shared/" + token
 	return c.JSON(http.StatusCreated, shareResponse{Token: token, URL: url})
-}
-
-func (a *API) unshare(c echo.Context) error {
-	uid, err := a.UserID(c)
-	if err != nil {
-		return err
-	}
-	if err := a.d.Interviews.Unshare(c.Request().Context(), uid, c.Param("id")); err != nil {
-		return err
-	}
-	return c.NoContent(http.StatusNoContent)
 }
 
 // shared is GET /api/shared/:token, with no session: the report a link

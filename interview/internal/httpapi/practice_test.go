@@ -254,8 +254,8 @@ func TestSecondTry(t *testing.T) {
 	if r.Evaluation.Score != 70 || r.PreviousScore != 20 {
 		t.Fatalf("second try %+v", r)
 	}
-	if code := must(t, c.retry(s.SessionID, "q1", "third"), http.StatusConflict).errCode(t); code != "conflict" {
-		t.Fatal(code)
+	if r3 := must(t, c.retry(s.SessionID, "q1", "third"), http.StatusConflict); r3.errCode(t) != "conflict" || !strings.Contains(string(r3.body), "already had a second try") {
+		t.Fatalf("third try: %s", r3.body)
 	}
 	// The question being asked has nothing to try again.
 	must(t, c.retry(s.SessionID, "q2", "not answered yet"), http.StatusConflict)
@@ -287,7 +287,9 @@ func TestSecondTry(t *testing.T) {
 	if rep.OverallScore != 80 || rep.QuestionResults[0].Counted != report.CountedRetry || rep.QuestionResults[1].Counted != report.CountedAnswer {
 		t.Fatalf("report %d, counted %q %q", rep.OverallScore, rep.QuestionResults[0].Counted, rep.QuestionResults[1].Counted)
 	}
-	must(t, c.retry(s.SessionID, "q2", "after the end"), http.StatusConflict)
+	if r := must(t, c.retry(s.SessionID, "q2", "after the end"), http.StatusConflict); !strings.Contains(string(r.body), "already finished") {
+		t.Fatalf("after the end: %s", r.body)
+	}
 	if e.iv.evals.Load() != evals {
 		t.Fatal("a refused second try reached the interviewer")
 	}
@@ -305,7 +307,9 @@ func TestSecondTryTakesTheClaim(t *testing.T) {
 	<-entered
 	// While the second try is evaluated: another try, an answer and
 	// finishing all wait.
-	must(t, c.retry(s.SessionID, "q1", "again"), http.StatusConflict)
+	if r := must(t, c.retry(s.SessionID, "q1", "again"), http.StatusConflict); !strings.Contains(string(r.body), "an answer is being evaluated") {
+		t.Fatalf("another try: %s", r.body)
+	}
 	must(t, c.answer(s.SessionID, "q2", "meanwhile"), http.StatusConflict)
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusConflict)
 	release()

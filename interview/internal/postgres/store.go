@@ -314,6 +314,21 @@ func (s *Store) Get(ctx context.Context, userID, id string) (interviews.Intervie
 }
 
 func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (interviews.Claim, error) {
+	return s.claim(ctx, userID, id, questionID, `current_question->>'id' = $3`,
+		func(cur interviews.Interview) string {
+			if cur.Current == nil || cur.Current.ID != questionID {
+				return "that is not the current question; reload the interview"
+			}
+			return "this answer is already being evaluated"
+		})
+}
+
+// claim takes the answer slot of the user's interview id, in progress, when
+// no live claim holds it and the row matches cond, SQL over $3 (questionID).
+// When nothing is claimed, why picks the conflict's message from the
+// interview as it is now. That read races with other requests, but it only
+// picks the message: the claim itself was decided by the update.
+func (s *Store) claim(ctx context.Context, userID, id, questionID, cond string, why func(cur interviews.Interview) string) (interviews.Claim, error) {
 	if !isUUID(id) {
 		return interviews.Claim{}, errNoInterview
 	}
@@ -321,7 +336,7 @@ func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (inter
 	row := s.pool.QueryRow(ctx, `
 		UPDATE interviews SET claim_token = gen_random_uuid(), answer_claimed_at = now()
 		WHERE id = $1 AND user_id = $2 AND status = 'in_progress'
-		  AND current_question->>'id' = $3
+		  AND `+cond+`
 		  AND NOT `+claimLive+`
 		RETURNING claim_token::text, `+interviewColumns,
 		id, userID, questionID)
@@ -332,18 +347,14 @@ func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (inter
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return interviews.Claim{}, err
 	}
-	// Nothing claimed; say why. This read races with other requests, but it
-	// only picks the message: the claim itself was decided above.
 	cur, err := s.Get(ctx, userID, id)
 	switch {
 	case err != nil:
 		return interviews.Claim{}, err
 	case cur.Status == interviews.Completed:
 		return interviews.Claim{}, problem.New(problem.Conflict, "this interview is already finished")
-	case cur.Current == nil || cur.Current.ID != questionID:
-		return interviews.Claim{}, problem.New(problem.Conflict, "that is not the current question; reload the interview")
 	default:
-		return interviews.Claim{}, problem.New(problem.Conflict, "this answer is already being evaluated")
+		return interviews.Claim{}, problem.New(problem.Conflict, "%s", why(cur))
 	}
 }
 
@@ -377,39 +388,18 @@ func (s *Store) Complete(ctx context.Context, userID, id, token string, r interv
 }
 
 func (s *Store) ClaimRetry(ctx context.Context, userID, id, questionID string) (interviews.Claim, error) {
-	if !isUUID(id) {
-		return interviews.Claim{}, errNoInterview
-	}
-	var token string
-	row := s.pool.QueryRow(ctx, `
-		UPDATE interviews SET claim_token = gen_random_uuid(), answer_claimed_at = now()
-		WHERE id = $1 AND user_id = $2 AND status = 'in_progress'
-		  AND question_results->-1->'question'->>'id' = $3
-		  AND NOT (question_results->-1 ? 'retry')
-		  AND NOT `+claimLive+`
-		RETURNING claim_token::text, `+interviewColumns,
-		id, userID, questionID)
-	iv, err := scanInterview(scanFirst{row: row, first: &token})
-	if err == nil {
-		return interviews.Claim{Token: token, Interview: iv}, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
-		return interviews.Claim{}, err
-	}
-	// Nothing claimed; say why (the message only: the claim was decided above).
-	cur, err := s.Get(ctx, userID, id)
-	switch {
-	case err != nil:
-		return interviews.Claim{}, err
-	case cur.Status == interviews.Completed:
-		return interviews.Claim{}, problem.New(problem.Conflict, "this interview is already finished")
-	case len(cur.Results) == 0 || cur.Results[len(cur.Results)-1].Question.ID != questionID:
-		return interviews.Claim{}, problem.New(problem.Conflict, "only the question just evaluated can be tried again")
-	case cur.Results[len(cur.Results)-1].Retry != nil:
-		return interviews.Claim{}, problem.New(problem.Conflict, "you have already had a second try at this question")
-	default:
-		return interviews.Claim{}, problem.New(problem.Conflict, "an answer is being evaluated; try again once its feedback is shown")
-	}
+	return s.claim(ctx, userID, id, questionID,
+		`question_results->-1->'question'->>'id' = $3 AND NOT (question_results->-1 ? 'retry')`,
+		func(cur interviews.Interview) string {
+			switch {
+			case len(cur.Results) == 0 || cur.Results[len(cur.Results)-1].Question.ID != questionID:
+				return "only the question just evaluated can be tried again"
+			case cur.Results[len(cur.Results)-1].Retry != nil:
+				return "you have already had a second try at this question"
+			default:
+				return "an answer is being evaluated; try again once its feedback is shown"
+			}
+		})
 }
 
 func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt) error {

@@ -73,25 +73,7 @@ func (s *Scanner) Null() bool {
 // scanner positioned at the value, which field must consume. A null is an
 // absent object; name is the value's path in errors.
 func (s *Scanner) Object(name string, field func(key []byte)) {
-	if s.Null() {
-		return
-	}
-	if s.Peek() != '{' {
-		s.fail(name, "an object")
-		return
-	}
-	s.pos++
-	for s.err == nil {
-		switch s.Peek() {
-		case '}':
-			s.pos++
-			return
-		case ',':
-			s.pos++
-			continue
-		case 0:
-			return
-		}
+	s.container(name, '{', '}', "an object", func() {
 		start := s.pos + 1
 		s.skipString()
 		if s.pos-1 < start {
@@ -101,23 +83,29 @@ func (s *Scanner) Object(name string, field func(key []byte)) {
 		s.space()
 		s.pos++ // the colon
 		field(key)
-	}
+	})
 }
 
 // Array calls elem once per element, positioned at it; elem must consume
 // it. A null is an absent array.
 func (s *Scanner) Array(name string, elem func()) {
+	s.container(name, '[', ']', "an array", elem)
+}
+
+// container walks the object or array that opens with open, calling item at
+// each member, until close, the first error, or the end of the text.
+func (s *Scanner) container(name string, open, close byte, want string, item func()) {
 	if s.Null() {
 		return
 	}
-	if s.Peek() != '[' {
-		s.fail(name, "an array")
+	if s.Peek() != open {
+		s.fail(name, want)
 		return
 	}
 	s.pos++
 	for s.err == nil {
 		switch s.Peek() {
-		case ']':
+		case close:
 			s.pos++
 			return
 		case ',':
@@ -126,7 +114,7 @@ func (s *Scanner) Array(name string, elem func()) {
 		case 0:
 			return
 		}
-		elem()
+		item()
 	}
 }
 
