@@ -178,7 +178,9 @@ func addFileModel(reg *registry.Registry, cfg config, cal calibrate.File, m mode
 func newProvider(cfg config, cal calibrate.File, p providerEntry, logger *slog.Logger) (systemone.Backend, error) {
 	s := providers.Settings{
 		BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, Source: p.Source, KeyEnv: p.APIKeyEnv,
-		MaxInFlight: cfg.Adapter.Concurrency,
+		// The same slots, queue and admission wait as the chat adapter's,
+		// shared among the keys in turn.
+		MaxInFlight: cfg.Adapter.Concurrency, Queue: cfg.Adapter.Queue, MaxWait: cfg.Adapter.MaxWait,
 		// One call never outlasts the request's deadline, and leaves
 		// time for the next provider when it fails slowly.
 		CallTimeout: min(chatmodel.DefaultCallTimeout, cfg.Adapter.Timeout),

@@ -34,7 +34,7 @@ const DecisionsMaxQuestions = 400
 type Decisions struct {
 	s      Settings
 	client openai.Client
-	gate   gate
+	slots  slots
 }
 
 var _ systemone.Backend = (*Decisions)(nil)
@@ -50,7 +50,7 @@ func NewDecisions(s Settings, extra ...option.RequestOption) (*Decisions, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Source, err)
 	}
-	return &Decisions{s: s, client: client, gate: newGate(s.MaxInFlight)}, nil
+	return &Decisions{s: s, client: client, slots: newSlots(s)}, nil
 }
 
 // Ask translates req into Decisions calls (questions in name order, at most
@@ -62,10 +62,11 @@ func NewDecisions(s Settings, extra ...option.RequestOption) (*Decisions, error)
 // name like "is_spam_obviously" would lead the model. A question the model
 // refuses fails the request as the caller's (see refused).
 func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	if err := p.gate.enter(p.s.Source); err != nil {
+	admitted, err := p.slots.admit(ctx, (len(req.Questions)+DecisionsMaxQuestions-1)/DecisionsMaxQuestions)
+	if err != nil {
 		return nil, err
 	}
-	defer p.gate.leave()
+	defer admitted.Done()
 	names := make([]string, 0, len(req.Questions))
 	for name := range req.Questions {
 		names = append(names, name)
@@ -78,7 +79,7 @@ func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		for i, name := range batch {
 			qs[i] = req.Questions[name].Canonical()
 		}
-		d, err := p.client.Decisions.New(ctx, p.params(req.State, qs))
+		d, err := call(ctx, admitted, func() (*openai.Decision, error) { return p.client.Decisions.New(ctx, p.params(req.State, qs)) })
 		if err != nil {
 			return nil, p.failure(ctx, err)
 		}

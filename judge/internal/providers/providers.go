@@ -25,6 +25,7 @@
 package providers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -34,6 +35,7 @@ import (
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/chatadapter"
+	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -52,10 +54,17 @@ type Settings struct {
 	// key. Neither is secret.
 	Source string
 	KeyEnv string
-	// MaxInFlight bounds the calls in flight to this upstream; a request
-	// that finds them all busy is refused at once with an
-	// *chatadapter.OverloadedError. Zero means DefaultMaxInFlight.
+	// MaxInFlight bounds the calls in flight to this upstream, shared
+	// among the judge's keys in turn (shared/fairqueue). Zero means
+	// DefaultMaxInFlight.
 	MaxInFlight int
+	// MaxWait is the longest estimated wait for a slot a request is
+	// admitted with, and Queue the most calls admitted and waiting; a
+	// request beyond either is refused at once with an
+	// *chatadapter.OverloadedError, so a Fallback moves on to the next
+	// provider. Zero for both: only what starts at once is admitted.
+	MaxWait time.Duration
+	Queue   int
 	// CallTimeout bounds one call; zero means DefaultCallTimeout.
 	CallTimeout time.Duration
 	// Calibration holds the temperatures applied to the answers.
@@ -84,27 +93,56 @@ func (s Settings) temperature(readout string, q systemone.Question) float64 {
 	return s.Calibration.Temperature(s.Model, readout, string(q.Type))
 }
 
-// gate bounds the calls in flight to one upstream. It never queues: a
-// request that finds it full is shed at once, so overload shows as a fast
-// 529 and a Fallback moves on to the next provider instead of waiting.
-// This is where a fair queue per caller (one bucket per API key, admitted
-// in turn) would take the place of the plain count.
-type gate chan struct{}
-
-func newGate(n int) gate { return make(gate, n) }
-
-// enter takes a slot, or returns the error to answer with when none is free.
-func (g gate) enter(source string) error {
-	select {
-	case g <- struct{}{}:
-		return nil
-	default:
-		return &chatadapter.OverloadedError{RetryAfter: chatadapter.DefaultOverloadRetryAfter,
-			Message: fmt.Sprintf("upstream saturated: %d calls in flight to %s", cap(g), source)}
-	}
+// slots are one upstream's calls in flight, shared among the judge's keys
+// by the same fair queue as the chat adapter's (shared/fairqueue): a key
+// that floods waits behind its own calls and is refused at admission,
+// while another key's request is admitted beside it. A refusal is
+// immediate, so overload shows as a fast 529 and a Fallback moves on to
+// the next provider instead of waiting.
+type slots struct {
+	q      *fairqueue.Queue
+	source string
 }
 
-func (g gate) leave() { <-g }
+func newSlots(s Settings) slots {
+	return slots{q: fairqueue.New(fairqueue.Config{Slots: s.MaxInFlight, Queue: s.Queue, MaxWait: s.MaxWait}), source: s.Source}
+}
+
+// admit admits a request of calls upstream calls for the key ctx names,
+// or returns the error to answer with. The caller calls Done on the
+// admitted request when it is over.
+func (s slots) admit(ctx context.Context, calls int) (*fairqueue.Request, error) {
+	r, err := s.q.Admit(fairqueue.Tenant(ctx), calls)
+	var (
+		refused  *fairqueue.RefusedError
+		tooLarge *fairqueue.TooLargeError
+	)
+	switch {
+	case errors.As(err, &refused):
+		return nil, &chatadapter.OverloadedError{RetryAfter: refused.RetryAfter,
+			Message: fmt.Sprintf("upstream saturated: %s to %s", refused.Error(), s.source)}
+	case errors.As(err, &tooLarge):
+		return nil, &systemone.ValidationError{Items: []systemone.ValidationItem{{
+			Loc: []string{"body", "questions"}, Msg: tooLarge.Error() + ": split the request", Type: "too_long"}}}
+	}
+	return r, err
+}
+
+// call runs one upstream call in a slot of r, in its key's turn.
+func call[T any](ctx context.Context, r *fairqueue.Request, do func() (T, error)) (T, error) {
+	slot, err := r.Acquire(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := do()
+	if err != nil {
+		slot.Release(fairqueue.Failed)
+	} else {
+		slot.Release(fairqueue.Answered)
+	}
+	return v, err
+}
 
 // CallersFault reports whether err refuses the request itself: a
 // validation error, or an upstream's 400 or 413 about what was asked.

@@ -23,7 +23,7 @@ const SystemOneReadout = "systemone"
 type SystemOne struct {
 	s      Settings
 	client *systemone.Client
-	gate   gate
+	slots  slots
 }
 
 var _ systemone.Backend = (*SystemOne)(nil)
@@ -40,22 +40,23 @@ func NewSystemOne(s Settings) *SystemOne {
 		systemone.WithMaxAttempts(1),
 		systemone.WithAttemptTimeout(s.CallTimeout),
 	)
-	return &SystemOne{s: s, client: client, gate: newGate(s.MaxInFlight)}
+	return &SystemOne{s: s, client: client, slots: newSlots(s)}
 }
 
 // Ask sends req to the upstream under its model name, with each choice's
 // options in canonical order, and returns its answers calibrated. The
 // response's Model is the exact version the upstream reported.
 func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	if err := p.gate.enter(p.s.Source); err != nil {
+	admitted, err := p.slots.admit(ctx, 1)
+	if err != nil {
 		return nil, err
 	}
-	defer p.gate.leave()
+	defer admitted.Done()
 	up := systemone.Request{Model: p.s.Model, State: req.State, Questions: make(map[string]systemone.Question, len(req.Questions))}
 	for name, q := range req.Questions {
 		up.Questions[name] = q.Canonical()
 	}
-	resp, err := p.client.Ask(ctx, up)
+	resp, err := call(ctx, admitted, func() (*systemone.Response, error) { return p.client.Ask(ctx, up) })
 	if err != nil {
 		return nil, p.failure(ctx, err)
 	}

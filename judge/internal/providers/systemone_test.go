@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/chatadapter"
+	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -246,6 +248,102 @@ func TestSystemOneShedsWhenFull(t *testing.T) {
 	}
 	if _, err := p.Ask(context.Background(), mixed()); err != nil {
 		t.Fatalf("after the slot was freed: %v", err)
+	}
+}
+
+// A key that floods a provider is refused at admission while another
+// key's request is admitted beside it and started before the flood's
+// backlog (after at most one flood call: the slots go to the keys in
+// turn, as the chat adapter's do). One slot; the first flood request
+// holds it.
+func TestSystemOneSharesSlotsAmongKeys(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan string, 300)
+	f := newFakeSystemOne(t, func(w http.ResponseWriter, req systemone.Request) {
+		started <- string(req.State)
+		<-release
+		biased(t, w, req)
+	})
+	p := NewSystemOne(Settings{BaseURL: f.srv.URL, APIKey: testKey, Model: "m", Source: "shared provider",
+		MaxInFlight: 1, Queue: 1000, MaxWait: time.Minute})
+	results := make(chan error, 300)
+	ask := func(key, state string) chan error {
+		req := mixed()
+		req.State = raw(strconv.Quote(state))
+		errc := make(chan error, 1)
+		go func() {
+			_, err := p.Ask(fairqueue.WithTenant(context.Background(), key), req)
+			errc <- err
+		}()
+		return errc
+	}
+	// queued waits until the request answered on errc or holds a call
+	// waiting in the queue beyond before, and reports which.
+	queued := func(errc chan error, before int) (bool, error) {
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) {
+			select {
+			case err := <-errc:
+				return false, err
+			default:
+			}
+			if p.slots.q.Stats().Pending > before {
+				return true, nil
+			}
+			time.Sleep(time.Millisecond)
+		}
+		t.Fatal("a request neither answered nor queued within a minute")
+		return false, nil
+	}
+
+	first := ask("flood", "flood 0")
+	if got := <-started; got != `"flood 0"` {
+		t.Fatalf("first call %s", got)
+	}
+	admitted := 1
+	for i := 1; ; i++ {
+		if i == 200 {
+			t.Fatal("the flood was never refused")
+		}
+		errc := ask("flood", fmt.Sprintf("flood %d", i))
+		ok, err := queued(errc, p.slots.q.Stats().Pending)
+		if ok {
+			admitted++
+			go func() { results <- <-errc }()
+			continue
+		}
+		var oe *chatadapter.OverloadedError
+		if !errors.As(err, &oe) || !strings.Contains(oe.Message, "shared provider") {
+			t.Fatalf("flood request %d: %v, want an OverloadedError naming the provider", i, err)
+		}
+		break
+	}
+	light := ask("light", "light")
+	if ok, err := queued(light, p.slots.q.Stats().Pending); !ok {
+		t.Fatalf("the light key's request beside the flood: %v, want it admitted", err)
+	}
+	floodFirst := 0
+	for {
+		release <- struct{}{} // the call in flight ends; the next starts
+		got := <-started
+		if got == `"light"` {
+			break
+		}
+		if floodFirst++; floodFirst > 1 {
+			t.Fatalf("%d of the flood's waiting calls started before the light key's", floodFirst)
+		}
+	}
+	close(release)
+	if err := <-light; err != nil {
+		t.Fatalf("light key: %v", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatalf("first flood request: %v", err)
+	}
+	for range admitted - 1 {
+		if err := <-results; err != nil {
+			t.Fatalf("an admitted flood request: %v", err)
+		}
 	}
 }
 
