@@ -109,23 +109,10 @@ func newSlots(s Settings) slots {
 }
 
 // admit admits a request of calls upstream calls for the key ctx names,
-// or returns the error to answer with. The caller calls Done on the
-// admitted request when it is over.
+// or returns the error to answer with, as the chat adapter does. The
+// caller calls Done on the admitted request when it is over.
 func (s slots) admit(ctx context.Context, calls int) (*fairqueue.Request, error) {
-	r, err := s.q.Admit(fairqueue.Tenant(ctx), calls)
-	var (
-		refused  *fairqueue.RefusedError
-		tooLarge *fairqueue.TooLargeError
-	)
-	switch {
-	case errors.As(err, &refused):
-		return nil, &chatadapter.OverloadedError{RetryAfter: refused.RetryAfter,
-			Message: fmt.Sprintf("upstream saturated: %s to %s", refused.Error(), s.source)}
-	case errors.As(err, &tooLarge):
-		return nil, &systemone.ValidationError{Items: []systemone.ValidationItem{{
-			Loc: []string{"body", "questions"}, Msg: tooLarge.Error() + ": split the request", Type: "too_long"}}}
-	}
-	return r, err
+	return chatadapter.Admit(ctx, s.q, calls, s.source)
 }
 
 // call runs one upstream call in a slot of r, in its key's turn.
