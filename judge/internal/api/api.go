@@ -171,13 +171,14 @@ func (h *handler) resolveModel(key auth.BearerKey, name string) (*registry.Model
 // ask validates req, charges its input tokens and has m answer it: the
 // path both endpoints share once a request is in System One terms.
 func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req systemone.Request) (*systemone.Response, error) {
-	if _, err := limits.Check(req, h.Tokens); err != nil {
+	checked, err := limits.Check(req, h.Tokens)
+	if err != nil {
 		return nil, err
 	}
-	if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, req)); err != nil {
+	if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, checked)); err != nil {
 		return nil, err
 	}
-	resp, err := h.Registry.Ask(c.Request().Context(), m, req)
+	resp, err := h.Registry.Ask(c.Request().Context(), m, checked)
 	if err != nil {
 		return nil, err
 	}

@@ -39,18 +39,18 @@ type byteCounter struct{}
 
 func (byteCounter) Count(s string) int { return len(s) }
 
-func serve(t *testing.T, backend systemone.Backend) *httptest.Server {
+func serve(t *testing.T, backend engine.Engine) *httptest.Server {
 	t.Helper()
 	return serveLogging(t, backend, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
-func serveLogging(t *testing.T, backend systemone.Backend, logger *slog.Logger) *httptest.Server {
+func serveLogging(t *testing.T, backend engine.Engine, logger *slog.Logger) *httptest.Server {
 	t.Helper()
 	keys, err := auth.ParseBearerKeys("k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := registry.New(byteCounter{})
+	reg := registry.New()
 	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
 		t.Fatal(err)
 	}
@@ -229,3 +229,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+func (failing) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
+
+func (loggingBackend) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/judgeworks/judge/internal/engine"
 	"io"
 	"log/slog"
 	"math"
@@ -33,7 +34,7 @@ import (
 // "other" (id 2) may use every model, "limited" (id 3) only a model this
 // judge does not serve.
 type setup struct {
-	backend      systemone.Backend
+	backend      engine.Engine
 	limits       ratelimit.Settings // zero: 1000 requests and 1,000,000 tokens a minute
 	maxQuestions int
 	store        *idempotency.Store
@@ -48,7 +49,7 @@ func listen(t *testing.T, s setup) *httptest.Server {
 	if s.backend == nil {
 		s.backend = lexical.Engine{}
 	}
-	reg := registry.New(byteCounter{})
+	reg := registry.New()
 	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: s.backend}); err != nil {
 		t.Fatal(err)
 	}

@@ -272,3 +272,7 @@ func TestBadIdempotencyKeys(t *testing.T) {
 		t.Errorf("unknown bearer key: %d", a.status)
 	}
 }
+
+func (*gated) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
+
+func (*flaky) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

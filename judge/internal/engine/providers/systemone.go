@@ -26,7 +26,7 @@ type SystemOne struct {
 	slots  *engine.Slots
 }
 
-var _ systemone.Backend = (*SystemOne)(nil)
+var _ engine.Engine = (*SystemOne)(nil)
 
 // NewSystemOne returns the provider for s. The client makes one attempt per
 // call: a retry is the next provider's job (Fallback), or the caller's,
@@ -141,3 +141,6 @@ func (p *SystemOne) failure(ctx context.Context, err error) error {
 	}
 	return e
 }
+
+// PlannedInputTokens is the request's own tokens: one upstream call carries the request.
+func (*SystemOne) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
