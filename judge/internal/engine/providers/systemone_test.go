@@ -109,43 +109,6 @@ func TestSystemOneCalibrates(t *testing.T) {
 	}
 }
 
-// The same options in three orders give identical probabilities: the
-// upstream, biased to the top of the list, is shown one order.
-func TestSystemOneOptionOrderDoesNotMatter(t *testing.T) {
-	f := newFakeSystemOne(t, nil)
-	cal := calibrate.File{Version: calibrate.FileVersion, Models: map[string]calibrate.Model{
-		"peer/semantic-latest": {Temperatures: map[string]float64{"choice": 1.7}},
-	}}
-	for _, c := range []calibrate.File{{}, cal} {
-		p := newSystemOne(f.srv.URL, c)
-		var first systemone.Answer
-		for i, order := range fiveOrders {
-			resp, err := p.Ask(context.Background(), request(map[string]systemone.Question{"team": choice(order...)}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i == 0 {
-				first = resp.Answers["team"]
-				continue
-			}
-			sameAnswers(t, order, resp.Answers["team"], first)
-		}
-	}
-	// Shown in the caller's order the bias would have moved the answer:
-	// the test has teeth.
-	direct := func(order []string) float64 {
-		w := 0.0
-		for i, n := range order {
-			if n == "billing" {
-				w = optionWeight(i, n)
-			}
-		}
-		return w
-	}
-	if direct(fiveOrders[0]) == direct(fiveOrders[1]) {
-		t.Fatal("the fake's bias does not depend on position")
-	}
-}
 
 func TestSystemOneFailures(t *testing.T) {
 	detail := func(status int, body string) func(http.ResponseWriter, systemone.Request) {
