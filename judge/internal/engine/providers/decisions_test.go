@@ -235,7 +235,6 @@ func TestDecisionsCalibrates(t *testing.T) {
 	}
 }
 
-
 // A question the model refuses fails the request as the caller's, naming
 // the question; no other provider is to be asked.
 func TestDecisionsRefusal(t *testing.T) {

@@ -109,7 +109,6 @@ func TestSystemOneCalibrates(t *testing.T) {
 	}
 }
 
-
 func TestSystemOneFailures(t *testing.T) {
 	detail := func(status int, body string) func(http.ResponseWriter, systemone.Request) {
 		return func(w http.ResponseWriter, _ systemone.Request) {
