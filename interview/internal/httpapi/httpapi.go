@@ -109,6 +109,16 @@ func New(d Deps) (*echo.Echo, *API) {
 	return e, a
 }
 
+// sessionToken returns the request's session and its token.
+func (a *API) sessionToken(c echo.Context) (auth.Session, string, error) {
+	s, err := a.session(c)
+	if err != nil {
+		return s, "", err
+	}
+	ck, _ := c.Cookie(CookieName)
+	return s, ck.Value, nil
+}
+
 // UserID returns the signed-in user's id from the session cookie, or an
 // unauthenticated error.
 func (a *API) UserID(c echo.Context) (string, error) {
@@ -128,7 +138,7 @@ func (a *API) session(c echo.Context) (auth.Session, error) {
 	if err != nil {
 		return auth.Session{}, problem.Wrap(err, problem.Unauthenticated, "your session is invalid or expired; sign in again")
 	}
-	if err := a.d.Accounts.Check(c.Request().Context(), s); err != nil {
+	if err := a.d.Accounts.Check(c.Request().Context(), s, ck.Value); err != nil {
 		if problem.Is(err, problem.Unauthenticated) {
 			c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
 		}
