@@ -691,6 +691,22 @@ func (s *Store) Spend(ctx context.Context, userID string, op interviews.Op, rate
 	return out, nil
 }
 
+func (s *Store) Refund(ctx context.Context, userID string, op interviews.Op, rate interviews.Rate, calls int) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if rate.Burst > 0 && rate.PerHour > 0 {
+			if _, err := tx.Exec(ctx, `
+				UPDATE model_buckets SET tokens = LEAST($3::float8, tokens + 1)
+				WHERE user_id = $1 AND operation = $2`, userID, string(op), float64(rate.Burst)); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `
+			UPDATE model_calls SET used = GREATEST(0, used - $2)
+			WHERE user_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`, userID, calls)
+		return err
+	})
+}
+
 func seconds(s float64) time.Duration {
 	return time.Duration(math.Ceil(s * float64(time.Second)))
 }
