@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ func New(d Deps) (*echo.Echo, *API) {
 	e := server.New(d.Logger)
 	e.HTTPErrorHandler = HandleError
 	e.IPExtractor = ipExtractor(d.TrustedProxies)
-	e.Use(metrics(d.Registry), jsonOnly)
+	e.Use(redactShareTokens, metrics(d.Registry), jsonOnly)
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", a.readyz)
@@ -174,6 +175,21 @@ func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
 		opts = append(opts, echo.TrustIPRange(n))
 	}
 	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// redactShareTokens keeps share links out of the access log: the path of
+// a report's page or data is logged with its token replaced, since a
+// logged token is a working link.
+func redactShareTokens(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p := path.Clean("/" + c.Request().URL.Path)
+		for _, prefix := range []string{"/api/shared/", "/shared/"} {
+			if strings.HasPrefix(p, prefix) {
+				server.LogPath(c, prefix+"REDACTED")
+			}
+		}
+		return next(c)
+	}
 }
 
 // jsonOnly refuses API POSTs whose body is not declared JSON (415), so an
