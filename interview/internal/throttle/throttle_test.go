@@ -203,9 +203,9 @@ func TestAccountLimit(t *testing.T) {
 	}
 }
 
-// The owner keeps signing in from an address where they signed in before,
+// The owner keeps signing in from the browser where they signed in before,
 // while someone guesses the password from elsewhere.
-func TestKnownAddressIsNotLockedOut(t *testing.T) {
+func TestKnownDeviceIsNotLockedOut(t *testing.T) {
 	a, clk := newAuth(t, DefaultRules)
 	home, attacker := "192.0.2.10", "203.0.113.66"
 	if err := succeed(a, "ada@example.com", home); err != nil {
@@ -315,9 +315,9 @@ var smallBreaker = func() Rules {
 }()
 
 // Failures spread over many addresses and accounts trip the breaker: then
-// an unknown address cannot sign in, while a known one still can, right
-// or wrong password.
-func TestGlobalBreakerSparesKnownAddresses(t *testing.T) {
+// a browser new to the account cannot sign in, while a known one still
+// can, right or wrong password.
+func TestGlobalBreakerSparesKnownDevices(t *testing.T) {
 	a, clk := newAuth(t, smallBreaker)
 	if err := succeed(a, "owner@example.com", "192.0.2.10"); err != nil {
 		t.Fatal(err)
@@ -468,7 +468,7 @@ func TestGlobalRegistrationLimit(t *testing.T) {
 }
 
 // Two instances on one database are one throttle: failures counted by one
-// refuse on the other, and an address known to one is known to both.
+// refuse on the other, and a browser known to one is known to both.
 func TestReplicasShareState(t *testing.T) {
 	db, url := newDB(t)
 	clk := newClock()
