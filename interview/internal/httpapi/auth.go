@@ -9,9 +9,9 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/judgeworks/interview/internal/account"
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/throttle"
-	"github.com/judgeworks/shared/auth"
 )
 
 type userBody struct {

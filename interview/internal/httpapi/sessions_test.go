@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/shared/auth"
 )
 
 type meBody struct {
