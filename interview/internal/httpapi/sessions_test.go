@@ -275,13 +275,7 @@ func TestGoogleLinkingStartsClean(t *testing.T) {
 	e, sign := googleEnv(t)
 	squatter := e.client()
 	must(t, squatter.do("POST", "/api/auth/register", map[string]string{"fullName": "Planted Name", "email": "owner@example.com", "password": "squatter password"}), http.StatusCreated)
-	done := squatter.start(1)
-	must(t, squatter.answer(done.SessionID, "q1", "a planted answer"), http.StatusOK)
-	must(t, squatter.do("POST", "/api/interview/finish", map[string]string{"sessionId": done.SessionID}), http.StatusOK)
-	var link struct {
-		Token string `json:"token"`
-	}
-	must(t, squatter.do("POST", "/api/interview/"+done.SessionID+"/share", nil), http.StatusCreated).json(t, &link)
+	done, token := squatter.sharedReport()
 	pending := squatter.start(2)
 
 	owner := e.client()
@@ -300,10 +294,10 @@ func TestGoogleLinkingStartsClean(t *testing.T) {
 	if len(history) != 0 || len(active) != 0 {
 		t.Fatalf("the owner inherited %d finished and %d pending interviews", len(history), len(active))
 	}
-	for _, id := range []string{done.SessionID, pending.SessionID} {
+	for _, id := range []string{done, pending.SessionID} {
 		must(t, owner.do("GET", "/api/interview/"+id, nil), http.StatusNotFound)
 	}
-	must(t, e.client().do("GET", "/api/shared/"+link.Token, nil), http.StatusNotFound)
+	must(t, e.client().do("GET", "/api/shared/"+token, nil), http.StatusNotFound)
 	must(t, squatter.do("GET", "/api/auth/me", nil), http.StatusUnauthorized)
 	must(t, e.client().do("POST", "/api/auth/login", map[string]string{"email": "owner@example.com", "password": "squatter password"}), http.StatusUnauthorized)
 	if m := owner.me(); m.User.Email != "owner@example.com" || m.User.HasPassword {

@@ -48,15 +48,7 @@ func streamedUpload(t testing.TB, url, user string, size int64) *http.Request {
 // answers has decided without the body.
 func rawUpload(t *testing.T, addr, user string, length int64, sent string) *http.Response {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
-	fmt.Fprintf(conn, "POST /api/voice/transcribe HTTP/1.1\r\nHost: %s\r\nX-Test-User: %s\r\n"+
-		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s", addr, user, testBoundary, length, sent)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err := sendHead(t, addr, user, length, sent, time.Now().Add(20*time.Second))
 	if err != nil {
 		t.Fatalf("no answer while the body is withheld: %v", err)
 	}
@@ -69,19 +61,27 @@ func rawUpload(t *testing.T, addr, user string, length int64, sent string) *http
 // then nothing, and returns the status of the answer, if any (0 when the
 // connection ends without one, as at the end of the test).
 func stalledUpload(t *testing.T, addr, user string) int {
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		return 0
-	}
-	t.Cleanup(func() { conn.Close() })
-	fmt.Fprintf(conn, "POST /api/voice/transcribe HTTP/1.1\r\nHost: %s\r\nX-Test-User: %s\r\n"+
-		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s", addr, user, testBoundary, 1<<20, webmHeader)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err := sendHead(t, addr, user, 1<<20, string(webmHeader), time.Time{})
 	if err != nil {
 		return 0
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// sendHead sends the headers of an upload declaring length bytes and then
+// only sent, on a connection closed when the test ends, and reads the
+// answer until deadline (zero: none).
+func sendHead(t *testing.T, addr, user string, length int64, sent string, deadline time.Time) (*http.Response, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.SetDeadline(deadline)
+	fmt.Fprintf(conn, "POST /api/voice/transcribe HTTP/1.1\r\nHost: %s\r\nX-Test-User: %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s", addr, user, testBoundary, length, sent)
+	return http.ReadResponse(bufio.NewReader(conn), nil)
 }
 
 // heldUpload is an upload whose body is sent up to the file's first bytes
