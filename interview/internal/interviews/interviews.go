@@ -223,7 +223,7 @@ type Limits struct {
 	MaxInProgress int
 	// StoreWait bounds how long an evaluation, once paid for, is kept
 	// while the database refuses to store it, its write retried (zero:
-	// until the work's deadline, WorkTimeout after the claim).
+	// DefaultStoreWait), and never past the work's deadline.
 	StoreWait time.Duration
 }
 
@@ -244,7 +244,7 @@ var (
 // DefaultLimits returns the default limits.
 func DefaultLimits() Limits {
 	return Limits{Start: DefaultStart, Answer: DefaultAnswer, Finish: DefaultFinish,
-		DailyCalls: DefaultDailyCalls, MaxInProgress: DefaultMaxInProgress, StoreWait: DefaultStoreWait}
+		DailyCalls: DefaultDailyCalls, MaxInProgress: DefaultMaxInProgress}
 }
 
 // Spending is the outcome of Store.Spend.
@@ -530,12 +530,13 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 // StoreWait or the work's deadline: an outage shorter than that loses
 // nothing.
 func (s *Service) keep(ctx context.Context, write func(context.Context) error) error {
-	if s.limits.StoreWait > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.limits.StoreWait)
-		defer cancel()
+	wait := s.limits.StoreWait
+	if wait <= 0 {
+		wait = DefaultStoreWait
 	}
-	wait := 50 * time.Millisecond
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	pause := 50 * time.Millisecond
 	for {
 		err := write(ctx)
 		var p *problem.Error
@@ -545,9 +546,9 @@ func (s *Service) keep(ctx context.Context, write func(context.Context) error) e
 		select {
 		case <-ctx.Done():
 			return err
-		case <-time.After(wait):
+		case <-time.After(pause):
 		}
-		wait = min(2*wait, 2*time.Second)
+		pause = min(2*pause, 2*time.Second)
 	}
 }
 
