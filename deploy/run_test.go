@@ -183,6 +183,13 @@ func TestRunScriptGeneratesAJudgeKey(t *testing.T) {
 	var first string
 	for run := 1; run <= 2; run++ {
 		r := startRunScript(t, root, llm...)
+		// The summary's last line follows "ready".
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(r.proc.Output(), "[run] Ctrl-C stops everything"); {
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d: no summary after ready", run)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 		if !strings.Contains(r.proc.Output(), "[run] judge key: kept in .data/judge-api-key") {
 			t.Errorf("run %d: run.sh does not say where the judge key is kept", run)
 		}
