@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/auth"
+	"github.com/judgeworks/interview/internal/problem"
 )
 
 // Limits on registration input. A password needs 8 characters at least and

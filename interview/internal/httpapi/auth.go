@@ -7,8 +7,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/judgeworks/interview/internal/account"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/auth"
+	"github.com/judgeworks/interview/internal/problem"
 )
 
 type userBody struct {
