@@ -24,10 +24,6 @@ import (
 	"github.com/judgeworks/shared/systemone"
 )
 
-type byteCounter struct{}
-
-func (byteCounter) Count(s string) int { return len(s) }
-
 // overconfident is an OpenAI-compatible endpoint whose model puts 0.95 on
 // the first label of every logprobs call.
 func overconfident(t *testing.T) *httptest.Server {
