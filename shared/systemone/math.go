@@ -8,7 +8,7 @@ import (
 )
 
 // The formulas of docs/api.md, "Judge: POST /v1/systemone", shared by every
-// engine so that answers from the offline engine, the judge and the
+// engine so that answers from the judge's offline engines, the judge and the
 // client-side adapter mean the same.
 
 // Normalize scales non-negative weights so they sum to 1. It rejects an

@@ -24,10 +24,6 @@ import (
 	"github.com/judgeworks/shared/systemone"
 )
 
-type byteCounter struct{}
-
-func (byteCounter) Count(s string) int { return len(s) }
-
 // overconfident is an OpenAI-compatible endpoint whose model puts 0.95 on
 // the first label of every logprobs call.
 func overconfident(t *testing.T) *httptest.Server {
@@ -77,7 +73,7 @@ func TestServeAppliesCalibration(t *testing.T) {
 		t.Fatal("llm-latest is not registered with a language model configured")
 	}
 	if _, ok := reg.Resolve(lexical.Alias); !ok {
-		t.Fatal("the offline engine is not registered beside the language model")
+		t.Fatal("the lexical engine is not registered beside the language model")
 	}
 	req := systemone.Request{Model: "llm-latest", State: json.RawMessage(`"a ticket"`), Questions: map[string]systemone.Question{
 		"team": {Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`),

@@ -116,8 +116,8 @@ func (h *handler) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// readyz is ready once at least one model can answer; the offline engine
-// is always registered, so in practice this fails only on a broken build.
+// readyz is ready once at least one model can answer; the offline engines
+// are always registered, so in practice this fails only on a broken build.
 func (h *handler) readyz(c echo.Context) error {
 	if len(h.Registry.Models()) == 0 {
 		return fault.New(fault.Unavailable, "no model is registered")

@@ -155,22 +155,6 @@ var fiveOrders = [][]string{
 	{"sales", "billing", "security", "technical", "legal"},
 }
 
-// sameAnswers fails unless the choice answers are identical to the last bit.
-func sameAnswers(t *testing.T, order []string, got, want systemone.Answer) {
-	t.Helper()
-	if len(got.Probabilities) != len(want.Probabilities) {
-		t.Fatalf("order %v: %d probabilities, want %d", order, len(got.Probabilities), len(want.Probabilities))
-	}
-	for name, p := range want.Probabilities {
-		if got.Probabilities[name] != p {
-			t.Errorf("order %v: p(%s) = %v, want exactly %v", order, name, got.Probabilities[name], p)
-		}
-	}
-	if got.Choice != want.Choice || *got.Confidence != *want.Confidence {
-		t.Errorf("order %v: choice %q (%v), want %q (%v)", order, got.Choice, *got.Confidence, want.Choice, *want.Confidence)
-	}
-}
-
 // choiceTemperature calibrates choices: the option-order law must hold
 // through the temperature as well.
 var choiceTemperature = calibrate.File{Version: calibrate.FileVersion, Models: map[string]calibrate.Model{

@@ -202,21 +202,6 @@ func TestNoEvidence(t *testing.T) {
 	}
 }
 
-// permutations lists every order of 0..n-1.
-func permutations(n int) [][]int {
-	if n == 1 {
-		return [][]int{{0}}
-	}
-	var out [][]int
-	for _, p := range permutations(n - 1) {
-		for i := 0; i <= len(p); i++ {
-			q := append(append(append([]int{}, p[:i]...), n-1), p[i:]...)
-			out = append(out, q)
-		}
-	}
-	return out
-}
-
 func TestConcurrentUse(t *testing.T) {
 	want := ask(t, decode(t, ticket))
 	var wg sync.WaitGroup
