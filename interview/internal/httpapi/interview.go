@@ -47,9 +47,13 @@ type answerResponse struct {
 	IsLastQuestion bool                   `json:"isLastQuestion"`
 }
 
+// retryResponse carries the question now being asked: a follow-up asked
+// on the first try is asked again of the better attempt, so it may have
+// changed or given way to the next main question (null: all answered).
 type retryResponse struct {
 	Evaluation    interviewer.Evaluation `json:"evaluation"`
 	PreviousScore int                    `json:"previousScore"`
+	NextQuestion  *interviewer.Question  `json:"nextQuestion"`
 }
 
 type finishRequest struct {
@@ -111,9 +115,9 @@ type historyItem struct {
 	Difficulty         string    `json:"difficulty"`
 	TotalQuestions     int       `json:"totalQuestions"`
 	AnsweredQuestions  int       `json:"answeredQuestions"`
-	OverallScore       int       `json:"overallScore"`
-	TechnicalAccuracy  int       `json:"technicalAccuracy"`
-	CommunicationScore int       `json:"communicationScore"`
+	OverallScore       *int      `json:"overallScore"`
+	TechnicalAccuracy  *int      `json:"technicalAccuracy"`
+	CommunicationScore *int      `json:"communicationScore"`
 	Date               time.Time `json:"date"`
 }
 
@@ -217,7 +221,7 @@ func (a *API) retry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, retryResponse{Evaluation: res.Evaluation, PreviousScore: res.PreviousScore})
+	return c.JSON(http.StatusOK, retryResponse{Evaluation: res.Evaluation, PreviousScore: res.PreviousScore, NextQuestion: res.Next})
 }
 
 func (a *API) finish(c echo.Context) error {
