@@ -79,10 +79,8 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	case cfg.JudgeScores():
 		iv = scorer.Wrap(iv, scorer.NewJudge(judgeClient(cfg), cfg.JudgeModel, scorer.DefaultTimeout))
 		logger.Info("answers scored by the judge", "judge", cfg.JudgeURL, "model", cfg.JudgeModel)
-	case cfg.JudgeURL != "":
-		logger.Info("answers scored by the offline rubric: the judge has no language model here; set JUDGE_MODEL=" + config.JudgeModelOffline + " to score through its lexical engine anyway")
 	default:
-		logger.Info("answers scored by the interviewer; set JUDGE_URL to score them through the judge")
+		logger.Info(cfg.ScoringNote())
 	}
 	var limits *throttle.Auth
 	if cfg.AuthThrottle {

@@ -66,14 +66,15 @@ type shareResponse struct {
 }
 
 // sharedReport is GET /api/shared/:token: the report and the setup it was
-// taken with, nothing that names the account.
+// taken with, nothing that names the person: the share panel promises the
+// report and nothing else of theirs, so not even the name typed at the
+// start.
 type sharedReport struct {
 	report.Report
 	Interview sharedSetup `json:"interview"`
 }
 
 type sharedSetup struct {
-	CandidateName  string    `json:"candidateName"`
 	Role           string    `json:"role"`
 	Experience     string    `json:"experience"`
 	Difficulty     string    `json:"difficulty"`
@@ -375,7 +376,7 @@ func (a *API) shared(c echo.Context) error {
 	}
 	st := rep.Setup
 	return c.JSON(http.StatusOK, sharedReport{Report: rep.Report, Interview: sharedSetup{
-		CandidateName: st.CandidateName, Role: st.Role, Experience: st.Experience, Difficulty: st.Difficulty,
+		Role: st.Role, Experience: st.Experience, Difficulty: st.Difficulty,
 		TotalQuestions: st.TotalQuestions, CompletedAt: rep.CompletedAt,
 	}})
 }

@@ -121,8 +121,8 @@ type Active struct {
 
 // Summary is a completed interview as history lists it.
 type Summary struct {
-	ID                 string
-	Setup              interviewer.Setup
+	ID       string
+	Setup    interviewer.Setup
 	Answered int // main questions
 	// The report's averages; nil when no answer was scored.
 	OverallScore       *int

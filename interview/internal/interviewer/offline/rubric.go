@@ -108,13 +108,13 @@ type assessment struct {
 	// Each key point is in Covered, Partly (touched on, not made
 	// explicit) or Untouched; Missed is Partly and Untouched, in order.
 	Covered, Partly, Untouched, Missed []string
-	Words           int
-	Sentences       int
-	HasExample      bool
-	StepMarkers     int
-	HasNumber       bool
-	Tools           int
-	HasTradeoff     bool
+	Words                              int
+	Sentences                          int
+	HasExample                         bool
+	StepMarkers                        int
+	HasNumber                          bool
+	Tools                              int
+	HasTradeoff                        bool
 
 	Coverage, Structure, Specificity, LengthFit float64
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api } from '../App';
+import { api } from '../client';
 import { ApiError, type User } from '../api';
 
 // The account page: change the password (every other device is signed out),

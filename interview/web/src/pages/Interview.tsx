@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, freshReports, modeLabel } from '../App';
+import { api, freshReports, modeLabel } from '../client';
 import { ApiError, type Config, type Question, type QuestionResult, type Session } from '../api';
 import { navigate } from '../router';
 import { exitFullscreen, useIntegrity, warningText } from '../anticheat';
@@ -154,7 +154,12 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
             sessionId={id}
             result={last}
             allowed={canRetry(results, inProgress && !finishing)}
-            onTried={(retry) => setResults((rs) => rs.map((r, i) => (i === rs.length - 1 ? { ...r, retry } : r)))}
+            onTried={(retry, next) => {
+              setResults((rs) => rs.map((r, i) => (i === rs.length - 1 ? { ...r, retry } : r)));
+              // A follow-up asked on the first try may have been answered
+              // by the second: the server says what is asked now.
+              setQuestion(next);
+            }}
             onAuthLost={onAuthLost}
           />
         </article>
@@ -174,7 +179,18 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
           </h2>
           <ReadAloud text={question.text} config={config} />
           <label htmlFor="answer">Your answer</label>
-          <textarea id="answer" name="answer" rows={8} value={answer} onChange={(e) => setAnswer(e.target.value)} aria-describedby="answer-hint" />
+          <textarea
+            id="answer"
+            name="answer"
+            rows={8}
+            value={answer}
+            onChange={(e) => {
+              setAnswer(e.target.value);
+              // A box emptied by hand holds nothing that was spoken.
+              if (!e.target.value.trim()) setSpokenSeconds(0);
+            }}
+            aria-describedby="answer-hint"
+          />
           <p id="answer-hint" className="hint">
             Type your answer{config.voice.transcribe || recognizerConstructor() ? ', or speak it and edit the transcript' : ''}. Submitting sends it for evaluation.
           </p>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, modeLabel } from '../App';
+import { api, modeLabel } from '../client';
 import { ApiError, maxJobDescription, type Config, type User } from '../api';
 import { navigate } from '../router';
 import { requestFullscreen } from '../anticheat';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../App';
+import { api } from '../client';
 import { ApiError, type Config, type User } from '../api';
 
 interface GoogleId {
