@@ -125,6 +125,7 @@ describe('progress', () => {
     expect(progressSeries(items).map((p) => p.id)).toEqual(['a']);
     expect(weakestArea(items)).toMatchObject({ area: 'technical', mean: 50, over: 1 });
     expect(weakestArea([gibberish])).toBeNull();
+    expect(rolesOf([gibberish])).toEqual([]);
   });
 
   it('numbers the points and keeps to one role when asked', () => {

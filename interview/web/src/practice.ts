@@ -107,11 +107,12 @@ export interface ProgressPoint {
   communication: number;
 }
 
-/** The roles of the history, most recent first, each once. */
+/** The roles the progress chart can show: those with a scored interview,
+ * most recent first, each once. */
 export function rolesOf(items: HistoryItem[]): string[] {
   const out: string[] = [];
-  for (const h of [...items].sort((a, b) => Date.parse(b.date) - Date.parse(a.date))) {
-    if (!out.includes(h.role)) out.push(h.role);
+  for (const p of progressSeries(items).reverse()) {
+    if (!out.includes(p.role)) out.push(p.role);
   }
   return out;
 }

@@ -75,7 +75,7 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
           .
         </p>
       )}
-      {items && items.length > 0 && <Progress items={items} />}
+      {items && rolesOf(items).length > 0 && <Progress items={items} />}
       {items && items.length > 0 && (
         <ul className="history">
           {items.map((h) => {
