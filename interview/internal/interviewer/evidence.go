@@ -74,15 +74,22 @@ func Checked(e Evaluation, answer string) Evaluation {
 }
 
 // repeats reports whether quote shows words of the answer that a kept item
-// shows already: the same passage, or one inside the other.
+// shows already (see Overlap).
 func repeats(kept []Evidence, quote string) bool {
-	q := strings.ToLower(quote)
 	for _, k := range kept {
-		if kq := strings.ToLower(k.Quote); strings.Contains(kq, q) || strings.Contains(q, kq) {
+		if Overlap(k.Quote, quote) {
 			return true
 		}
 	}
 	return false
+}
+
+// Overlap reports whether two quotes show the same words of an answer: the
+// same passage, or one inside the other. A quote stands under one item at
+// most, so one that overlaps a kept quote is not shown again.
+func Overlap(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	return strings.Contains(a, b) || strings.Contains(b, a)
 }
 
 // FindQuote looks for quote in answer and returns the answer's own text of

@@ -560,7 +560,7 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     // same figures as a table; the points are numbered.
     assert.equal(await page.locator('.progress-chart svg .series').count(), 3);
     assert.equal(await page.locator('.progress-chart svg circle').count(), 3);
-    assert.deepEqual(await page.locator('.progress-chart svg text.seq').allInnerTexts(), ['1']);
+    assert.deepEqual(await page.locator('.progress-chart svg text.seq').allTextContents(), ['1']);
     await page.getByText('Show the scores as a table').click();
     assert.equal(await page.locator('.as-table tbody tr').count(), 1);
     assert.match(await page.locator('.as-table tbody tr').first().innerText(), new RegExp(role));

@@ -48,6 +48,7 @@ func measureRubric(t *testing.T) rubricFigures {
 				f.Credited++
 				i := slices.IndexFunc(e.Evidence, func(ev interviewer.Evidence) bool { return ev.Point == s })
 				if i < 0 {
+					t.Logf("%s: %q credited without a quote", id, label)
 					continue
 				}
 				quote := e.Evidence[i].Quote
@@ -61,6 +62,8 @@ func measureRubric(t *testing.T) rubricFigures {
 				a := assess(iv.rd, []point{p}, quote)
 				if uses == 1 && (a.Points[0].Found == foundKeyword || a.Points[0].Found == foundMeaning) {
 					f.Carried++
+				} else {
+					t.Logf("%s: %q quoted by %q, which does not carry it alone", id, label, quote)
 				}
 			}
 			for _, o := range iv.bank.byID {

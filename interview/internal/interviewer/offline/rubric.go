@@ -158,7 +158,12 @@ func assess(rd *relevance.Reader, points []point, answer string) assessment {
 				pr.Found = foundPartly
 			}
 			if pr.Credit > 0 {
-				pr.Spans = []span{{best.First, best.Last}}
+				// The sentence that says more of it alone first, so that a
+				// pair does not take a neighbour another point needs.
+				pr.Spans = []span{{best.Sentence, best.Sentence}}
+				if best.First != best.Last {
+					pr.Spans = append(pr.Spans, span{best.First, best.Last})
+				}
 			}
 		}
 		credit += pr.Credit
@@ -255,13 +260,11 @@ func pct(x float64) int {
 }
 
 // written is the prose, the lists and the evidence of one evaluation.
-// Each quote stands under one bullet at most: quoted is the text already
-// used.
+// Each quote stands under one bullet at most (interviewer.Overlap).
 type written struct {
 	text                    string
 	strengths, improvements []string
 	evidence                []interviewer.Evidence
-	quoted                  map[string]bool
 }
 
 func (w *written) strength(point, quote string) {
@@ -275,20 +278,21 @@ func (w *written) improvement(point, quote string) {
 }
 
 func (w *written) cite(kind, point, quote string) {
-	if quote == "" || w.quoted[quote] {
+	if quote == "" || w.quoted(quote) {
 		return
 	}
-	if w.quoted == nil {
-		w.quoted = map[string]bool{}
-	}
-	w.quoted[quote] = true
 	w.evidence = append(w.evidence, interviewer.Evidence{Kind: kind, Point: point, Quote: quote})
+}
+
+// quoted reports whether q shows words a quote of w shows already.
+func (w *written) quoted(q string) bool {
+	return slices.ContainsFunc(w.evidence, func(e interviewer.Evidence) bool { return interviewer.Overlap(e.Quote, q) })
 }
 
 // free is the quote of the first of spans not quoted yet, "" for none.
 func (w *written) free(a assessment, spans []span) string {
 	for _, sp := range spans {
-		if q := a.quoteSpan(sp); q != "" && !w.quoted[q] {
+		if q := a.quoteSpan(sp); q != "" && !w.quoted(q) {
 			return q
 		}
 	}
@@ -356,13 +360,18 @@ func (a assessment) feedback(total int) written {
 	if len(a.Untouched) > 0 {
 		fmt.Fprintf(&b, "Missed: %s. ", strings.Join(a.Untouched, "; "))
 	}
+	// Covered points choose their quotes first: a sentence that says one
+	// point and comes near another quotes the one it says.
+	for _, p := range a.Points {
+		if p.Found == foundKeyword || p.Found == foundMeaning {
+			w.strength("Covered: "+p.Label, w.free(a, p.Spans))
+		}
+	}
 	for _, p := range a.Points {
 		switch p.Found {
-		case foundKeyword, foundMeaning:
-			w.strength("Covered: "+p.Label, w.free(a, p.Spans))
 		case foundPartly:
 			w.improvement("Cover: "+p.Label, w.free(a, p.Spans))
-		default:
+		case "":
 			w.improvement("Cover: "+p.Label, "")
 		}
 	}
