@@ -150,3 +150,25 @@ func TestStartAfterDiscardAtTheCap(t *testing.T) {
 	must(t, c.do("DELETE", "/api/interview/"+first.SessionID, nil), http.StatusNoContent)
 	c.start(1)
 }
+
+// The most common passwords are refused, with a sentence that says why,
+// at registration and when changing a password.
+func TestCommonPasswordsAreRefused(t *testing.T) {
+	e := newEnv(t)
+	c := e.client()
+	for _, pw := range []string{"password", "Password1", "12345678", "qwertyuiop"} {
+		r := must(t, c.do("POST", "/api/auth/register", map[string]string{"fullName": "Ada", "email": "ada.common@example.com", "password": pw}), http.StatusBadRequest)
+		if !strings.Contains(string(r.body), "most common") {
+			t.Fatalf("%q: %s", pw, r.body)
+		}
+	}
+	u := e.signUp()
+	r := must(t, u.do("POST", "/api/auth/password", map[string]string{"currentPassword": "long enough password", "newPassword": "iloveyou"}), http.StatusBadRequest)
+	if !strings.Contains(string(r.body), "most common") {
+		t.Fatalf("change to a common password: %s", r.body)
+	}
+	short := must(t, c.do("POST", "/api/auth/register", map[string]string{"fullName": "Ada", "email": "ada.short@example.com", "password": "short"}), http.StatusBadRequest)
+	if !strings.Contains(string(short.body), "Choose a password of at least 8 characters") {
+		t.Fatalf("short: %s", short.body)
+	}
+}

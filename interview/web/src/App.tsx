@@ -71,8 +71,10 @@ export function App() {
 
   // The session ended on purpose (signed out everywhere, account deleted):
   // back to the sign-in page, with nothing to return to.
-  const signedOut = useCallback(() => {
+  const signedOut = useCallback((notice: string) => {
     sessionStorage.removeItem('afterSignIn');
+    // Said once on the sign-in page, so nobody lands there wondering why.
+    sessionStorage.setItem('signedOutNotice', notice);
     setUser(null);
     navigate('/signin', { replace: true });
   }, []);

@@ -158,12 +158,8 @@ func assess(rd *relevance.Reader, points []point, answer string) assessment {
 				pr.Found = foundPartly
 			}
 			if pr.Credit > 0 {
-				// The sentence that says more of it alone first, so that a
-				// pair does not take a neighbour another point needs.
-				pr.Spans = []span{{best.Sentence, best.Sentence}}
-				if best.First != best.Last {
-					pr.Spans = append(pr.Spans, span{best.First, best.Last})
-				}
+				// What says it: one sentence, or a pair read together.
+				pr.Spans = []span{{best.First, best.Last}}
 			}
 		}
 		credit += pr.Credit

@@ -53,6 +53,7 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
         ...(followUps ? { followUps: Number(followUps) } : {}),
       });
       sessionStorage.setItem(`welcome:${s.sessionId}`, s.welcome);
+      if (!fullscreen) sessionStorage.setItem(`noFullscreen:${s.sessionId}`, '1');
       navigate(`/interview/${encodeURIComponent(s.sessionId)}`);
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return onAuthLost();
