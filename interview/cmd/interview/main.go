@@ -75,6 +75,11 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		return err
 	}
 	logger.Info("interviewer", "mode", iv.Mode())
+	var families []string
+	var fallback string
+	if off, ok := iv.(*offline.Interviewer); ok {
+		families, fallback = off.Families()
+	}
 	switch {
 	case cfg.JudgeScores():
 		iv = scorer.Wrap(iv, scorer.NewJudge(judgeClient(cfg), cfg.JudgeModel, scorer.DefaultTimeout))
@@ -112,6 +117,8 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		Throttle:       limits,
 		TrustedProxies: cfg.TrustedProxies,
 		SharedLookups:  throttle.NewLookups(pool, throttle.DefaultLookupRule, nil),
+		RoleFamilies:   families,
+		FallbackFamily: fallback,
 	})
 	voice.NewHandler(vsvc, api.UserID).Register(e)
 	web.Register(e)

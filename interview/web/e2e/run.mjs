@@ -203,6 +203,9 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     assert.equal(await page.getByText('Offline practice mode').first().isVisible(), true);
     assert.equal(await page.getByLabel('Candidate name').inputValue(), 'Ada Lovelace');
     assert.match(await page.locator('#resume-hint').innerText(), /interface only/);
+    // Before starting, the page says which roles the bank covers and what
+    // any other role gets.
+    assert.match(await page.locator('#role-families').innerText(), /questions for backend engineering, [\s\S]*frontend engineering[\s\S]*A role it does not know gets backend engineering questions/);
     await page.getByLabel('Role you are applying for').fill(role);
     await page.getByLabel('Number of questions').fill('3');
     await page.getByLabel('Hard').check();
@@ -646,7 +649,12 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     // A wrong current password is said on the page; the session stays.
     expectedStatuses = new Set([403]);
     await page.getByLabel('Current password').fill('not my password');
-    await page.getByLabel('New password').fill('a brand new password');
+    await page.getByLabel('New password', { exact: true }).fill('a brand new password');
+    // A confirmation that differs is caught before anything is sent.
+    await page.getByLabel('Confirm new password').fill('a brand new passwort');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('alert').filter({ hasText: 'differ' }).waitFor();
+    await page.getByLabel('Confirm new password').fill('a brand new password');
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByRole('alert').filter({ hasText: 'incorrect' }).waitFor();
     expectedStatuses = new Set();
@@ -662,6 +670,9 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
 
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    // The sign-in page says what happened.
+    await page.getByRole('status').filter({ hasText: 'signed out on every device' }).waitFor();
+    await shot(page, '16b-signed-out-everywhere');
     expectedStatuses = new Set([401]);
     assert.equal((await page.request.get('/api/auth/me')).status(), 401);
     await page.getByLabel('Email').fill(email);

@@ -10,7 +10,7 @@ import { HistoryPage } from './pages/History';
 import { AccountPage } from './pages/Account';
 import { SharedPage } from './pages/Shared';
 
-const defaultConfig: Config = { googleClientId: '', voice: { transcribe: false, speech: false }, mode: '' };
+const defaultConfig: Config = { googleClientId: '', voice: { transcribe: false, speech: false }, mode: '', roleFamilies: [], fallbackFamily: '' };
 
 export function App() {
   const path = usePath();

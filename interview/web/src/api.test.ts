@@ -198,8 +198,14 @@ describe('api client', () => {
   });
 
   it('reads config with defaults for missing fields', async () => {
-    const f = fakeFetch([json(200, { googleClientId: '', voice: { transcribe: true }, mode: 'offline' })]);
-    expect(await createApi(f.fn).config()).toEqual({ googleClientId: '', voice: { transcribe: true, speech: false }, mode: 'offline' });
+    const f = fakeFetch([json(200, { googleClientId: '', voice: { transcribe: true }, mode: 'offline', roleFamilies: ['backend engineering', 7], fallbackFamily: 'backend engineering' })]);
+    expect(await createApi(f.fn).config()).toEqual({
+      googleClientId: '',
+      voice: { transcribe: true, speech: false },
+      mode: 'offline',
+      roleFamilies: ['backend engineering'],
+      fallbackFamily: 'backend engineering',
+    });
   });
 
   it('start posts the setup and returns the first question', async () => {

@@ -15,6 +15,10 @@ export interface Config {
   voice: { transcribe: boolean; speech: boolean };
   /** "offline" for the offline practice mode, "language-model" otherwise. */
   mode: string;
+  /** The role families the offline question bank covers, and the one any
+   * other role gets; empty with a language model. */
+  roleFamilies: string[];
+  fallbackFamily: string;
 }
 
 export interface Question {
@@ -464,6 +468,8 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
         googleClientId: str(o.googleClientId),
         voice: { transcribe: voice.transcribe === true, speech: voice.speech === true },
         mode: str(o.mode),
+        roleFamilies: strs(o.roleFamilies),
+        fallbackFamily: str(o.fallbackFamily),
       };
     },
     async me() {

@@ -279,6 +279,16 @@ func neighbours(d string) []string {
 	}
 }
 
+// Families names the role families the bank holds questions for, and the
+// one a role that names none of them gets, so the page can say so before
+// an interview starts.
+func (iv *Interviewer) Families() (names []string, fallback string) {
+	for _, f := range iv.bank.families {
+		names = append(names, f.Name)
+	}
+	return names, iv.bank.fallback.Name
+}
+
 // family lists every question of the family with id id.
 func (b *bank) family(id string) []*question {
 	for _, f := range b.families {

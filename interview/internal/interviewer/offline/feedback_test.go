@@ -84,3 +84,11 @@ func TestQuotesCarryTheirPoint(t *testing.T) {
 		}
 	}
 }
+
+// The page names the families the bank covers before an interview starts.
+func TestFamiliesAreNamed(t *testing.T) {
+	names, fallback := New().Families()
+	if len(names) < 5 || !slices.Contains(names, "frontend engineering") || fallback != "backend engineering" {
+		t.Fatalf("families %q, fallback %q", names, fallback)
+	}
+}

@@ -84,8 +84,21 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
         </label>
         <label>
           Role you are applying for
-          <input name="role" required placeholder="e.g. Backend engineer" value={role} onChange={(e) => setRole(e.target.value)} />
+          <input
+            name="role"
+            required
+            placeholder="e.g. Backend engineer"
+            value={role}
+            onChange={(e) => setRole(e.target.value)}
+            aria-describedby={config.roleFamilies.length > 0 ? 'role-families' : undefined}
+          />
         </label>
+        {config.roleFamilies.length > 0 && (
+          <p id="role-families" className="hint">
+            The practice bank has questions for {config.roleFamilies.join(', ')}. A role it does not know gets {config.fallbackFamily || 'general'} questions,
+            unless a job description you paste below points to another family.
+          </p>
+        )}
         <label>
           Experience
           <select name="experience" value={experience} onChange={(e) => setExperience(e.target.value)}>
