@@ -107,7 +107,6 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
   t.after(() => svc.stop());
 
   const profile = mkdtempSync(join(tmpdir(), 'interview-e2e-chromium-'));
-  t.after(() => rmSync(profile, { recursive: true, force: true }));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
     headless: true,
@@ -115,7 +114,11 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     viewport: { width: 1280, height: 900 },
     baseURL: svc.base,
   });
-  t.after(() => context.close());
+  // The profile goes once the browser that writes into it has closed.
+  t.after(async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+  });
   // The browser's speech recognition, stubbed: the real one needs the
   // vendor's service. Started, it hears the question read back with an
   // example, a number and a trade-off, then waits to be stopped. With
