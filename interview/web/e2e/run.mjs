@@ -232,6 +232,8 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     assert.match(await page.locator('[aria-live="polite"]').innerText(), /Question 1 of 3/);
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'question-title');
     assert.match(await page.locator('.integrity').innerText(), /cannot enforce/);
+    // Full screen was turned off at the setup: the box does not speak of it.
+    assert.doesNotMatch(await page.locator('.integrity').innerText(), /full screen/);
     assert.match(await page.locator('.welcome').innerText(), /job description/);
     await shot(page, '04-interview');
 
