@@ -75,14 +75,17 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		return err
 	}
 	logger.Info("interviewer", "mode", iv.Mode())
+	var families []string
+	var fallback string
+	if off, ok := iv.(*offline.Interviewer); ok {
+		families, fallback = off.Families()
+	}
 	switch {
 	case cfg.JudgeScores():
 		iv = scorer.Wrap(iv, scorer.NewJudge(judgeClient(cfg), cfg.JudgeModel, scorer.DefaultTimeout))
 		logger.Info("answers scored by the judge", "judge", cfg.JudgeURL, "model", cfg.JudgeModel)
-	case cfg.JudgeURL != "":
-		logger.Info("answers scored by the offline rubric: the judge has no language model here; set JUDGE_MODEL=" + config.JudgeModelOffline + " to score through its lexical engine anyway")
 	default:
-		logger.Info("answers scored by the interviewer; set JUDGE_URL to score them through the judge")
+		logger.Info(cfg.ScoringNote())
 	}
 	var limits *throttle.Auth
 	if cfg.AuthThrottle {
@@ -114,6 +117,8 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		Throttle:       limits,
 		TrustedProxies: cfg.TrustedProxies,
 		SharedLookups:  throttle.NewLookups(pool, throttle.DefaultLookupRule, nil),
+		RoleFamilies:   families,
+		FallbackFamily: fallback,
 	})
 	voice.NewHandler(vsvc, api.UserID).Register(e)
 	web.Register(e)

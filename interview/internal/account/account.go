@@ -105,13 +105,13 @@ func (s *Service) Register(ctx context.Context, fullName, email, password string
 	fullName = strings.TrimSpace(fullName)
 	// Postgres text cannot hold NUL; refuse it here rather than fail there.
 	if fullName == "" || utf8.RuneCountInString(fullName) > MaxNameChars || strings.ContainsRune(fullName, 0) {
-		return User{}, problem.New(problem.Invalid, "fullName must be 1 to %d characters, without NUL", MaxNameChars)
+		return User{}, problem.New(problem.Invalid, "Enter your name, 1 to %d characters.", MaxNameChars)
 	}
 	email, err := NormalizeEmail(email)
 	if err != nil {
 		return User{}, err
 	}
-	if err := checkNewPassword("password", password); err != nil {
+	if err := checkNewPassword(password); err != nil {
 		return User{}, err
 	}
 	hash, err := auth.HashPassword(password)
@@ -121,9 +121,12 @@ func (s *Service) Register(ctx context.Context, fullName, email, password string
 	return s.store.CreateUser(ctx, fullName, email, hash)
 }
 
-func checkNewPassword(field, password string) error {
+func checkNewPassword(password string) error {
 	if utf8.RuneCountInString(password) < MinPasswordChars || len(password) > MaxPasswordBytes {
-		return problem.New(problem.Invalid, "%s must be at least %d characters and at most %d bytes", field, MinPasswordChars, MaxPasswordBytes)
+		return problem.New(problem.Invalid, "Choose a password of at least %d characters (and at most %d bytes).", MinPasswordChars, MaxPasswordBytes)
+	}
+	if isCommon(password) {
+		return problem.New(problem.Invalid, "That password is one of the most common ones, which are guessed first. Choose another.")
 	}
 	return nil
 }
@@ -186,13 +189,13 @@ func (s *Service) User(ctx context.Context, id string) (User, error) {
 func (s *Service) Check(ctx context.Context, sess auth.Session, token string) error {
 	v, revoked, err := s.store.SessionState(ctx, sess.Subject, tokenHash(token))
 	if problem.Is(err, problem.NotFound) {
-		return problem.New(problem.Unauthenticated, "this account no longer exists")
+		return problem.New(problem.Unauthenticated, "This account no longer exists.")
 	}
 	if err != nil {
 		return err
 	}
 	if v != sess.Version || revoked {
-		return problem.New(problem.Unauthenticated, "you were signed out; sign in again")
+		return problem.New(problem.Unauthenticated, "You were signed out. Sign in again.")
 	}
 	return nil
 }
@@ -213,7 +216,7 @@ func tokenHash(token string) []byte {
 // session version: every other session of the account is revoked. A wrong
 // current password is problem.Unauthenticated, as a failed sign-in.
 func (s *Service) ChangePassword(ctx context.Context, id, current, newPassword string) (int64, error) {
-	if err := checkNewPassword("newPassword", newPassword); err != nil {
+	if err := checkNewPassword(newPassword); err != nil {
 		return 0, err
 	}
 	hash, err := s.store.PasswordHash(ctx, id)
@@ -221,10 +224,10 @@ func (s *Service) ChangePassword(ctx context.Context, id, current, newPassword s
 		return 0, err
 	}
 	if hash == "" {
-		return 0, problem.New(problem.Invalid, "this account signs in with Google and has no password to change")
+		return 0, problem.New(problem.Invalid, "This account signs in with Google: it has no password to change.")
 	}
 	if !auth.CheckPassword(hash, current) {
-		return 0, problem.New(problem.Unauthenticated, "the current password is incorrect")
+		return 0, problem.New(problem.Unauthenticated, "The current password is incorrect.")
 	}
 	newHash, err := auth.HashPassword(newPassword)
 	if err != nil {
@@ -248,9 +251,9 @@ func (s *Service) Delete(ctx context.Context, id, password string, signedIn, now
 	}
 	switch {
 	case hash != "" && !auth.CheckPassword(hash, password):
-		return problem.New(problem.Unauthenticated, "the password is incorrect")
+		return problem.New(problem.Unauthenticated, "The password is incorrect.")
 	case hash == "" && now.Sub(signedIn) > RecentSignIn:
-		return problem.New(problem.Forbidden, "to delete an account that signs in with Google, sign in with Google again and delete it within %d minutes", int(RecentSignIn.Minutes()))
+		return problem.New(problem.Forbidden, "To delete an account that signs in with Google, sign in with Google again, then delete it within %d minutes.", int(RecentSignIn.Minutes()))
 	}
 	return s.store.DeleteUser(ctx, id)
 }
@@ -258,7 +261,7 @@ func (s *Service) Delete(ctx context.Context, id, password string, signedIn, now
 // NormalizeEmail trims and lowercases email and checks it is a bare address.
 func NormalizeEmail(email string) (string, error) {
 	e := strings.ToLower(strings.TrimSpace(email))
-	bad := problem.New(problem.Invalid, "email must be a valid address of at most %d characters", MaxEmailChars)
+	bad := problem.New(problem.Invalid, "Enter a valid email address (at most %d characters).", MaxEmailChars)
 	if e == "" || utf8.RuneCountInString(e) > MaxEmailChars || strings.ContainsRune(e, 0) {
 		return "", bad
 	}

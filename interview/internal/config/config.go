@@ -247,11 +247,21 @@ func (c *Config) loadJudge(getenv func(string) string) error {
 // JudgeScores reports whether answers are scored through the judge: JUDGE_URL
 // is set and a judge model is chosen, explicitly or because this service has
 // LLM settings. Without a language model the default stays the offline
-// rubric: the judge's lexical engine measures word overlap between the answer
-// and the level texts, not the quality of an answer, so its scores would
-// replace meaningful ones with numbers near the middle. JUDGE_MODEL=
-// local/lexical-latest scores through it anyway.
+// rubric: the judge's offline engine (JudgeModelOffline) compares the
+// answer's words with the level texts, not the quality of an answer, so
+// its scores would replace meaningful ones with numbers near the middle.
+// JUDGE_MODEL=local/semantic-latest scores through it anyway.
 func (c Config) JudgeScores() bool { return c.JudgeURL != "" && c.JudgeModel != "" }
+
+// ScoringNote says, for the start-up log, how answers are scored when not
+// through the judge.
+func (c Config) ScoringNote() string {
+	if c.JudgeURL != "" {
+		return "answers scored by the offline rubric: the judge has no language model here; set JUDGE_MODEL=" +
+			JudgeModelOffline + " to score through its offline engine anyway"
+	}
+	return "answers scored by the interviewer; set JUDGE_URL to score them through the judge"
+}
 
 // ParseProxies reads a comma-separated list of addresses, CIDR ranges and
 // the keywords loopback and private; "none" trusts no proxy.

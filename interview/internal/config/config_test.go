@@ -278,3 +278,15 @@ func TestModelWorkLimits(t *testing.T) {
 		}
 	}
 }
+
+// The start-up log names the judge's offline engine by the model it is
+// asked for, not an engine the judge no longer has.
+func TestScoringNote(t *testing.T) {
+	note := Config{JudgeURL: "http://judge:8081"}.ScoringNote()
+	if !strings.Contains(note, JudgeModelOffline) || strings.Contains(note, "lexical") {
+		t.Fatalf("note %q", note)
+	}
+	if note := (Config{}).ScoringNote(); !strings.Contains(note, "JUDGE_URL") {
+		t.Fatalf("note %q", note)
+	}
+}

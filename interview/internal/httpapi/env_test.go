@@ -133,7 +133,7 @@ const unscorableMarker = "[unscorable]"
 // last answer holds gapMarker.
 func (f *fakeInterviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread []interviewer.Result) (interviewer.Question, bool, error) {
 	f.followUps.Add(1)
-	if !strings.Contains(thread[len(thread)-1].Answer, gapMarker) {
+	if !strings.Contains(thread[len(thread)-1].Best().Answer, gapMarker) {
 		return interviewer.Question{}, false, nil
 	}
 	return interviewer.Question{ID: "ignored", Text: fmt.Sprintf("Follow-up %d on %s?", len(thread), thread[0].Question.ID)}, true, nil
@@ -367,3 +367,11 @@ func (c *client) answer(sessionID, questionID, text string) response {
 }
 
 var errModel = errors.New("model unavailable")
+
+// score is a report's average, or -1 when none was scored.
+func score(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}

@@ -98,19 +98,19 @@ func TestWholeFlow(t *testing.T) {
 	var rep report.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &rep)
 	// (80+61+70)/3 = 70.33 → 70; technical (40+30+35)/3 = 35; communication 90.
-	if rep.OverallScore != 70 || rep.TechnicalAccuracy != 35 || rep.CommunicationScore != 90 || len(rep.QuestionResults) != 3 || rep.Feedback != "summary of 3 answers" {
+	if score(rep.OverallScore) != 70 || score(rep.TechnicalAccuracy) != 35 || score(rep.CommunicationScore) != 90 || len(rep.QuestionResults) != 3 || rep.Feedback != "summary of 3 answers" {
 		t.Fatalf("report %+v", rep)
 	}
 	var again report.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &again)
-	if again.OverallScore != rep.OverallScore || again.Feedback != rep.Feedback || len(again.QuestionResults) != 3 || e.iv.summaries.Load() != 1 {
+	if score(again.OverallScore) != score(rep.OverallScore) || again.Feedback != rep.Feedback || len(again.QuestionResults) != 3 || e.iv.summaries.Load() != 1 {
 		t.Fatalf("second finish %+v (summaries %d)", again, e.iv.summaries.Load())
 	}
 	if code := must(t, c.answer(s.SessionID, "q3", "late"), http.StatusConflict).errCode(t); code != "conflict" {
 		t.Fatalf("answer after finish: %s", code)
 	}
 	must(t, c.do("GET", "/api/interview/"+s.SessionID, nil), http.StatusOK).json(t, &sess)
-	if sess.Status != interviews.Completed || sess.Report == nil || sess.Report.OverallScore != 70 {
+	if sess.Status != interviews.Completed || sess.Report == nil || score(sess.Report.OverallScore) != 70 {
 		t.Fatalf("session after finish %+v", sess)
 	}
 
@@ -334,12 +334,12 @@ func TestFinishRacingAnswerRebuildsReport(t *testing.T) {
 	close(gate)
 	var rep report.Report
 	must(t, <-done, http.StatusOK).json(t, &rep)
-	if len(rep.QuestionResults) != 2 || rep.OverallScore != 60 || rep.Feedback != "summary of 2 answers" || e.iv.summaries.Load() != 2 {
+	if len(rep.QuestionResults) != 2 || score(rep.OverallScore) != 60 || rep.Feedback != "summary of 2 answers" || e.iv.summaries.Load() != 2 {
 		t.Fatalf("report %+v after %d summaries", rep, e.iv.summaries.Load())
 	}
 	var sess sessionBody
 	must(t, c.do("GET", "/api/interview/"+s.SessionID, nil), http.StatusOK).json(t, &sess)
-	if sess.Report == nil || sess.Report.OverallScore != 60 || len(sess.Report.QuestionResults) != 2 {
+	if sess.Report == nil || score(sess.Report.OverallScore) != 60 || len(sess.Report.QuestionResults) != 2 {
 		t.Fatalf("stored report %+v", sess.Report)
 	}
 }

@@ -64,6 +64,11 @@ type Deps struct {
 	// SharedLookups limits the share links a client network opens that do
 	// not exist; nil turns the limit off.
 	SharedLookups *throttle.Lookups
+	// RoleFamilies are the role families the offline question bank covers
+	// and FallbackFamily the one any other role gets; empty with a
+	// language model, which asks about any role.
+	RoleFamilies   []string
+	FallbackFamily string
 }
 
 // API holds the handlers.
@@ -162,7 +167,16 @@ func (a *API) config(c echo.Context) error {
 		"googleClientId": a.d.GoogleClientID,
 		"voice":          a.d.Voice,
 		"mode":           a.d.Interviews.Mode(),
+		"roleFamilies":   nonNilStrings(a.d.RoleFamilies),
+		"fallbackFamily": a.d.FallbackFamily,
 	})
+}
+
+func nonNilStrings(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }
 
 // ipExtractor names the client: the nearest address in X-Forwarded-For

@@ -47,9 +47,13 @@ type answerResponse struct {
 	IsLastQuestion bool                   `json:"isLastQuestion"`
 }
 
+// retryResponse carries the question now being asked: a follow-up asked
+// on the first try is asked again of the better attempt, so it may have
+// changed or given way to the next main question (null: all answered).
 type retryResponse struct {
 	Evaluation    interviewer.Evaluation `json:"evaluation"`
 	PreviousScore int                    `json:"previousScore"`
+	NextQuestion  *interviewer.Question  `json:"nextQuestion"`
 }
 
 type finishRequest struct {
@@ -62,14 +66,15 @@ type shareResponse struct {
 }
 
 // sharedReport is GET /api/shared/:token: the report and the setup it was
-// taken with, nothing that names the account.
+// taken with, nothing that names the person: the share panel promises the
+// report and nothing else of theirs, so not even the name typed at the
+// start.
 type sharedReport struct {
 	report.Report
 	Interview sharedSetup `json:"interview"`
 }
 
 type sharedSetup struct {
-	CandidateName  string    `json:"candidateName"`
 	Role           string    `json:"role"`
 	Experience     string    `json:"experience"`
 	Difficulty     string    `json:"difficulty"`
@@ -111,9 +116,9 @@ type historyItem struct {
 	Difficulty         string    `json:"difficulty"`
 	TotalQuestions     int       `json:"totalQuestions"`
 	AnsweredQuestions  int       `json:"answeredQuestions"`
-	OverallScore       int       `json:"overallScore"`
-	TechnicalAccuracy  int       `json:"technicalAccuracy"`
-	CommunicationScore int       `json:"communicationScore"`
+	OverallScore       *int      `json:"overallScore"`
+	TechnicalAccuracy  *int      `json:"technicalAccuracy"`
+	CommunicationScore *int      `json:"communicationScore"`
 	Date               time.Time `json:"date"`
 }
 
@@ -217,7 +222,7 @@ func (a *API) retry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, retryResponse{Evaluation: res.Evaluation, PreviousScore: res.PreviousScore})
+	return c.JSON(http.StatusOK, retryResponse{Evaluation: res.Evaluation, PreviousScore: res.PreviousScore, NextQuestion: res.Next})
 }
 
 func (a *API) finish(c echo.Context) error {
@@ -371,7 +376,7 @@ func (a *API) shared(c echo.Context) error {
 	}
 	st := rep.Setup
 	return c.JSON(http.StatusOK, sharedReport{Report: rep.Report, Interview: sharedSetup{
-		CandidateName: st.CandidateName, Role: st.Role, Experience: st.Experience, Difficulty: st.Difficulty,
+		Role: st.Role, Experience: st.Experience, Difficulty: st.Difficulty,
 		TotalQuestions: st.TotalQuestions, CompletedAt: rep.CompletedAt,
 	}})
 }

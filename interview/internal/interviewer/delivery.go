@@ -34,13 +34,22 @@ const (
 // another filler or a comma ("it was, like, slow").
 var fillerWords = []string{"um", "umm", "uh", "uhh", "er", "erm", "ah", "hmm", "you know", "i mean", "sort of", "kind of", "basically", "like"}
 
-// MeasureDelivery computes the delivery of answer spoken in seconds.
+// MaxWordsPerMinute is the fastest an answer can have been spoken: fast
+// talkers reach about 250 words a minute, auctioneers 400. An answer
+// claimed to be spoken faster was not spoken in that time (a typed
+// answer sent with the length of a dictation that heard nothing, say),
+// so it gets no delivery figures.
+const MaxWordsPerMinute = 400
+
+// MeasureDelivery computes the delivery of answer spoken in seconds; nil
+// when the answer cannot have been spoken in that time.
 func MeasureDelivery(answer string, seconds float64) *Delivery {
 	words := strings.Fields(answer)
-	d := &Delivery{Seconds: math.Round(seconds*10) / 10, Words: len(words), Fillers: []Filler{}}
-	if seconds > 0 {
-		d.WordsPerMinute = int(math.Round(float64(len(words)) * 60 / seconds))
+	if seconds <= 0 || float64(len(words))*60/seconds > MaxWordsPerMinute {
+		return nil
 	}
+	d := &Delivery{Seconds: math.Round(seconds*10) / 10, Words: len(words), Fillers: []Filler{}}
+	d.WordsPerMinute = int(math.Round(float64(len(words)) * 60 / seconds))
 	toks, commaAfter := fillerTokens(answer)
 	for _, f := range fillerWords {
 		fw := strings.Fields(f)

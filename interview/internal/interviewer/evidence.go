@@ -29,7 +29,8 @@ func NotScorable(reason string) Evaluation {
 // Checked makes e safe to store and show against answer, whoever wrote it:
 // every quote must occur in the answer (compared without regard to case,
 // runs of spaces or the style of quotation marks, then replaced by the
-// answer's own text there), items that do not are dropped, and each kept
+// answer's own text there) and stands under one item at most; items that
+// do not occur, or repeat words a kept quote shows, are dropped, and each kept
 // item's point appears in the list of its kind. An evaluation that is not
 // scorable has every score 0 and no strength.
 func Checked(e Evaluation, answer string) Evaluation {
@@ -43,7 +44,7 @@ func Checked(e Evaluation, answer string) Evaluation {
 		}
 		ev.Point = strings.TrimSpace(ev.Point)
 		q, ok := FindQuote(answer, ev.Quote)
-		if !ok || ev.Point == "" || (!e.Scorable && ev.Kind == Strength) {
+		if !ok || ev.Point == "" || (!e.Scorable && ev.Kind == Strength) || repeats(kept, q) {
 			continue
 		}
 		ev.Quote = q
@@ -70,6 +71,25 @@ func Checked(e Evaluation, answer string) Evaluation {
 		e.Improvements = []string{}
 	}
 	return e
+}
+
+// repeats reports whether quote shows words of the answer that a kept item
+// shows already (see Overlap).
+func repeats(kept []Evidence, quote string) bool {
+	for _, k := range kept {
+		if Overlap(k.Quote, quote) {
+			return true
+		}
+	}
+	return false
+}
+
+// Overlap reports whether two quotes show the same words of an answer: the
+// same passage, or one inside the other. A quote stands under one item at
+// most, so one that overlaps a kept quote is not shown again.
+func Overlap(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	return strings.Contains(a, b) || strings.Contains(b, a)
 }
 
 // FindQuote looks for quote in answer and returns the answer's own text of

@@ -97,3 +97,23 @@ func TestMeasureDelivery(t *testing.T) {
 		t.Errorf("%+v", d)
 	}
 }
+
+// A quote stands under one item at most, whoever wrote the evaluation.
+func TestCheckedQuotesOnce(t *testing.T) {
+	e := Checked(Evaluation{Scorable: true, Evidence: []Evidence{
+		{Kind: Strength, Point: "Keeps the result", Quote: "We keep a copy of the result."},
+		{Kind: Strength, Point: "Discussed trade-offs", Quote: "we keep a copy of the result"},
+		{Kind: Improvement, Point: "Say where the copy lives", Quote: "We keep a copy of the result."},
+		{Kind: Strength, Point: "Names the key", Quote: "idempotency key"},
+	}}, answer)
+	var points []string
+	for _, ev := range e.Evidence {
+		points = append(points, ev.Point)
+	}
+	if !slices.Equal(points, []string{"Keeps the result", "Names the key"}) {
+		t.Fatalf("evidence %+v", e.Evidence)
+	}
+	if slices.Contains(e.Strengths, "Discussed trade-offs") {
+		t.Fatalf("the point of a repeated quote was added: %v", e.Strengths)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -120,12 +121,13 @@ type Active struct {
 
 // Summary is a completed interview as history lists it.
 type Summary struct {
-	ID                 string
-	Setup              interviewer.Setup
-	Answered           int // main questions
-	OverallScore       int
-	TechnicalAccuracy  int
-	CommunicationScore int
+	ID       string
+	Setup    interviewer.Setup
+	Answered int // main questions
+	// The report's averages; nil when no answer was scored.
+	OverallScore       *int
+	TechnicalAccuracy  *int
+	CommunicationScore *int
 	CompletedAt        time.Time
 }
 
@@ -158,10 +160,11 @@ type Store interface {
 	// interview in progress without a live claim; otherwise
 	// problem.Conflict. The same claim guards answers and second tries.
 	ClaimRetry(ctx context.Context, userID, id, questionID string) (Claim, error)
-	// CompleteRetry stores a as the second try of result index and clears
+	// CompleteRetry stores a as the second try of result index, sets
+	// current as the question being asked (nil after the last) and clears
 	// the claim, only if token still holds it and that result has none;
 	// otherwise problem.Conflict.
-	CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt) error
+	CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt, current *interviewer.Question) error
 	// Release clears the claim only if token still holds it.
 	Release(ctx context.Context, userID, id, token string) error
 	// SaveReport completes the interview with rep only if it still has
@@ -230,8 +233,11 @@ type Limits struct {
 // Default limits: generous for a person practising, tight for a script.
 // Starting is the dearest to abuse (each start is an interview row and a
 // model call that nobody may ever answer), answering the most frequent.
+// The start burst is twice the cap on interviews in progress, so that
+// whoever reaches the cap and discards one, as the refusal advises, can
+// start another at once.
 var (
-	DefaultStart         = Rate{Burst: 3, PerHour: 10}
+	DefaultStart         = Rate{Burst: 2 * DefaultMaxInProgress, PerHour: 10}
 	DefaultAnswer        = Rate{Burst: 10, PerHour: 60}
 	DefaultFinish        = Rate{Burst: 5, PerHour: 20}
 	DefaultDailyCalls    = 200
@@ -648,49 +654,64 @@ func (s *Service) evaluate(ctx context.Context, iv Interview, thread []interview
 	}
 	res := interviewer.Result{Question: q, Answer: answer, Evaluation: ev}
 	thread = append(thread[:len(thread):len(thread)], res)
+	next, err := s.after(ctx, iv, thread, append(iv.Results[:len(iv.Results):len(iv.Results)], res))
+	if err != nil {
+		return interviewer.Result{}, nil, err
+	}
+	return res, next, nil
+}
+
+// after is what is asked once thread (a main question's result and its
+// follow-ups', the last one just evaluated or tried again) is answered: a
+// follow-up while the setup allows one more and the interviewer finds a
+// gap, else the next main question, else nothing. all is every result.
+func (s *Service) after(ctx context.Context, iv Interview, thread, all []interviewer.Result) (*interviewer.Question, error) {
 	// An answer with nothing to score ("It depends.") is followed up
 	// too: a vague answer is exactly what an interviewer probes, and the
 	// follow-up's answer is evaluated with it.
 	if len(thread)-1 < iv.Setup.FollowUps {
 		f, ok, err := s.iv.FollowUp(ctx, iv.Setup, thread)
 		if err != nil {
-			return interviewer.Result{}, nil, upstream(err)
+			return nil, upstream(err)
 		}
 		if ok {
 			main := thread[0].Question
 			f.ID = fmt.Sprintf("%s-f%d", main.ID, len(thread))
 			f.Kind, f.ParentID = interviewer.FollowUp, main.ID
 			if err := checkQuestion(f); err != nil {
-				return interviewer.Result{}, nil, err
+				return nil, err
 			}
-			return res, &f, nil
+			return &f, nil
 		}
 	}
-	all := append(iv.Results[:len(iv.Results):len(iv.Results)], res)
 	done := report.Counted(all)
 	if len(done) >= iv.Setup.TotalQuestions {
-		return res, nil, nil
+		return nil, nil
 	}
 	next, err := s.iv.Next(ctx, iv.Setup, done)
 	if err != nil {
-		return interviewer.Result{}, nil, upstream(err)
+		return nil, upstream(err)
 	}
 	next.Kind, next.ParentID = interviewer.Main, ""
 	if err := checkQuestion(next); err != nil {
-		return interviewer.Result{}, nil, err
+		return nil, err
 	}
 	for _, r := range all {
 		if r.Question.ID == next.ID {
-			return interviewer.Result{}, nil, problem.New(problem.Upstream, "the interviewer repeated a question id")
+			return nil, problem.New(problem.Upstream, "the interviewer repeated a question id")
 		}
 	}
-	return res, &next, nil
+	return &next, nil
 }
 
 // Retried is the result of Retry.
 type Retried struct {
 	Evaluation    interviewer.Evaluation
 	PreviousScore int
+	// Next is the question being asked after the second try: a follow-up
+	// asked on the first try is asked again of the better attempt, so it
+	// may change or give way to the next main question.
+	Next *interviewer.Question
 }
 
 // Retry evaluates a second try at questionID, the question just evaluated
@@ -709,18 +730,37 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WorkTimeout)
 	defer cancel()
-	if err := s.spend(ctx, userID, OpAnswer, s.limits.Answer, 1); err != nil {
+	iv := c.Interview
+	results := iv.Results
+	last := len(results) - 1
+	first := results[last]
+	thread := threadOf(results[:last], first.Question)
+	main := first.Question
+	if len(thread) > 0 {
+		main = thread[0].Question
+	}
+	// A follow-up asked on the first try is asked again of the better
+	// attempt: the second try may have closed the gap it asks about.
+	pending := iv.Current != nil && iv.Current.IsFollowUp() && iv.Current.ParentID == main.ID
+	calls := 1
+	if pending {
+		calls += 2 // the follow-up check and the next question it may give way to
+	}
+	if err := s.spend(ctx, userID, OpAnswer, s.limits.Answer, calls); err != nil {
 		s.release(ctx, userID, id, c.Token)
 		return Retried{}, err
 	}
-	results := c.Interview.Results
-	last := len(results) - 1
-	first := results[last]
-	ev, err := s.judge(ctx, c.Interview.Setup, first.Question, threadOf(results[:last], first.Question), answer)
+	ev, err := s.judge(ctx, iv.Setup, first.Question, thread, answer)
+	current := iv.Current
+	if err == nil && pending {
+		tried := slices.Clone(results)
+		tried[last].Retry = &interviewer.Attempt{Answer: answer, Evaluation: ev}
+		current, err = s.after(ctx, iv, append(thread, tried[last]), tried)
+	}
 	if err == nil {
-		err = s.store.CompleteRetry(ctx, userID, id, c.Token, last, interviewer.Attempt{Answer: answer, Evaluation: ev})
+		err = s.store.CompleteRetry(ctx, userID, id, c.Token, last, interviewer.Attempt{Answer: answer, Evaluation: ev}, current)
 		if err == nil {
-			return Retried{Evaluation: ev, PreviousScore: first.Evaluation.Score}, nil
+			return Retried{Evaluation: ev, PreviousScore: first.Evaluation.Score, Next: current}, nil
 		}
 		if problem.Is(err, problem.Conflict) {
 			return Retried{}, err

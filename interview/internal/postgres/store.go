@@ -272,7 +272,7 @@ var interviewColumns = `id::text, status, candidate_name, role, experience, diff
 	current_question, question_results, overall_score, technical_accuracy, communication_score,
 	strengths, weaknesses, suggested_topics, feedback, created_at, completed_at, ` + claimLive + `,
 	follow_ups, coalesce(job_description, ''), requirements, requirement_coverage,
-	EXISTS (SELECT 1 FROM interview_shares sh WHERE sh.interview_id = interviews.id)`
+	EXISTS (SELECT 1 FROM interview_shares sh WHERE sh.interview_id = interviews.id), report`
 
 // answeredMains counts the main questions of question_results: follow-ups
 // do not count toward the total.
@@ -288,11 +288,12 @@ func scanInterview(row pgx.Row) (interviews.Interview, error) {
 		strengths, weak, topi []string
 		feedback              *string
 		coverage              []report.Requirement
+		stored                *report.Report
 	)
 	err := row.Scan(&iv.ID, &iv.Status, &iv.Setup.CandidateName, &iv.Setup.Role, &iv.Setup.Experience,
 		&iv.Setup.Difficulty, &iv.Setup.TotalQuestions, &current, &results, &overall, &tech, &comm,
 		&strengths, &weak, &topi, &feedback, &iv.CreatedAt, &iv.CompletedAt, &iv.ClaimLive,
-		&iv.Setup.FollowUps, &iv.Setup.JobDescription, &iv.Requirements, &coverage, &iv.Shared)
+		&iv.Setup.FollowUps, &iv.Setup.JobDescription, &iv.Requirements, &coverage, &iv.Shared, &stored)
 	if err != nil {
 		return iv, err
 	}
@@ -312,11 +313,16 @@ func scanInterview(row pgx.Row) (interviews.Interview, error) {
 	if iv.Requirements == nil {
 		iv.Requirements = []string{}
 	}
-	if iv.Status == interviews.Completed && overall != nil && tech != nil && comm != nil {
-		// The stored numbers and coverage are the report's; Build adds the
-		// per-question results and which answer of each counted.
+	switch {
+	case iv.Status != interviews.Completed:
+	case stored != nil:
+		iv.Report = stored
+	case overall != nil && tech != nil && comm != nil:
+		// Completed before reports were stored whole: the stored numbers
+		// and coverage are the report's; Build adds the per-question
+		// results and which answer of each counted.
 		r := report.Build(results, interviewer.Summary{Strengths: strengths, Weaknesses: weak, SuggestedTopics: topi}, nil)
-		r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore = *overall, *tech, *comm
+		r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore = overall, tech, comm
 		if feedback != nil {
 			r.Feedback = *feedback
 		}
@@ -429,18 +435,18 @@ func (s *Store) ClaimRetry(ctx context.Context, userID, id, questionID string) (
 		})
 }
 
-func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt) error {
+func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt, current *interviewer.Question) error {
 	attempt, err := json.Marshal(a)
 	if err != nil {
 		return err
 	}
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE interviews SET question_results = jsonb_set(question_results, ARRAY[$4::int::text, 'retry'], $5::jsonb),
-			claim_token = NULL, answer_claimed_at = NULL
+			current_question = $6, claim_token = NULL, answer_claimed_at = NULL
 		WHERE id = $1 AND user_id = $2 AND claim_token = $3 AND status = 'in_progress'
 		  AND jsonb_array_length(question_results) = $4::int + 1
 		  AND NOT (question_results->($4::int) ? 'retry')`,
-		id, userID, token, index, attempt)
+		id, userID, token, index, attempt, current)
 	if err != nil {
 		return err
 	}
@@ -465,18 +471,22 @@ func (s *Store) SaveReport(ctx context.Context, userID, id string, answers int, 
 	if err != nil {
 		return false, err
 	}
+	whole, err := json.Marshal(r)
+	if err != nil {
+		return false, err
+	}
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE interviews SET status = 'completed', completed_at = now(),
 			overall_score = $4, technical_accuracy = $5, communication_score = $6,
 			strengths = $7, weaknesses = $8, suggested_topics = $9, feedback = $10,
-			requirement_coverage = $11,
+			requirement_coverage = $11, report = $12,
 			current_question = NULL, claim_token = NULL, answer_claimed_at = NULL
 		WHERE id = $1 AND user_id = $2 AND status = 'in_progress'
 		  AND jsonb_array_length(question_results)
 		      + (SELECT count(*) FROM jsonb_array_elements(question_results) r WHERE r ? 'retry') = $3
 		  AND NOT `+claimLive,
 		id, userID, answers, r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore,
-		r.Strengths, r.Weaknesses, r.SuggestedTopics, r.Feedback, coverage)
+		r.Strengths, r.Weaknesses, r.SuggestedTopics, r.Feedback, coverage, whole)
 	if err != nil {
 		return false, err
 	}

@@ -1,22 +1,33 @@
 // Package report builds an interview's final report. The numbers are ours:
 // averages of the per-answer scores, computed here, never by the interviewer,
-// which only writes the prose.
+// which only writes the prose. An answer that was not scored is left out
+// of the averages; an interview with none scored has no scores at all.
 package report
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/jobdesc"
 )
 
 // Report is the body of POST /api/interview/finish.
 type Report struct {
-	OverallScore       int      `json:"overallScore"`
-	TechnicalAccuracy  int      `json:"technicalAccuracy"`
-	CommunicationScore int      `json:"communicationScore"`
-	Strengths          []string `json:"strengths"`
-	Weaknesses         []string `json:"weaknesses"`
-	SuggestedTopics    []string `json:"suggestedTopics"`
-	Feedback           string   `json:"feedback"`
+	// The averages over the main questions whose counted answer was
+	// scored; nil (null) when none was.
+	OverallScore       *int `json:"overallScore"`
+	TechnicalAccuracy  *int `json:"technicalAccuracy"`
+	CommunicationScore *int `json:"communicationScore"`
+	// Questions is how many main questions were answered, Scored how many
+	// of them count in the averages.
+	Questions       int      `json:"questions"`
+	Scored          int      `json:"scoredQuestions"`
+	Strengths       []string `json:"strengths"`
+	Weaknesses      []string `json:"weaknesses"`
+	SuggestedTopics []string `json:"suggestedTopics"`
+	Feedback        string   `json:"feedback"`
 	// QuestionResults are every answered question in the order asked,
 	// follow-ups after their main question.
 	QuestionResults []Item `json:"questionResults"`
@@ -51,24 +62,32 @@ type Requirement struct {
 // coverage of requirements. Each main question counts once, with the best
 // of its evaluations: its first answer, its second try, and those of its
 // follow-ups (each an evaluation of everything said on the question so
-// far); ties go to the earliest.
+// far); a scored evaluation beats one that was not, ties go to the
+// earliest. Requirements no answer touched are weaknesses and suggested
+// topics, whatever the prose says.
 func Build(results []interviewer.Result, s interviewer.Summary, requirements []string) Report {
 	items := make([]Item, len(results))
 	for i, r := range results {
 		items[i] = Item{Result: r}
 	}
 	var overall, tech, comm []int
-	for _, c := range choose(results, threads(results)) {
+	chosen := choose(results, threads(results))
+	for _, c := range chosen {
 		items[c.index].Counted = c.counted
 		e := c.attempt.Evaluation
+		if !e.Scorable {
+			continue
+		}
 		overall = append(overall, e.Score)
 		tech = append(tech, e.TechnicalAccuracy)
 		comm = append(comm, e.Communication)
 	}
-	return Report{
+	r := Report{
 		OverallScore:       Mean(overall),
 		TechnicalAccuracy:  Mean(tech),
 		CommunicationScore: Mean(comm),
+		Questions:          len(chosen),
+		Scored:             len(overall),
 		Strengths:          nonNil(s.Strengths),
 		Weaknesses:         nonNil(s.Weaknesses),
 		SuggestedTopics:    nonNil(s.SuggestedTopics),
@@ -76,6 +95,24 @@ func Build(results []interviewer.Result, s interviewer.Summary, requirements []s
 		QuestionResults:    items,
 		Requirements:       Coverage(requirements, results),
 	}
+	var untouched []string
+	for _, req := range r.Requirements {
+		if len(req.CoveredBy) == 0 {
+			untouched = append(untouched, req.Text)
+		}
+	}
+	if len(untouched) > 0 {
+		r.Weaknesses = append(r.Weaknesses, fmt.Sprintf("No answer touched %d of the job description's %d requirements: %s.",
+			len(untouched), len(r.Requirements), strings.Join(untouched, "; ")))
+		topics := slices.Clone(untouched)
+		for _, t := range r.SuggestedTopics {
+			if !slices.Contains(topics, t) {
+				topics = append(topics, t)
+			}
+		}
+		r.SuggestedTopics = topics
+	}
+	return r
 }
 
 // thread is a main question's result and its follow-ups', results[start:end]:
@@ -105,23 +142,31 @@ type choice struct {
 	attempt interviewer.Attempt
 }
 
-// choose picks the best-scored attempt of each thread, the earliest of
-// equals.
+// choose picks the best-scored attempt of each thread, a scored one before
+// one that was not, the earliest of equals.
 func choose(results []interviewer.Result, ts []thread) []choice {
 	out := make([]choice, len(ts))
 	for k, t := range ts {
-		best := -1
+		best := -2
 		for i := t.start; i < t.end; i++ {
 			r := results[i]
-			if r.Evaluation.Score > best {
-				best, out[k] = r.Evaluation.Score, choice{i, CountedAnswer, interviewer.Attempt{Answer: r.Answer, Evaluation: r.Evaluation}}
+			if v := rank(r.Evaluation); v > best {
+				best, out[k] = v, choice{i, CountedAnswer, interviewer.Attempt{Answer: r.Answer, Evaluation: r.Evaluation}}
 			}
-			if r.Retry != nil && r.Retry.Evaluation.Score > best {
-				best, out[k] = r.Retry.Evaluation.Score, choice{i, CountedRetry, *r.Retry}
+			if r.Retry != nil && rank(r.Retry.Evaluation) > best {
+				best, out[k] = rank(r.Retry.Evaluation), choice{i, CountedRetry, *r.Retry}
 			}
 		}
 	}
 	return out
+}
+
+// rank orders evaluations for counting: by score, one not scored last.
+func rank(e interviewer.Evaluation) int {
+	if !e.Scorable {
+		return -1
+	}
+	return e.Score
 }
 
 // Counted is one result per main question, as the interviewer's summary
@@ -167,18 +212,19 @@ func Coverage(requirements []string, results []interviewer.Result) []Requirement
 }
 
 // Mean is the arithmetic mean of scores rounded half up to an integer, each
-// score first clamped to 0–100; 0 for no scores. It is exact integer
+// score first clamped to 0–100; nil for no scores. It is exact integer
 // arithmetic, so 70 and 71 average to 71 on every platform.
-func Mean(scores []int) int {
+func Mean(scores []int) *int {
 	if len(scores) == 0 {
-		return 0
+		return nil
 	}
 	sum := 0
 	for _, s := range scores {
 		sum += min(max(s, 0), 100)
 	}
 	n := len(scores)
-	return (2*sum + n) / (2 * n)
+	m := (2*sum + n) / (2 * n)
+	return &m
 }
 
 func nonNil[T any](s []T) []T {

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/judgeworks/interview/internal/interviewer"
@@ -13,7 +15,7 @@ func TestMean(t *testing.T) {
 		scores []int
 		want   int
 	}{
-		{"none", nil, 0},
+		{"none", nil, -1},
 		{"one", []int{73}, 73},
 		{"half rounds up", []int{70, 71}, 71},
 		{"below half rounds down", []int{70, 70, 71}, 70},
@@ -26,21 +28,29 @@ func TestMean(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := Mean(c.scores); got != c.want {
+			if got := orNone(Mean(c.scores)); got != c.want {
 				t.Fatalf("Mean(%v) = %d, want %d", c.scores, got, c.want)
 			}
 		})
 	}
 }
 
+// orNone is *p, or -1 for no score.
+func orNone(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
 func TestBuildUsesOurAverages(t *testing.T) {
 	results := []interviewer.Result{
-		{Answer: "a", Evaluation: interviewer.Evaluation{Score: 80, TechnicalAccuracy: 90, Communication: 61}},
-		{Answer: "b", Evaluation: interviewer.Evaluation{Score: 61, TechnicalAccuracy: 50, Communication: 70}},
+		{Answer: "a", Evaluation: interviewer.Evaluation{Scorable: true, Score: 80, TechnicalAccuracy: 90, Communication: 61}},
+		{Answer: "b", Evaluation: interviewer.Evaluation{Scorable: true, Score: 61, TechnicalAccuracy: 50, Communication: 70}},
 	}
 	r := Build(results, interviewer.Summary{Feedback: "fine"}, nil)
-	if r.OverallScore != 71 || r.TechnicalAccuracy != 70 || r.CommunicationScore != 66 {
-		t.Fatalf("averages %d/%d/%d, want 71/70/66", r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore)
+	if orNone(r.OverallScore) != 71 || orNone(r.TechnicalAccuracy) != 70 || orNone(r.CommunicationScore) != 66 {
+		t.Fatalf("averages %v/%v/%v, want 71/70/66", r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore)
 	}
 	if r.Strengths == nil || r.Weaknesses == nil || r.SuggestedTopics == nil || r.Requirements == nil || len(r.QuestionResults) != 2 || r.Feedback != "fine" {
 		t.Fatalf("report %+v", r)
@@ -48,7 +58,7 @@ func TestBuildUsesOurAverages(t *testing.T) {
 }
 
 func ev(score int) interviewer.Evaluation {
-	return interviewer.Evaluation{Score: score, TechnicalAccuracy: score - 10, Communication: score + 10}
+	return interviewer.Evaluation{Scorable: true, Score: score, TechnicalAccuracy: score - 10, Communication: score + 10}
 }
 
 func main(id string, score int) interviewer.Result {
@@ -76,8 +86,8 @@ func TestEachMainQuestionCountsOnceWithItsBest(t *testing.T) {
 	r := Build(results, interviewer.Summary{}, nil)
 	// (70 + 80 + 60 + 55) / 4 = 66.25; technical and communication follow
 	// the same picks, 10 below and above.
-	if r.OverallScore != 66 || r.TechnicalAccuracy != 56 || r.CommunicationScore != 76 {
-		t.Fatalf("averages %d/%d/%d, want 66/56/76", r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore)
+	if orNone(r.OverallScore) != 66 || orNone(r.TechnicalAccuracy) != 56 || orNone(r.CommunicationScore) != 76 {
+		t.Fatalf("averages %v/%v/%v, want 66/56/76", r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore)
 	}
 	var counted []string
 	for _, it := range r.QuestionResults {
@@ -131,5 +141,46 @@ func TestCoverage(t *testing.T) {
 		if !slices.Equal(c.CoveredBy, want[i]) || c.CoveredBy == nil {
 			t.Errorf("%q covered by %q, want %q", c.Text, c.CoveredBy, want[i])
 		}
+	}
+}
+
+// Answers that were not scored are left out of the averages; with none
+// scored there are no scores, not zeros.
+func TestUnscoredAnswersAreNotZeros(t *testing.T) {
+	gibberish := main("q2", 0)
+	gibberish.Evaluation = interviewer.NotScorable("the answer is not made of words we recognise.")
+	r := Build([]interviewer.Result{main("q1", 70), gibberish, main("q3", 80)}, interviewer.Summary{}, nil)
+	if orNone(r.OverallScore) != 75 || orNone(r.TechnicalAccuracy) != 65 || orNone(r.CommunicationScore) != 85 || r.Scored != 2 || r.Questions != 3 {
+		t.Fatalf("averages %v/%v/%v over %d of %d, want 75/65/85 over 2 of 3", r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore, r.Scored, r.Questions)
+	}
+	// A second try that was scored counts over a first that was not.
+	tried := gibberish
+	tried.Retry = &interviewer.Attempt{Answer: "better", Evaluation: ev(40)}
+	if r := Build([]interviewer.Result{tried}, interviewer.Summary{}, nil); orNone(r.OverallScore) != 40 || r.QuestionResults[0].Counted != CountedRetry {
+		t.Fatalf("scored second try: %v %q", r.OverallScore, r.QuestionResults[0].Counted)
+	}
+	none := Build([]interviewer.Result{gibberish}, interviewer.Summary{}, nil)
+	if none.OverallScore != nil || none.TechnicalAccuracy != nil || none.CommunicationScore != nil || none.Scored != 0 {
+		t.Fatalf("nothing scored: %+v", none)
+	}
+	raw, _ := json.Marshal(none)
+	if !strings.Contains(string(raw), `"overallScore":null`) {
+		t.Fatalf("JSON %s", raw)
+	}
+}
+
+// Requirements of the job description that no answer touched are
+// weaknesses and suggested topics, whatever the interviewer's prose says.
+func TestUntouchedRequirementsAreWeaknesses(t *testing.T) {
+	results := []interviewer.Result{{Question: interviewer.Question{ID: "q1", Kind: interviewer.Main},
+		Answer: "I designed REST APIs in Go with careful error handling.", Evaluation: ev(80)}}
+	reqs := []string{"Design REST APIs in Go", "Kubernetes operations", "PostgreSQL query optimisation"}
+	r := Build(results, interviewer.Summary{Weaknesses: []string{}, SuggestedTopics: []string{"Caching"}}, reqs)
+	if len(r.Weaknesses) != 1 || !strings.Contains(r.Weaknesses[0], "2 of the job description's 3 requirements") ||
+		!strings.Contains(r.Weaknesses[0], "Kubernetes operations") || strings.Contains(r.Weaknesses[0], "REST") {
+		t.Fatalf("weaknesses %q", r.Weaknesses)
+	}
+	if !slices.Equal(r.SuggestedTopics, []string{"Kubernetes operations", "PostgreSQL query optimisation", "Caching"}) {
+		t.Fatalf("suggested topics %q", r.SuggestedTopics)
 	}
 }

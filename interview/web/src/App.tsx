@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, createApi, type Config, type Report, type User } from './api';
-import { match, navigate, usePath } from './router';
+import { ApiError, type Config, type User } from './api';
+import { api, modeLabel } from './client';
+import { link, match, navigate, shownPage, titleFor, usePath } from './router';
 import { SignIn } from './pages/SignIn';
 import { SetupPage } from './pages/Setup';
 import { InterviewPage } from './pages/Interview';
@@ -9,24 +10,13 @@ import { HistoryPage } from './pages/History';
 import { AccountPage } from './pages/Account';
 import { SharedPage } from './pages/Shared';
 
-export const api = createApi();
-
-// A report just produced by finishing is handed to the report page in
-// memory, so it shows without a second request.
-export const freshReports = new Map<string, Report>();
-
-const defaultConfig: Config = { googleClientId: '', voice: { transcribe: false, speech: false }, mode: '' };
-
-export function modeLabel(mode: string): string {
-  if (mode === 'offline') return 'Offline practice mode';
-  if (mode === 'language-model') return 'AI interviewer';
-  return '';
-}
+const defaultConfig: Config = { googleClientId: '', voice: { transcribe: false, speech: false }, mode: '', roleFamilies: [], fallbackFamily: '' };
 
 export function App() {
   const path = usePath();
   const route = match(path);
   const [user, setUser] = useState<User | null | undefined>(undefined);
+  const shown = shownPage(route, !!user);
   const [config, setConfig] = useState<Config>(defaultConfig);
   const [bootError, setBootError] = useState('');
   const main = useRef<HTMLElement>(null);
@@ -60,8 +50,8 @@ export function App() {
       h.tabIndex = -1;
       h.focus({ preventScroll: false });
     }
-    document.title = titleFor(route.page);
-  }, [path, user, route.page]);
+    document.title = titleFor(shown);
+  }, [path, user, shown]);
 
   const signedIn = useCallback((u: User) => {
     setUser(u);
@@ -81,8 +71,10 @@ export function App() {
 
   // The session ended on purpose (signed out everywhere, account deleted):
   // back to the sign-in page, with nothing to return to.
-  const signedOut = useCallback(() => {
+  const signedOut = useCallback((notice: string) => {
     sessionStorage.removeItem('afterSignIn');
+    // Said once on the sign-in page, so nobody lands there wondering why.
+    sessionStorage.setItem('signedOutNotice', notice);
     setUser(null);
     navigate('/signin', { replace: true });
   }, []);
@@ -178,27 +170,4 @@ export function App() {
       </main>
     </>
   );
-}
-
-/** An onClick for in-app links: client-side navigation, keeping
- * modifier-clicks (new tab) to the browser. */
-export function link(to: string) {
-  return (e: React.MouseEvent) => {
-    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
-    e.preventDefault();
-    navigate(to);
-  };
-}
-
-function titleFor(page: string): string {
-  const names: Record<string, string> = {
-    setup: 'New interview',
-    interview: 'Interview',
-    report: 'Interview report',
-    history: 'Interview history',
-    shared: 'Shared interview report',
-    account: 'Your account',
-    signin: 'Sign in',
-  };
-  return `${names[page] ?? 'Interview practice'} · Interview practice`;
 }

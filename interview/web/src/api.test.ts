@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alreadyEvaluatingMessage, ApiError, createApi, toSession } from './api';
+import { alreadyEvaluatingMessage, ApiError, createApi, toReport, toSession } from './api';
 
 interface Seen {
   url: string;
@@ -198,8 +198,14 @@ describe('api client', () => {
   });
 
   it('reads config with defaults for missing fields', async () => {
-    const f = fakeFetch([json(200, { googleClientId: '', voice: { transcribe: true }, mode: 'offline' })]);
-    expect(await createApi(f.fn).config()).toEqual({ googleClientId: '', voice: { transcribe: true, speech: false }, mode: 'offline' });
+    const f = fakeFetch([json(200, { googleClientId: '', voice: { transcribe: true }, mode: 'offline', roleFamilies: ['backend engineering', 7], fallbackFamily: 'backend engineering' })]);
+    expect(await createApi(f.fn).config()).toEqual({
+      googleClientId: '',
+      voice: { transcribe: true, speech: false },
+      mode: 'offline',
+      roleFamilies: ['backend engineering'],
+      fallbackFamily: 'backend engineering',
+    });
   });
 
   it('start posts the setup and returns the first question', async () => {
@@ -346,5 +352,12 @@ describe('toSession', () => {
     expect(s.status).toBe('completed');
     expect(s.currentQuestion).toBeNull();
     expect(s.report?.overallScore).toBe(77);
+  });
+});
+
+describe('scores the server did not give', () => {
+  it('stay null, never 0', () => {
+    const r = toReport({ overallScore: null, technicalAccuracy: null, communicationScore: null, questions: 1, scoredQuestions: 0, questionResults: [] });
+    expect([r.overallScore, r.technicalAccuracy, r.communicationScore, r.scoredQuestions, r.questions]).toEqual([null, null, null, 0, 1]);
   });
 });

@@ -15,6 +15,10 @@ export interface Config {
   voice: { transcribe: boolean; speech: boolean };
   /** "offline" for the offline practice mode, "language-model" otherwise. */
   mode: string;
+  /** The role families the offline question bank covers, and the one any
+   * other role gets; empty with a language model. */
+  roleFamilies: string[];
+  fallbackFamily: string;
 }
 
 export interface Question {
@@ -86,9 +90,14 @@ export interface Requirement {
 }
 
 export interface Report {
-  overallScore: number;
-  technicalAccuracy: number;
-  communicationScore: number;
+  /** Averages over the main questions whose counted answer was scored;
+   * null when none was. */
+  overallScore: number | null;
+  technicalAccuracy: number | null;
+  communicationScore: number | null;
+  /** Main questions answered, and how many of them were scored. */
+  questions: number;
+  scoredQuestions: number;
   strengths: string[];
   weaknesses: string[];
   suggestedTopics: string[];
@@ -138,7 +147,6 @@ export interface Session extends Setup {
 /** What a share link shows: the report and the setup it was taken with. */
 export interface SharedReport {
   report: Report;
-  candidateName: string;
   role: string;
   experience: string;
   difficulty: string;
@@ -154,6 +162,10 @@ export interface ShareLink {
 export interface Retried {
   evaluation: Evaluation;
   previousScore: number;
+  /** The question now being asked: a follow-up asked on the first try is
+   * asked again of the better answer, so it may change or give way to the
+   * next question (null: every question is answered). */
+  nextQuestion: Question | null;
 }
 
 export interface HistoryItem {
@@ -162,9 +174,10 @@ export interface HistoryItem {
   experience: string;
   difficulty: string;
   totalQuestions: number;
-  overallScore: number;
-  technicalAccuracy: number;
-  communicationScore: number;
+  /** null: no answer of the interview was scored. */
+  overallScore: number | null;
+  technicalAccuracy: number | null;
+  communicationScore: number | null;
   date: string;
 }
 
@@ -247,6 +260,7 @@ async function errorFrom(res: Response): Promise<ApiError> {
 
 const str = (v: unknown, d = ''): string => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : d);
 const num = (v: unknown, d = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : d);
+const score = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? (v as Record<string, unknown>) : {});
 
@@ -328,15 +342,18 @@ function toRequirements(v: unknown): Requirement[] {
 
 export function toReport(v: unknown): Report {
   const o = obj(v);
+  const questionResults = toResults(o.questionResults);
   return {
-    overallScore: num(o.overallScore),
-    technicalAccuracy: num(o.technicalAccuracy),
-    communicationScore: num(o.communicationScore),
+    overallScore: score(o.overallScore),
+    technicalAccuracy: score(o.technicalAccuracy),
+    communicationScore: score(o.communicationScore),
+    questions: num(o.questions, questionResults.filter((r) => r.question.kind !== 'followUp').length),
+    scoredQuestions: num(o.scoredQuestions),
     strengths: strs(o.strengths),
     weaknesses: strs(o.weaknesses),
     suggestedTopics: strs(o.suggestedTopics),
     feedback: str(o.feedback),
-    questionResults: toResults(o.questionResults),
+    questionResults,
     requirements: toRequirements(o.requirements),
   };
 }
@@ -347,7 +364,6 @@ export function toSharedReport(v: unknown): SharedReport {
   const iv = obj(o.interview);
   return {
     report: toReport(o),
-    candidateName: str(iv.candidateName),
     role: str(iv.role),
     experience: str(iv.experience),
     difficulty: str(iv.difficulty),
@@ -452,6 +468,8 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
         googleClientId: str(o.googleClientId),
         voice: { transcribe: voice.transcribe === true, speech: voice.speech === true },
         mode: str(o.mode),
+        roleFamilies: strs(o.roleFamilies),
+        fallbackFamily: str(o.fallbackFamily),
       };
     },
     async me() {
@@ -503,7 +521,7 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
     },
     async retry(sessionId, questionId, answer) {
       const o = obj(await json('POST', '/api/interview/retry', { sessionId, questionId, answer }));
-      return { evaluation: toEvaluation(o.evaluation), previousScore: num(o.previousScore) };
+      return { evaluation: toEvaluation(o.evaluation), previousScore: num(o.previousScore), nextQuestion: toQuestion(o.nextQuestion) };
     },
     async finish(sessionId) {
       return toReport(await json('POST', '/api/interview/finish', { sessionId }));
@@ -533,9 +551,9 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init)): Api
           experience: str(o.experience),
           difficulty: str(o.difficulty),
           totalQuestions: num(o.totalQuestions),
-          overallScore: num(o.overallScore),
-          technicalAccuracy: num(o.technicalAccuracy),
-          communicationScore: num(o.communicationScore),
+          overallScore: score(o.overallScore),
+          technicalAccuracy: score(o.technicalAccuracy),
+          communicationScore: score(o.communicationScore),
           date: str(o.date),
         };
       });

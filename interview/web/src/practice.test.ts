@@ -8,6 +8,8 @@ import {
   numberOf,
   practiceLink,
   progressSeries,
+  rolesOf,
+  whenLabel,
   questionLabel,
   questionName,
   readPrefill,
@@ -115,6 +117,29 @@ describe('progress', () => {
     // At 50 or more the difficulty stays.
     expect(weakestArea([hist('a', '2026-03-01T00:00:00Z', 55, 80, 'hard')])).toMatchObject({ area: 'technical', difficulty: 'hard' });
     expect(weakestArea([])).toBeNull();
+  });
+
+  it('leaves interviews with nothing scored out of the chart and the weakest area', () => {
+    const gibberish = { ...hist('g', '2026-03-03T00:00:00Z', 0, 0), overallScore: null, technicalAccuracy: null, communicationScore: null };
+    const items = [hist('a', '2026-03-01T00:00:00Z', 50, 80), gibberish];
+    expect(progressSeries(items).map((p) => p.id)).toEqual(['a']);
+    expect(weakestArea(items)).toMatchObject({ area: 'technical', mean: 50, over: 1 });
+    expect(weakestArea([gibberish])).toBeNull();
+    expect(rolesOf([gibberish])).toEqual([]);
+  });
+
+  it('numbers the points and keeps to one role when asked', () => {
+    const items = [
+      hist('a', '2026-03-01T09:00:00Z', 50, 80, 'medium', 'Backend'),
+      hist('b', '2026-03-01T17:00:00Z', 60, 70, 'medium', 'Frontend'),
+      hist('c', '2026-03-02T09:00:00Z', 70, 60, 'medium', 'Backend'),
+    ];
+    expect(rolesOf(items)).toEqual(['Backend', 'Frontend']);
+    expect(progressSeries(items, 'Backend').map((p) => [p.id, p.seq])).toEqual([
+      ['a', 1],
+      ['c', 2],
+    ]);
+    expect(whenLabel('2026-03-01T09:00:00Z')).not.toBe(whenLabel('2026-03-01T17:00:00Z'));
   });
 
   it('reads a practice link back into the setup, and nothing else', () => {

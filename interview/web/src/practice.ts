@@ -97,6 +97,8 @@ export function coverageText(req: Requirement, results: QuestionResult[]): strin
 /** One completed interview on the progress chart. */
 export interface ProgressPoint {
   id: string;
+  /** 1 for the oldest interview shown, counting up. */
+  seq: number;
   date: string;
   role: string;
   difficulty: string;
@@ -105,19 +107,41 @@ export interface ProgressPoint {
   communication: number;
 }
 
-/** The history as a series, oldest first. */
-export function progressSeries(items: HistoryItem[]): ProgressPoint[] {
+/** The roles the progress chart can show: those with a scored interview,
+ * most recent first, each once. */
+export function rolesOf(items: HistoryItem[]): string[] {
+  const out: string[] = [];
+  for (const p of progressSeries(items).reverse()) {
+    if (!out.includes(p.role)) out.push(p.role);
+  }
+  return out;
+}
+
+/** The scored interviews of the history (of one role, when given) as a
+ * series, oldest first. An interview with no scored answer has no score
+ * to draw: it is left out, not drawn as 0. */
+export function progressSeries(items: HistoryItem[], role?: string): ProgressPoint[] {
   return [...items]
+    .filter((h) => h.overallScore !== null && h.technicalAccuracy !== null && h.communicationScore !== null)
+    .filter((h) => !role || h.role === role)
     .sort((a, b) => Date.parse(a.date) - Date.parse(b.date))
-    .map((h) => ({
+    .map((h, i) => ({
       id: h._id,
+      seq: i + 1,
       date: h.date,
       role: h.role,
       difficulty: h.difficulty,
-      overall: h.overallScore,
-      technical: h.technicalAccuracy,
-      communication: h.communicationScore,
+      overall: h.overallScore ?? 0,
+      technical: h.technicalAccuracy ?? 0,
+      communication: h.communicationScore ?? 0,
     }));
+}
+
+/** A point's date and time, short enough for a chart's label. */
+export function whenLabel(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })} ${d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`;
 }
 
 export type Area = 'technical' | 'communication';
@@ -142,8 +166,8 @@ export const recent = 5;
  * interviews (ties: technical), with the role of the latest one and a
  * difficulty to practise at: one step easier when the area averages under
  * 50, the same otherwise. */
-export function weakestArea(items: HistoryItem[]): Weakest | null {
-  const series = progressSeries(items).slice(-recent);
+export function weakestArea(items: HistoryItem[], role?: string): Weakest | null {
+  const series = progressSeries(items, role).slice(-recent);
   if (series.length === 0) return null;
   const mean = (f: (p: ProgressPoint) => number) => Math.round(series.reduce((s, p) => s + f(p), 0) / series.length);
   const tech = mean((p) => p.technical);

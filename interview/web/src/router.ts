@@ -50,6 +50,45 @@ export function match(path: string): Route {
     }
   }
   const m = /^\/(interview|report)\/([^/]+)\/?$/.exec(path);
-  if (m) return { page: m[1] as 'interview' | 'report', id: decodeURIComponent(m[2]) };
+  if (m) {
+    try {
+      return { page: m[1] as 'interview' | 'report', id: decodeURIComponent(m[2]) };
+    } catch {
+      return { page: 'notfound' }; // a malformed escape such as %E0
+    }
+  }
   return { page: 'notfound' };
+}
+
+/** An onClick for in-app links: client-side navigation, keeping
+ * modifier-clicks (new tab) to the browser. */
+export function link(to: string) {
+  return (e: { defaultPrevented: boolean; button: number; metaKey: boolean; ctrlKey: boolean; shiftKey: boolean; altKey: boolean; preventDefault(): void }) => {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate(to);
+  };
+}
+
+/** The page a visitor sees at route: signed out, every page but a shared
+ * report is the sign-in page. */
+export function shownPage(route: Route, signedIn: boolean): Route['page'] {
+  if (route.page === 'shared' || signedIn) return route.page === 'signin' && signedIn ? 'setup' : route.page;
+  return 'signin';
+}
+
+const titles: Record<string, string> = {
+  setup: 'New interview',
+  interview: 'Interview',
+  report: 'Interview report',
+  history: 'Interview history',
+  shared: 'Shared interview report',
+  account: 'Your account',
+  signin: 'Sign in',
+  notfound: 'Page not found',
+};
+
+/** The document title of a page. */
+export function titleFor(page: Route['page']): string {
+  return `${titles[page] ?? 'Interview practice'} · Interview practice`;
 }

@@ -97,3 +97,22 @@ func TestSTAROnlyForBehaviouralQuestions(t *testing.T) {
 		}
 	}
 }
+
+// The model is asked to refuse an answer to another question and to quote
+// only what carries a point; what it refuses is stored as not scorable.
+func TestAnswerToAnotherQuestionIsNotScored(t *testing.T) {
+	reply := `{"scorable":false,"score":0,"technicalAccuracy":0,"communication":0,"feedback":"The answer is about web performance, a different question than the one asked.","strengths":[],"improvements":["Answer the question asked"],"evidence":[],"star":{"situation":false,"task":false,"action":false,"result":false}}`
+	cs := &chatServer{replies: []string{reply}}
+	iv := newInterviewer(t, cs)
+	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "How do CSR, SSR and static generation differ?"},
+		"I would measure with Lighthouse, split the bundle into chunks and lazy-load images below the fold.")
+	if err != nil || e.Scorable || e.Score != 0 {
+		t.Fatalf("%+v %v", e, err)
+	}
+	sys := cs.requests()[0]["messages"].([]any)[0].(map[string]any)["content"].(string)
+	for _, want := range []string{"answers a different question than the one asked", "each evidence quote must carry its point"} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("the evaluation prompt does not say %q", want)
+		}
+	}
+}

@@ -18,7 +18,8 @@ Task: evaluate the answer to the question.
 - technicalAccuracy (integer 0-100): correctness, depth and completeness for the stated level.
 - communication (integer 0-100): clarity, structure, concrete examples, concision.
 - score (integer 0-100): overall judgement, mostly technical accuracy.
-- scorable: false when the answer is empty, off-topic or nonsense, or declines to answer; then every score is 0, strengths is empty and feedback says why there is nothing to score.
+- scorable: false when the answer is empty, off-topic or nonsense, or declines to answer, and when it answers a different question than the one asked (say which); then every score is 0, strengths is empty and feedback says why there is nothing to score.
+- each evidence quote must carry its point: the words that make that point, not a sentence that merely sits near it; quote each sentence at most once.
 - feedback: two to four sentences naming what was right and what was missing.
 - strengths and improvements: up to 5 short, specific items each (may be empty).
 - evidence: for each strength, and each improvement about something the answer says, one item {kind: "strength" or "improvement", point: the item's text exactly as in its list, quote: a short passage (3 to 25 words) copied character for character from the answer}. An improvement about something the answer leaves out has no evidence item. Never paraphrase inside a quote: quotes that do not occur in the answer are discarded.

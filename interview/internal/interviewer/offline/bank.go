@@ -37,6 +37,9 @@ type question struct {
 	Family     string
 	Difficulty string
 	Points     []point
+	// topic is the question with its key points and keywords, for telling
+	// which question an answer addresses.
+	topic relevance.Topic
 }
 
 type family struct {
@@ -73,9 +76,13 @@ type fileFamily struct {
 // read prepares every point for matching by meaning with rd.
 func (b *bank) read(rd *relevance.Reader) {
 	for _, q := range b.byID {
+		ref := make([]string, 0, 2*len(q.Points))
 		for i := range q.Points {
 			q.Points[i].read(rd, q.Text)
+			ref = append(ref, q.Points[i].Label)
+			ref = append(ref, q.Points[i].Keywords...)
 		}
+		q.topic = rd.Topic(q.Text, ref...)
 	}
 }
 
@@ -270,4 +277,29 @@ func neighbours(d string) []string {
 	default:
 		return []string{"medium", "hard", "easy"}
 	}
+}
+
+// Families names the role families the bank holds questions for, and the
+// one a role that names none of them gets, so the page can say so before
+// an interview starts.
+func (iv *Interviewer) Families() (names []string, fallback string) {
+	for _, f := range iv.bank.families {
+		names = append(names, f.Name)
+	}
+	return names, iv.bank.fallback.Name
+}
+
+// family lists every question of the family with id id.
+func (b *bank) family(id string) []*question {
+	for _, f := range b.families {
+		if f.ID != id {
+			continue
+		}
+		var out []*question
+		for _, d := range difficulties {
+			out = append(out, f.questions[d]...)
+		}
+		return out
+	}
+	return nil
 }

@@ -40,7 +40,7 @@ var (
 	numberWords = wordList("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 		"dozen", "hundred", "thousand", "million", "billion", "half", "twice", "double", "percent", "percentage")
 	weighWords = wordList("trade off", "tradeoff", "trade-off", "however", "but", "downside", "drawback",
-		"on the other hand", "versus", "vs", "pros", "cons", "depends", "whereas", "instead", "at the cost",
+		"on the other hand", "versus", "vs", "pros", "cons", "whereas", "instead", "at the cost",
 		"risk", "cost", "alternative", "compared")
 )
 

@@ -139,7 +139,7 @@ func (*Interviewer) Requirements(ctx context.Context, s interviewer.Setup) ([]st
 func practiceWelcome(s interviewer.Setup) string {
 	var b strings.Builder
 	if hasJob(s) {
-		b.WriteString(" The questions are the ones in the bank nearest to the job description you pasted, of any role family, your difficulty first.")
+		b.WriteString(" The questions are the practice bank's closest to the job description you pasted, whatever role they were written for, starting at the difficulty you chose.")
 	}
 	switch s.FollowUps {
 	case 1:

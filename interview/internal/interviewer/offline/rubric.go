@@ -31,8 +31,9 @@ var (
 		"at my last", "at my previous", "in one project", "in a previous", "i once", "we once", "suppose", "imagine", "let's say", "say we")
 	stepMarkers = phrases("first", "firstly", "second", "secondly", "third", "then", "next", "finally", "lastly",
 		"step", "afterwards", "after that", "because", "so that", "therefore", "which means", "as a result", "since")
+	// "It depends" alone weighs nothing: it is what a vague answer says.
 	tradeoffMarkers = phrases("trade off", "tradeoff", "trade-off", "however", "but", "downside", "drawback",
-		"on the other hand", "versus", "vs", "pros", "cons", "depends", "whereas", "instead", "at the cost", "risk", "cost")
+		"on the other hand", "versus", "vs", "pros", "cons", "whereas", "instead", "at the cost", "risk", "cost")
 	// A short, deliberately incomplete list: naming a real tool, product or
 	// protocol is a sign of hands-on experience, whichever family.
 	toolNames = phrases("postgres", "postgresql", "mysql", "sqlite", "redis", "memcached", "kafka", "rabbitmq", "sqs",
@@ -86,25 +87,34 @@ const (
 
 // pointResult is how one key point fared.
 type pointResult struct {
-	Label    string
-	Found    string  // foundKeyword, foundMeaning, foundPartly or ""
-	Credit   float64 // 0 to 1
-	Meaning  float64 // the best meaning score, for the record
-	Sentence int     // the sentence that says it, -1 for none
+	Label   string
+	Found   string  // foundKeyword, foundMeaning, foundPartly or ""
+	Credit  float64 // 0 to 1
+	Meaning float64 // the best meaning score, for the record
+	// Spans are the places of the answer that say it, best first: each
+	// sentence holding one of its keywords, or the sentence (or pair of
+	// neighbours) that says it in other words. A point is credited only
+	// by something a sentence says, and its quote is one of these.
+	Spans []span
 }
+
+// span is sentences first to last of an answer.
+type span struct{ first, last int }
 
 // assessment is every measurement behind one evaluation, kept so the
 // feedback can say exactly why a score is what it is.
 type assessment struct {
-	Points          []pointResult
-	Covered, Missed []string
-	Words           int
-	Sentences       int
-	HasExample      bool
-	StepMarkers     int
-	HasNumber       bool
-	Tools           int
-	HasTradeoff     bool
+	Points []pointResult
+	// Each key point is in Covered, Partly (touched on, not made
+	// explicit) or Untouched; Missed is Partly and Untouched, in order.
+	Covered, Partly, Untouched, Missed []string
+	Words                              int
+	Sentences                          int
+	HasExample                         bool
+	StepMarkers                        int
+	HasNumber                          bool
+	Tools                              int
+	HasTradeoff                        bool
 
 	Coverage, Structure, Specificity, LengthFit float64
 
@@ -124,9 +134,14 @@ func assess(rd *relevance.Reader, points []point, answer string) assessment {
 	}
 	credit := 0.0
 	for _, p := range points {
-		pr := pointResult{Label: p.Label, Sentence: -1}
-		if i := a.sentenceWith(p.phrases); i >= 0 || slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(toks, kw) }) {
-			pr.Found, pr.Credit, pr.Sentence = foundKeyword, 1, i
+		pr := pointResult{Label: p.Label}
+		for i, st := range a.sentTokens {
+			if slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(st, kw) }) {
+				pr.Spans = append(pr.Spans, span{i, i})
+			}
+		}
+		if len(pr.Spans) > 0 {
+			pr.Found, pr.Credit = foundKeyword, 1
 		} else {
 			best := relevance.Match{Sentence: -1}
 			for _, ph := range p.meaning {
@@ -134,21 +149,28 @@ func assess(rd *relevance.Reader, points []point, answer string) assessment {
 					best = m
 				}
 			}
-			pr.Meaning, pr.Sentence = best.Score, best.Sentence
+			pr.Meaning = best.Score
 			pr.Credit = math.Max(0, math.Min(1, (best.Score-meaningFloor)/(meaningFull-meaningFloor)))
 			switch {
 			case pr.Credit >= 1:
 				pr.Found = foundMeaning
 			case pr.Credit > 0:
 				pr.Found = foundPartly
-			default:
-				pr.Sentence = -1
+			}
+			if pr.Credit > 0 {
+				// What says it: one sentence, or a pair read together.
+				pr.Spans = []span{{best.First, best.Last}}
 			}
 		}
 		credit += pr.Credit
-		if pr.Found == foundKeyword || pr.Found == foundMeaning {
+		switch pr.Found {
+		case foundKeyword, foundMeaning:
 			a.Covered = append(a.Covered, p.Label)
-		} else {
+		case foundPartly:
+			a.Partly = append(a.Partly, p.Label)
+			a.Missed = append(a.Missed, p.Label)
+		default:
+			a.Untouched = append(a.Untouched, p.Label)
 			a.Missed = append(a.Missed, p.Label)
 		}
 		a.Points = append(a.Points, pr)
@@ -234,6 +256,7 @@ func pct(x float64) int {
 }
 
 // written is the prose, the lists and the evidence of one evaluation.
+// Each quote stands under one bullet at most (interviewer.Overlap).
 type written struct {
 	text                    string
 	strengths, improvements []string
@@ -242,25 +265,46 @@ type written struct {
 
 func (w *written) strength(point, quote string) {
 	w.strengths = append(w.strengths, point)
-	if quote != "" {
-		w.evidence = append(w.evidence, interviewer.Evidence{Kind: interviewer.Strength, Point: point, Quote: quote})
-	}
+	w.cite(interviewer.Strength, point, quote)
 }
 
 func (w *written) improvement(point, quote string) {
 	w.improvements = append(w.improvements, point)
-	if quote != "" {
-		w.evidence = append(w.evidence, interviewer.Evidence{Kind: interviewer.Improvement, Point: point, Quote: quote})
+	w.cite(interviewer.Improvement, point, quote)
+}
+
+func (w *written) cite(kind, point, quote string) {
+	if quote == "" || w.quoted(quote) {
+		return
 	}
+	w.evidence = append(w.evidence, interviewer.Evidence{Kind: kind, Point: point, Quote: quote})
+}
+
+// quoted reports whether q shows words a quote of w shows already.
+func (w *written) quoted(q string) bool {
+	return slices.ContainsFunc(w.evidence, func(e interviewer.Evidence) bool { return interviewer.Overlap(e.Quote, q) })
+}
+
+// free is the quote of the first of spans not quoted yet, "" for none.
+func (w *written) free(a assessment, spans []span) string {
+	for _, sp := range spans {
+		if q := a.quoteSpan(sp); q != "" && !w.quoted(q) {
+			return q
+		}
+	}
+	return ""
 }
 
 // quote is sentence i of the answer, cut at a word boundary to fit a
 // quote; "" for no sentence.
-func (a assessment) quote(i int) string {
-	if i < 0 || i >= len(a.text.Sentences) {
+func (a assessment) quote(i int) string { return a.quoteSpan(span{i, i}) }
+
+// quoteSpan is sentences sp of the answer, cut to fit a quote.
+func (a assessment) quoteSpan(sp span) string {
+	if sp.first < 0 || sp.last < sp.first || sp.last >= len(a.text.Sentences) {
 		return ""
 	}
-	q := a.text.Quote(i)
+	q := a.text.Span(sp.first, sp.last)
 	if utf8.RuneCountInString(q) <= interviewer.MaxQuoteRunes {
 		return q
 	}
@@ -271,21 +315,30 @@ func (a assessment) quote(i int) string {
 	return string(r)
 }
 
+// sentencesWith lists the sentences holding one of the phrases.
+func (a assessment) sentencesWith(list [][]string) []span {
+	var out []span
+	for i, st := range a.sentTokens {
+		if slices.ContainsFunc(list, func(kw []string) bool { return containsPhrase(st, kw) }) {
+			out = append(out, span{i, i})
+		}
+	}
+	return out
+}
+
 // feedback turns an assessment into the prose, lists and evidence the
-// candidate sees. A covered point quotes the sentence that says it; a
-// point the answer comes near quotes that sentence with its improvement; a
-// point the answer never touches has no quote (it names what is missing,
-// which no sentence of the answer holds).
+// candidate sees. Each key point has one state: covered (quoting what says
+// it), touched on (quoting the sentence that comes near it, with its
+// improvement) or missed (no quote: no sentence of the answer holds it).
+// A quote stands under one bullet at most; a point whose sentences are
+// all quoted already is listed without one.
 func (a assessment) feedback(total int) written {
 	var w written
 	var b strings.Builder
-	var other, partly []string
+	var other []string
 	for _, p := range a.Points {
 		if p.Found == foundMeaning {
 			other = append(other, p.Label)
-		}
-		if p.Found == foundPartly {
-			partly = append(partly, p.Label)
 		}
 	}
 	switch {
@@ -297,19 +350,24 @@ func (a assessment) feedback(total int) written {
 	if len(other) > 0 {
 		fmt.Fprintf(&b, "Said in other words than the usual terms: %s. ", strings.Join(other, "; "))
 	}
-	if len(partly) > 0 {
-		fmt.Fprintf(&b, "Touched on but not made explicit: %s. ", strings.Join(partly, "; "))
+	if len(a.Partly) > 0 {
+		fmt.Fprintf(&b, "Touched on but not made explicit: %s. ", strings.Join(a.Partly, "; "))
 	}
-	if len(a.Missed) > 0 {
-		fmt.Fprintf(&b, "Missed: %s. ", strings.Join(a.Missed, "; "))
+	if len(a.Untouched) > 0 {
+		fmt.Fprintf(&b, "Missed: %s. ", strings.Join(a.Untouched, "; "))
+	}
+	// Covered points choose their quotes first: a sentence that says one
+	// point and comes near another quotes the one it says.
+	for _, p := range a.Points {
+		if p.Found == foundKeyword || p.Found == foundMeaning {
+			w.strength("Covered: "+p.Label, w.free(a, p.Spans))
+		}
 	}
 	for _, p := range a.Points {
 		switch p.Found {
-		case foundKeyword, foundMeaning:
-			w.strength("Covered: "+p.Label, a.quote(p.Sentence))
 		case foundPartly:
-			w.improvement("Cover: "+p.Label, a.quote(p.Sentence))
-		default:
+			w.improvement("Cover: "+p.Label, w.free(a, p.Spans))
+		case "":
 			w.improvement("Cover: "+p.Label, "")
 		}
 	}
@@ -324,7 +382,7 @@ func (a assessment) feedback(total int) written {
 		w.improvement("Tighten the answer: main point first, then details", "")
 	}
 	if a.HasExample {
-		w.strength("Gave a concrete example", a.quote(a.sentenceWith(exampleMarkers)))
+		w.strength("Gave a concrete example", w.free(a, a.sentencesWith(exampleMarkers)))
 	} else {
 		b.WriteString("No concrete example was given. ")
 		w.improvement("Illustrate with a concrete example from experience", "")
@@ -333,18 +391,18 @@ func (a assessment) feedback(total int) written {
 		w.strength("Explained the reasoning in clear steps", "")
 	}
 	if a.HasNumber || a.Tools > 0 {
-		i := a.sentenceWith(toolNames)
-		if i < 0 {
-			i = slices.IndexFunc(a.sentTokens, func(st []string) bool {
-				return slices.ContainsFunc(st, func(t string) bool { return strings.ContainsAny(t, "0123456789") })
-			})
+		spans := a.sentencesWith(toolNames)
+		for i, st := range a.sentTokens {
+			if slices.ContainsFunc(st, func(t string) bool { return strings.ContainsAny(t, "0123456789") }) {
+				spans = append(spans, span{i, i})
+			}
 		}
-		w.strength("Specific: named tools or gave numbers", a.quote(i))
+		w.strength("Specific: named tools or gave numbers", w.free(a, spans))
 	} else {
 		w.improvement("Name the tools you would use and give numbers where they matter", "")
 	}
 	if a.HasTradeoff {
-		w.strength("Discussed trade-offs", a.quote(a.sentenceWith(tradeoffMarkers)))
+		w.strength("Discussed trade-offs", w.free(a, a.sentencesWith(tradeoffMarkers)))
 	} else {
 		b.WriteString("Trade-offs were not discussed. ")
 		w.improvement("Discuss trade-offs and when you would choose differently", "")

@@ -181,9 +181,11 @@ func (r *Reader) Read(s string) Text {
 }
 
 // Quote is the text of sentence i.
-func (t Text) Quote(i int) string {
-	s := t.Sentences[i]
-	return t.Source[s.Start:s.End]
+func (t Text) Quote(i int) string { return t.Span(i, i) }
+
+// Span is the text of sentences first to last.
+func (t Text) Span(first, last int) string {
+	return t.Source[t.Sentences[first].Start:t.Sentences[last].End]
 }
 
 func isNumber(w string) bool {
@@ -262,22 +264,26 @@ func recall(p Phrase, ws []term) float64 {
 	return got / p.total
 }
 
-// Match is how much of p one sentence of t says, and which.
+// Match is how much of p one sentence of t (or two neighbouring ones)
+// says, and which.
 type Match struct {
 	Score    float64
 	Sentence int // -1 when t has no sentence
+	// First and Last are the sentences read together to say it: Sentence
+	// alone, or a pair of neighbours.
+	First, Last int
 }
 
 // Best finds the sentence of t that says most of p. A sentence is read
 // with its neighbour, too: a point is often made across two sentences
-// ("The client sends a key. The server stores it."); the quote is then the
-// sentence that says more of it alone.
+// ("The client sends a key. The server stores it."); Sentence is then the
+// one that says more of it alone, and First and Last name both.
 func (t Text) Best(p Phrase) Match {
-	best := Match{Sentence: -1}
+	best := Match{Sentence: -1, First: -1, Last: -1}
 	for i, s := range t.Sentences {
 		sc := recall(p, s.terms)
 		if sc > best.Score || best.Sentence < 0 {
-			best = Match{Score: sc, Sentence: i}
+			best = Match{Score: sc, Sentence: i, First: i, Last: i}
 		}
 		if i+1 < len(t.Sentences) {
 			pair := append(append([]term(nil), s.terms...), t.Sentences[i+1].terms...)
@@ -289,7 +295,7 @@ func (t Text) Best(p Phrase) Match {
 				if recall(p, t.Sentences[i+1].terms) > sc {
 					j = i + 1
 				}
-				best = Match{Score: sc2, Sentence: j}
+				best = Match{Score: sc2, Sentence: j, First: i, Last: i + 1}
 			}
 		}
 	}
@@ -303,15 +309,29 @@ const pairShare = 0.9
 // points), in [-1, 1]: "I like pizza" shares nothing with a question about
 // rate limiters, a wrong but earnest answer shares a good deal.
 func (r *Reader) Topicality(answer Text, question string, reference ...string) float64 {
+	return answer.About(r.Topic(question, reference...))
+}
+
+// Topic is what a question is about: its words and those of its reference
+// texts, read once to compare many answers with.
+type Topic struct{ terms []term }
+
+// Topic reads a question and its reference texts.
+func (r *Reader) Topic(question string, reference ...string) Topic {
 	var about []term
 	for _, s := range append([]string{question}, reference...) {
 		about = append(about, r.terms(s)...)
 	}
+	return Topic{terms: about}
+}
+
+// About is Topicality against a topic read beforehand.
+func (t Text) About(topic Topic) float64 {
 	var got, total float64
-	for _, sn := range answer.Sentences {
+	for _, sn := range t.Sentences {
 		for _, w := range sn.terms {
 			total += w.weight
-			got += w.weight * math.Max(0, support(w, about))
+			got += w.weight * math.Max(0, support(w, topic.terms))
 		}
 	}
 	if total == 0 {

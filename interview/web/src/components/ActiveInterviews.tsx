@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { api, link } from '../App';
+import { api } from '../client';
+import { link } from '../router';
 import { ApiError, type ActiveItem } from '../api';
 
 // The interviews in progress, to resume or discard. The server caps how

@@ -26,7 +26,7 @@ export function EvaluationView({ evaluation: e }: { evaluation: Evaluation }) {
     return (
       <div className="evaluation not-scorable">
         <p className="verdict" role="status">
-          <strong>Not enough to score.</strong> This answer gets no score: there was nothing in it to judge.
+          <strong>Not enough to score.</strong> This answer gets no score and is left out of the averages; the reason follows.
         </p>
         {e.feedback && <p>{e.feedback}</p>}
         {e.improvements.length > 0 && (

@@ -1,8 +1,12 @@
-import type { ProgressPoint } from '../practice';
+import { whenLabel, type ProgressPoint } from '../practice';
 
 // Scores across completed interviews, oldest on the left: a line per score
 // in plain SVG (it prints cleanly and needs no library), and the same
 // figures as a table for screen readers and anyone who prefers numbers.
+// Points are numbered (1 is the oldest) so that two interviews of one day
+// can be told apart; the table gives each number's date and time. The
+// drawing is narrow (420 units) so that its text stays readable when a
+// phone scales it down.
 const series = [
   { key: 'overall', label: 'Overall', className: 'overall' },
   { key: 'technical', label: 'Technical accuracy', className: 'technical' },
@@ -10,20 +14,20 @@ const series = [
 ] as const;
 
 export function ProgressChart({ points }: { points: ProgressPoint[] }) {
-  const width = 640;
-  const height = 260;
-  const left = 36;
-  const right = 16;
+  const width = 420;
+  const height = 240;
+  const left = 34;
+  const right = 14;
   const top = 12;
-  const bottom = 28;
+  const bottom = 44;
   const plotW = width - left - right;
   const plotH = height - top - bottom;
   const x = (i: number) => left + (points.length === 1 ? plotW / 2 : (plotW * i) / (points.length - 1));
   const y = (v: number) => top + plotH - (plotH * Math.max(0, Math.min(100, v))) / 100;
-  const date = (p: ProgressPoint) => {
-    const d = new Date(p.date);
-    return Number.isNaN(d.getTime()) ? p.date : d.toLocaleDateString();
-  };
+  const date = (p: ProgressPoint) => whenLabel(p.date);
+  if (points.length === 0) return <p className="hint">No interview with a scored answer yet: there is nothing to draw.</p>;
+  // Number every point while they fit, else about six of them.
+  const every = Math.max(1, Math.ceil(points.length / 6));
   const first = points[0];
   const last = points[points.length - 1];
   const summary = series.map((s) => `${s.label} from ${first[s.key]} to ${last[s.key]}`).join('; ');
@@ -40,22 +44,27 @@ export function ProgressChart({ points }: { points: ProgressPoint[] }) {
             </text>
           </g>
         ))}
+        {points.map((p, i) =>
+          i % every === 0 || i === points.length - 1 ? (
+            <text key={p.id} x={x(i)} y={top + plotH + 16} className="tick seq" textAnchor="middle">
+              {p.seq}
+            </text>
+          ) : null,
+        )}
+        <text x={left} y={height - 6} className="tick" textAnchor="start">
+          {date(first)}
+        </text>
         {points.length > 1 && (
-          <>
-            <text x={left} y={height - 8} className="tick" textAnchor="start">
-              {date(first)}
-            </text>
-            <text x={width - right} y={height - 8} className="tick" textAnchor="end">
-              {date(last)}
-            </text>
-          </>
+          <text x={width - right} y={height - 6} className="tick" textAnchor="end">
+            {date(last)}
+          </text>
         )}
         {series.map((s) => (
           <g key={s.key} className={`series ${s.className}`}>
             {points.length > 1 && <polyline fill="none" points={points.map((p, i) => `${x(i)},${y(p[s.key])}`).join(' ')} />}
             {points.map((p, i) => (
               <circle key={p.id} cx={x(i)} cy={y(p[s.key])} r={4}>
-                <title>{`${s.label}: ${p[s.key]} (${p.role}, ${date(p)})`}</title>
+                <title>{`#${p.seq} ${s.label}: ${p[s.key]} (${p.role}, ${date(p)})`}</title>
               </circle>
             ))}
           </g>
@@ -76,6 +85,7 @@ export function ProgressChart({ points }: { points: ProgressPoint[] }) {
           <caption>Scores by interview, oldest first</caption>
           <thead>
             <tr>
+              <th scope="col">#</th>
               <th scope="col">Date</th>
               <th scope="col">Role</th>
               {series.map((s) => (
@@ -88,7 +98,8 @@ export function ProgressChart({ points }: { points: ProgressPoint[] }) {
           <tbody>
             {points.map((p) => (
               <tr key={p.id}>
-                <th scope="row">{date(p)}</th>
+                <th scope="row">{p.seq}</th>
+                <td>{date(p)}</td>
                 <td>{p.role}</td>
                 {series.map((s) => (
                   <td key={s.key}>{p[s.key]}</td>

@@ -1,32 +1,49 @@
-import type { QuestionResult, Report } from '../api';
+import type { Evaluation, QuestionResult, Report } from '../api';
 import { countedNote, coverageText, scoreChange, threads, type Thread } from '../practice';
 import { ScoreChart } from './ScoreChart';
 import { EvaluationView } from './EvaluationView';
 
+/** Who reads a report: the candidate who took it, or someone they shared
+ * it with, to whom it speaks of "the candidate". */
+export type Reader = 'candidate' | 'guest';
+
 // The body of a report, shared by the report page and a shared link's
-// page: scores, the interviewer's lists, the job requirements and what
-// covered them, and every question with its follow-ups and second tries.
-export function ReportView({ report }: { report: Report }) {
+// page. It reads summary first: the scores and what to work on, then the
+// job requirements, then every question collapsed to its score and one
+// line until opened, with its follow-ups and second tries inside.
+export function ReportView({ report, reader = 'candidate' }: { report: Report; reader?: Reader }) {
   const ts = threads(report.questionResults);
+  const unscored = report.questions - report.scoredQuestions;
   return (
     <>
-      <section aria-labelledby="scores-title" className="card">
-        <h2 id="scores-title">Scores</h2>
-        <p className="overall">
-          Overall score: <strong>{report.overallScore}</strong>/100
-        </p>
-        <ScoreChart
-          title="Scores out of 100"
-          bars={[
-            { label: 'Overall', value: report.overallScore },
-            { label: 'Technical accuracy', value: report.technicalAccuracy },
-            { label: 'Communication', value: report.communicationScore },
-          ]}
-        />
-        {report.feedback && <p>{report.feedback}</p>}
-        {ts.some((t) => countedNote(t)) && (
-          <p className="hint">Each question counts once, with its best answer: a second try or an answer completed by a follow-up counts when it scored higher.</p>
+      <section aria-labelledby="scores-title" className="card report-scores">
+        <h2 id="scores-title">Summary</h2>
+        {report.overallScore === null ? (
+          <p className="overall">
+            <strong>Not scored:</strong> no answer had enough in it to score, so this interview has no overall score.
+          </p>
+        ) : (
+          <>
+            <p className="overall">
+              Overall score: <strong>{report.overallScore}</strong>/100
+              {unscored > 0 && (
+                <span className="hint">
+                  {' '}
+                  (over the {report.scoredQuestions} scored question{report.scoredQuestions === 1 ? '' : 's'}; {unscored} not scored)
+                </span>
+              )}
+            </p>
+            <ScoreChart
+              title="Scores out of 100"
+              bars={[
+                { label: 'Overall', value: report.overallScore },
+                { label: 'Technical accuracy', value: report.technicalAccuracy ?? 0 },
+                { label: 'Communication', value: report.communicationScore ?? 0 },
+              ]}
+            />
+          </>
         )}
+        {report.feedback && <p>{report.feedback}</p>}
       </section>
 
       <div className="columns">
@@ -35,14 +52,17 @@ export function ReportView({ report }: { report: Report }) {
         <ListCard title="Suggested topics" items={report.suggestedTopics} />
       </div>
 
-      {report.requirements.length > 0 && <Requirements report={report} />}
+      {report.requirements.length > 0 && <Requirements report={report} reader={reader} />}
 
       <section aria-labelledby="questions-title">
         <h2 id="questions-title">Question by question</h2>
+        {ts.some((t) => countedNote(t)) && (
+          <p className="hint">Each question counts once, with its best answer: a second try or an answer completed by a follow-up counts when it scored higher.</p>
+        )}
         <ol className="results">
           {ts.map((t) => (
             <li key={t.main.question.id || t.number} className="card">
-              <ThreadView thread={t} />
+              <ThreadView thread={t} reader={reader} />
             </li>
           ))}
         </ol>
@@ -51,55 +71,87 @@ export function ReportView({ report }: { report: Report }) {
   );
 }
 
-function ThreadView({ thread: t }: { thread: Thread }) {
+/** The evaluation a thread is judged by: the counted one. */
+function countedEvaluation(t: Thread): Evaluation {
+  const r = [t.main, ...t.followUps].find((x) => x.counted) ?? t.main;
+  return r.counted === 'retry' && r.retry ? r.retry.evaluation : r.evaluation;
+}
+
+/** The first sentence of a feedback, for a collapsed question. */
+export function oneLine(feedback: string): string {
+  const m = /^(.+?[.!?])(\s|$)/.exec(feedback.trim());
+  const line = m ? m[1] : feedback.trim();
+  return line.length > 140 ? `${line.slice(0, 139)}…` : line;
+}
+
+function ThreadView({ thread: t, reader }: { thread: Thread; reader: Reader }) {
   const note = countedNote(t);
+  const e = countedEvaluation(t);
   return (
-    <>
-      <h3>
-        Question {t.number}: {t.main.question.text}
-      </h3>
-      <Answers result={t.main} />
+    <details>
+      <summary>
+        <span className="q-title">
+          Question {t.number}: {t.main.question.text}
+        </span>
+        {e.scorable ? <span className="q-score">{e.score}/100</span> : <span className="q-score unscored">Not scored</span>}
+        <span className="q-line">{oneLine(e.feedback)}</span>
+        <span className="q-open">Show the answer and feedback</span>
+      </summary>
+      <Answers result={t.main} reader={reader} />
       {t.followUps.map((f, i) => (
         <div key={f.question.id || i} className="follow-up">
           <h4>
             <span className="badge">Follow-up{t.followUps.length > 1 ? ` ${i + 1}` : ''}</span> {f.question.text}
           </h4>
-          <p className="hint">Evaluated together with your answer to question {t.number}.</p>
-          <Answers result={f} />
+          <p className="hint">Evaluated together with the answer to question {t.number}.</p>
+          <Answers result={f} reader={reader} />
         </div>
       ))}
-      {note && <p className="counted">{note}</p>}
-    </>
+      {note && <p className="counted">{reader === 'guest' ? note.replace(/\byour\b/g, 'the') : note}</p>}
+    </details>
   );
 }
 
-/** An answer with its evaluation, and the second try when there is one. */
-function Answers({ result: r }: { result: QuestionResult }) {
+/** An answer with its evaluation, and the second try when there is one:
+ * the first try's feedback is folded away behind the second's. */
+function Answers({ result: r, reader }: { result: QuestionResult; reader: Reader }) {
+  const whose = reader === 'guest' ? 'The candidate' : 'Your';
+  if (!r.retry) {
+    return (
+      <>
+        <p className="answer">
+          <strong>{reader === 'guest' ? "The candidate's answer:" : 'Your answer:'}</strong> {r.answer}
+        </p>
+        <EvaluationView evaluation={r.evaluation} />
+      </>
+    );
+  }
   return (
     <>
       <p className="answer">
-        <strong>{r.retry ? 'Your first try:' : 'Your answer:'}</strong> {r.answer}
+        <strong>{reader === 'guest' ? "The candidate's first try:" : 'Your first try:'}</strong> {r.answer}
       </p>
-      <EvaluationView evaluation={r.evaluation} />
-      {r.retry && (
-        <div className="second-try">
-          <p className="answer">
-            <strong>Your second try</strong> (score {r.retry.evaluation.score}, {scoreChange(r.evaluation.score, r.retry.evaluation.score)}): {r.retry.answer}
-          </p>
-          <EvaluationView evaluation={r.retry.evaluation} />
-        </div>
-      )}
+      <details className="first-try">
+        <summary>Feedback on the first try ({r.evaluation.scorable ? `${r.evaluation.score}/100` : 'not scored'})</summary>
+        <EvaluationView evaluation={r.evaluation} />
+      </details>
+      <div className="second-try">
+        <p className="answer">
+          <strong>{whose === 'Your' ? 'Your second try' : "The candidate's second try"}</strong> (score {r.retry.evaluation.score}, {scoreChange(r.evaluation.score, r.retry.evaluation.score)}): {r.retry.answer}
+        </p>
+        <EvaluationView evaluation={r.retry.evaluation} />
+      </div>
     </>
   );
 }
 
-function Requirements({ report }: { report: Report }) {
+function Requirements({ report, reader }: { report: Report; reader: Reader }) {
   const covered = report.requirements.filter((r) => r.coveredBy.length > 0).length;
   return (
     <section aria-labelledby="requirements-title" className="card">
       <h2 id="requirements-title">Job requirements</h2>
       <p>
-        Your answers touched <strong>{covered}</strong> of the {report.requirements.length} main requirements of the job description.
+        {reader === 'guest' ? "The candidate's answers" : 'Your answers'} touched <strong>{covered}</strong> of the {report.requirements.length} main requirements of the job description.
       </p>
       <ul className="requirements">
         {report.requirements.map((r, i) => (

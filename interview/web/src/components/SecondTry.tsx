@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { api } from '../App';
-import { ApiError, type Attempt, type QuestionResult } from '../api';
+import { api } from '../client';
+import { ApiError, type Attempt, type Question, type QuestionResult } from '../api';
 import { scoreChange } from '../practice';
 import { EvaluationView } from './EvaluationView';
 
@@ -16,7 +16,8 @@ export function SecondTry({
   sessionId: string;
   result: QuestionResult;
   allowed: boolean;
-  onTried: (retry: Attempt) => void;
+  /** next is the question now being asked (see Retried.nextQuestion). */
+  onTried: (retry: Attempt, next: Question | null) => void;
   onAuthLost: () => void;
 }) {
   const [open, setOpen] = useState(false);
@@ -54,7 +55,7 @@ export function SecondTry({
     setError('');
     try {
       const r = await api.retry(sessionId, result.question.id, text.trim());
-      onTried({ answer: text.trim(), evaluation: r.evaluation });
+      onTried({ answer: text.trim(), evaluation: r.evaluation }, r.nextQuestion);
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(err instanceof ApiError ? err.message : 'Your second try could not be sent. It is still in the box; try again.');

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api } from '../App';
+import { api } from '../client';
 import { ApiError } from '../api';
 
 // Share a report by a read-only link. The server keeps only a digest of a
@@ -66,7 +66,10 @@ export function SharePanel({ id, shared, onAuthLost }: { id: string; shared: boo
       ) : exists ? (
         <p>A link to this report exists. It cannot be shown again; make a new one (the old one stops working) or stop sharing.</p>
       ) : (
-        <p>Make a read-only link to show this report to a mentor or a friend. They need no account; you can withdraw it at any time.</p>
+        <p>
+          Make a read-only link to show this report to a mentor or a friend: the role, your answers and the feedback on each. Nothing else of yours, not your name
+          or email. They need no account; you can withdraw the link at any time.
+        </p>
       )}
       <p className="share-actions">
         <button type="button" className={exists ? '' : 'primary'} onClick={share} disabled={busy}>

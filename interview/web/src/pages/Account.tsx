@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { api } from '../App';
+import { api } from '../client';
 import { ApiError, type User } from '../api';
 
 // The account page: change the password (every other device is signed out),
 // sign out everywhere, delete the account. Errors here are shown on the
 // page: a wrong password is a 403, and the page stays signed in.
-export function AccountPage({ user, onSignedOut, onAuthLost }: { user: User; onSignedOut: () => void; onAuthLost: () => void }) {
+export function AccountPage({ user, onSignedOut, onAuthLost }: { user: User; onSignedOut: (notice: string) => void; onAuthLost: () => void }) {
   return (
     <section className="narrow account">
       <h1>Your account</h1>
@@ -26,19 +26,25 @@ function message(err: unknown, fallback: string): string {
 function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
+  const [confirm, setConfirm] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
   const [done, setDone] = useState(false);
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
-    setBusy(true);
     setError('');
     setDone(false);
+    if (next !== confirm) {
+      setError('The new password and its confirmation differ. Type the same password twice.');
+      return;
+    }
+    setBusy(true);
     try {
       await api.changePassword(current, next);
       setCurrent('');
       setNext('');
+      setConfirm('');
       setDone(true);
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return onAuthLost();
@@ -59,8 +65,12 @@ function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
         New password
         <input type="password" name="newPassword" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.target.value)} aria-describedby="new-password-hint" />
       </label>
+      <label>
+        Confirm new password
+        <input type="password" name="confirmPassword" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)} />
+      </label>
       <p id="new-password-hint" className="hint">
-        At least 8 characters. Every other device signed in to this account is signed out; this one stays signed in.
+        At least 8 characters, and not one of the most common passwords. Every other device signed in to this account is signed out; this one stays signed in.
       </p>
       {error && (
         <p className="error" role="alert">
@@ -79,7 +89,7 @@ function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
   );
 }
 
-function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: () => void; onAuthLost: () => void }) {
+function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: (notice: string) => void; onAuthLost: () => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
 
@@ -88,7 +98,7 @@ function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: () => voi
     setError('');
     try {
       await api.logoutAll();
-      onSignedOut();
+      onSignedOut('You were signed out on every device, this one included. Sign in again to continue.');
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(message(err, 'Could not sign out everywhere. Try again.'));
@@ -112,7 +122,7 @@ function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: () => voi
   );
 }
 
-function DeleteAccount({ user, onSignedOut, onAuthLost }: { user: User; onSignedOut: () => void; onAuthLost: () => void }) {
+function DeleteAccount({ user, onSignedOut, onAuthLost }: { user: User; onSignedOut: (notice: string) => void; onAuthLost: () => void }) {
   const [password, setPassword] = useState('');
   const [sure, setSure] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -124,7 +134,7 @@ function DeleteAccount({ user, onSignedOut, onAuthLost }: { user: User; onSigned
     setError('');
     try {
       await api.deleteAccount(password);
-      onSignedOut();
+      onSignedOut('Your account and its interviews were deleted.');
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(message(err, 'The account could not be deleted. Try again.'));

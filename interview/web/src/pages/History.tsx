@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useState } from 'react';
-import { api, link } from '../App';
+import { api } from '../client';
+import { link } from '../router';
 import { ApiError, type HistoryItem } from '../api';
 import { ProgressChart } from '../components/ProgressChart';
-import { areaNames, practiceLink, progressSeries, recent, weakestArea } from '../practice';
+import { areaNames, practiceLink, progressSeries, recent, rolesOf, weakestArea } from '../practice';
 
 // One page of history at a time, newest first; "Show older" asks for the
 // page before the last date shown.
@@ -74,7 +75,7 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
           .
         </p>
       )}
-      {items && items.length > 0 && <Progress items={items} />}
+      {items && rolesOf(items).length > 0 && <Progress items={items} />}
       {items && items.length > 0 && (
         <ul className="history">
           {items.map((h) => {
@@ -88,10 +89,14 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
                     {h.experience} · {h.difficulty} · {h.totalQuestions} questions
                   </span>
                   <span className="h-date">{Number.isNaN(d.getTime()) ? h.date : d.toLocaleString()}</span>
-                  <span className="h-score" aria-label={`Overall score ${h.overallScore} out of 100`}>
-                    {h.overallScore}
-                    <small>/100</small>
-                  </span>
+                  {h.overallScore === null ? (
+                    <span className="h-score unscored">Not scored</span>
+                  ) : (
+                    <span className="h-score" aria-label={`Overall score ${h.overallScore} out of 100`}>
+                      {h.overallScore}
+                      <small>/100</small>
+                    </span>
+                  )}
                   <span className="h-open">Open report</span>
                 </a>
               </li>
@@ -113,13 +118,30 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
 // Progress over time: the chart of every interview shown, and the weakest
 // area of the latest ones with a link that sets up an interview to
 // practise it.
+// One role at a time (the latest one's first): scores of different roles
+// on one line would mix questions of different kinds.
 function Progress({ items }: { items: HistoryItem[] }) {
-  const weak = weakestArea(items);
+  const roles = rolesOf(items);
+  const [picked, setRole] = useState('');
+  const role = roles.includes(picked) ? picked : (roles[0] ?? '');
+  const weak = weakestArea(items, role);
   const to = weak ? practiceLink(weak) : '/';
   return (
     <section className="card progress-card" aria-labelledby="progress-heading">
       <h2 id="progress-heading">Your progress</h2>
-      <ProgressChart points={progressSeries(items)} />
+      {roles.length > 1 && (
+        <p className="field inline">
+          <label htmlFor="progress-role">Role</label>{' '}
+          <select id="progress-role" value={role} onChange={(e) => setRole(e.target.value)}>
+            {roles.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </p>
+      )}
+      <ProgressChart points={progressSeries(items, role)} />
       {weak && (
         <div className="weakest">
           <p>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, freshReports, modeLabel } from '../App';
+import { api, freshReports, modeLabel } from '../client';
 import { ApiError, type Config, type Question, type QuestionResult, type Session } from '../api';
 import { navigate } from '../router';
 import { exitFullscreen, useIntegrity, warningText } from '../anticheat';
@@ -29,6 +29,8 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
   const questionHeading = useRef<HTMLHeadingElement>(null);
   const inProgress = session?.status === 'in_progress';
   const integrity = useIntegrity(id, inProgress && !finishing);
+  // The candidate chose not to use full screen: the box does not speak of it.
+  const [noFullscreen] = useState(() => sessionStorage.getItem(`noFullscreen:${id}`) === '1');
 
   const fail = useCallback(
     (err: unknown, fallback: string) => {
@@ -141,7 +143,13 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
           {mode && ` · ${mode}`}
         </span>
       </h1>
-      <IntegrityBar fullscreen={integrity.fullscreen} count={integrity.record.count} last={integrity.record.warnings.at(-1)?.kind} onFullscreen={integrity.enterFullscreen} />
+      <IntegrityBar
+        chose={!noFullscreen}
+        fullscreen={integrity.fullscreen}
+        count={integrity.record.count}
+        last={integrity.record.warnings.at(-1)?.kind}
+        onFullscreen={integrity.enterFullscreen}
+      />
       {welcome && results.length === 0 && <p className="welcome">{welcome}</p>}
       {last && (
         <article className="card feedback" aria-labelledby="feedback-title">
@@ -154,7 +162,12 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
             sessionId={id}
             result={last}
             allowed={canRetry(results, inProgress && !finishing)}
-            onTried={(retry) => setResults((rs) => rs.map((r, i) => (i === rs.length - 1 ? { ...r, retry } : r)))}
+            onTried={(retry, next) => {
+              setResults((rs) => rs.map((r, i) => (i === rs.length - 1 ? { ...r, retry } : r)));
+              // A follow-up asked on the first try may have been answered
+              // by the second: the server says what is asked now.
+              setQuestion(next);
+            }}
             onAuthLost={onAuthLost}
           />
         </article>
@@ -174,7 +187,18 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
           </h2>
           <ReadAloud text={question.text} config={config} />
           <label htmlFor="answer">Your answer</label>
-          <textarea id="answer" name="answer" rows={8} value={answer} onChange={(e) => setAnswer(e.target.value)} aria-describedby="answer-hint" />
+          <textarea
+            id="answer"
+            name="answer"
+            rows={8}
+            value={answer}
+            onChange={(e) => {
+              setAnswer(e.target.value);
+              // A box emptied by hand holds nothing that was spoken.
+              if (!e.target.value.trim()) setSpokenSeconds(0);
+            }}
+            aria-describedby="answer-hint"
+          />
           <p id="answer-hint" className="hint">
             Type your answer{config.voice.transcribe || recognizerConstructor() ? ', or speak it and edit the transcript' : ''}. Submitting sends it for evaluation.
           </p>
@@ -217,18 +241,30 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
   );
 }
 
-function IntegrityBar({ fullscreen, count, last, onFullscreen }: { fullscreen: boolean; count: number; last?: keyof typeof warningText; onFullscreen: () => void }) {
+function IntegrityBar({
+  chose,
+  fullscreen,
+  count,
+  last,
+  onFullscreen,
+}: {
+  chose: boolean;
+  fullscreen: boolean;
+  count: number;
+  last?: keyof typeof warningText;
+  onFullscreen: () => void;
+}) {
   return (
     <div className="integrity" role="region" aria-label="Integrity checks">
       <p>
-        <strong>Integrity checks:</strong> leaving full screen, switching tabs or windows and pressing Back are counted as warnings and shown with your report.
-        They run only in this browser; the server cannot enforce them.
+        <strong>Integrity checks:</strong> {chose ? 'leaving full screen, switching' : 'switching'} tabs or windows and pressing Back are counted as warnings and shown
+        with your report. They run only in this browser; the server cannot enforce them.
       </p>
       <p aria-live="assertive" className={count > 0 ? 'warn' : ''}>
         Warnings: {count}
         {last && count > 0 && ` — ${warningText[last]}`}
       </p>
-      {!fullscreen && typeof document !== 'undefined' && document.fullscreenEnabled && (
+      {chose && !fullscreen && typeof document !== 'undefined' && document.fullscreenEnabled && (
         <button type="button" onClick={onFullscreen}>
           Enter full screen
         </button>

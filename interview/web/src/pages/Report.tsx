@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
-import { api, freshReports, link } from '../App';
+import { api, freshReports } from '../client';
+import { link } from '../router';
 import { ApiError, type Report, type Session } from '../api';
 import { readIntegrity, warningText } from '../anticheat';
 import { ReportView } from '../components/ReportView';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, modeLabel } from '../App';
+import { api, modeLabel } from '../client';
 import { ApiError, maxJobDescription, type Config, type User } from '../api';
 import { navigate } from '../router';
 import { requestFullscreen } from '../anticheat';
@@ -53,6 +53,7 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
         ...(followUps ? { followUps: Number(followUps) } : {}),
       });
       sessionStorage.setItem(`welcome:${s.sessionId}`, s.welcome);
+      if (!fullscreen) sessionStorage.setItem(`noFullscreen:${s.sessionId}`, '1');
       navigate(`/interview/${encodeURIComponent(s.sessionId)}`);
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return onAuthLost();
@@ -83,8 +84,21 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
         </label>
         <label>
           Role you are applying for
-          <input name="role" required placeholder="e.g. Backend engineer" value={role} onChange={(e) => setRole(e.target.value)} />
+          <input
+            name="role"
+            required
+            placeholder="e.g. Backend engineer"
+            value={role}
+            onChange={(e) => setRole(e.target.value)}
+            aria-describedby={config.roleFamilies.length > 0 ? 'role-families' : undefined}
+          />
         </label>
+        {config.roleFamilies.length > 0 && (
+          <p id="role-families" className="hint">
+            The practice bank has questions for {config.roleFamilies.join(', ')}. A role it does not know gets {config.fallbackFamily || 'general'} questions,
+            unless a job description you paste below points to another family.
+          </p>
+        )}
         <label>
           Experience
           <select name="experience" value={experience} onChange={(e) => setExperience(e.target.value)}>

@@ -1,11 +1,13 @@
 import { useEffect, useState } from 'react';
-import { api } from '../App';
+import { api } from '../client';
 import { ApiError, type SharedReport } from '../api';
 import { ReportView } from '../components/ReportView';
 import { mainsAnswered } from '../practice';
 
-// A report opened by its share link: read-only, no account needed. It
-// shows what the report shows and nothing that leads elsewhere.
+// A report opened by its share link: read-only, no account needed, written
+// for the person it was shared with (a mentor, a friend). It shows what
+// the share panel promises, the report, and nothing that names or leads to
+// the person who took it.
 export function SharedPage({ token }: { token: string }) {
   const [shared, setShared] = useState<SharedReport | null>(null);
   const [error, setError] = useState('');
@@ -44,17 +46,19 @@ export function SharedPage({ token }: { token: string }) {
       <header className="report-head">
         <h1>Interview report{shared.role ? `: ${shared.role}` : ''}</h1>
         <p className="sub">
-          {shared.candidateName} · {shared.experience} · {shared.difficulty} · {mainsAnswered(report.questionResults)} questions
+          {shared.experience} · {shared.difficulty} · {mainsAnswered(report.questionResults)} questions
           {date && !Number.isNaN(date.getTime()) && ` · ${date.toLocaleString()}`}
         </p>
-        <p className="notice">A read-only copy of a practice interview report, shared by the person who took it. They can withdraw this link at any time.</p>
+        <p className="notice">
+          A read-only copy of a practice interview report, shared with you by the candidate who took it. It shows their answers and the feedback on each; they can withdraw this link at any time.
+        </p>
         <p className="no-print">
           <button type="button" onClick={() => window.print()}>
             Print or save as PDF
           </button>
         </p>
       </header>
-      <ReportView report={report} />
+      <ReportView report={report} reader="guest" />
     </article>
   );
 }

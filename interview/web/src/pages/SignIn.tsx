@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../App';
+import { api } from '../client';
 import { ApiError, type Config, type User } from '../api';
 
 interface GoogleId {
@@ -35,6 +35,11 @@ export function SignIn({ config, onSignedIn }: { config: Config; onSignedIn: (u:
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const [notice] = useState(() => {
+    const n = sessionStorage.getItem('signedOutNotice') ?? '';
+    sessionStorage.removeItem('signedOutNotice');
+    return n;
+  });
   const googleBox = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -79,6 +84,11 @@ export function SignIn({ config, onSignedIn }: { config: Config; onSignedIn: (u:
   return (
     <section className="narrow">
       <h1>{registering ? 'Create an account' : 'Sign in'}</h1>
+      {notice && (
+        <p className="info" role="status">
+          {notice}
+        </p>
+      )}
       <p className="lead">Practise job interviews: answer questions, get feedback on every answer and a report at the end.</p>
       <div className="tabs" role="group" aria-label="Account">
         <button type="button" aria-pressed={!registering} onClick={() => setTab('signin')}>

@@ -60,6 +60,18 @@ describe('startDictation', () => {
     expect(errors[0]).toMatch(/microphone is blocked/);
   });
 
+  it('a blocked microphone hears nothing: the session ends with no seconds', () => {
+    let t = 0;
+    let seconds = -1;
+    const errors: string[] = [];
+    const d = startDictation(FakeRecognizer, { onText: () => {}, onEnd: (s) => (seconds = s), onError: (m) => errors.push(m) }, 'en', () => t);
+    FakeRecognizer.last!.onerror?.({ error: 'not-allowed' });
+    t += 1200;
+    d.stop();
+    expect(errors[0]).toMatch(/microphone is blocked/);
+    expect(seconds).toBe(0);
+  });
+
   it('reports the end once, and not after cancel', () => {
     let ends = 0;
     const d = startDictation(FakeRecognizer, { onText: () => {}, onEnd: () => ends++, onError: () => {} });

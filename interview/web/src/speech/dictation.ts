@@ -34,7 +34,9 @@ export function recognizerConstructor(win: unknown = typeof window !== 'undefine
 export interface DictationHandlers {
   /** A final piece of text, in order. */
   onText(text: string): void;
-  /** The session ended (stopped, silence or error); seconds is how long it listened. */
+  /** The session ended (stopped, silence or error); seconds is how long it
+   * listened, 0 when it heard nothing (a blocked microphone, silence): an
+   * answer is only as spoken as the text dictation gave it. */
   onEnd(seconds: number): void;
   onError(message: string): void;
 }
@@ -59,11 +61,15 @@ export function startDictation(ctor: RecognizerConstructor, h: DictationHandlers
   rec.interimResults = false;
   const started = now();
   let ended = false;
+  let heard = false;
   rec.onresult = (e) => {
     for (let i = e.resultIndex; i < e.results.length; i++) {
       const r = e.results[i];
       const text = r[0]?.transcript?.trim();
-      if (r.isFinal && text) h.onText(text);
+      if (r.isFinal && text) {
+        heard = true;
+        h.onText(text);
+      }
     }
   };
   rec.onerror = (e) => {
@@ -73,7 +79,7 @@ export function startDictation(ctor: RecognizerConstructor, h: DictationHandlers
   rec.onend = () => {
     if (ended) return;
     ended = true;
-    h.onEnd((now() - started) / 1000);
+    h.onEnd(heard ? (now() - started) / 1000 : 0);
   };
   rec.start();
   return {
