@@ -68,6 +68,8 @@ type Report struct {
 	FitData  string                             `json:"fit_data,omitempty"`
 	Items    int                                `json:"items"`
 	Types    map[systemone.QuestionType]Metrics `json:"types"`
+	// Coherence is set with --coherence: the pass rates of the laws.
+	Coherence *CoherenceReport `json:"coherence,omitempty"`
 }
 
 // outcome is one labelled item asked: the answer as one probability per
@@ -295,18 +297,33 @@ func RunEval(ctx context.Context, args []string, b systemone.Backend, stdout io.
 	fitData := fs.String("fit", "", "labelled items to fit a temperature per type on, for the after-calibration figures (e.g. the dev split)")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
 	parallel := fs.Int("parallel", 1, "items asked at once (1 keeps latencies free of queueing)")
+	coherence := fs.Bool("coherence", false, "also run the laws of probability (metamorphic relations) on the embedded set and print their pass rates")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *data == "" || *model == "" {
-		return errors.New("--data and --model are required")
+	if *model == "" || *data == "" && !*coherence {
+		return errors.New("--model and --data (or --coherence) are required")
 	}
-	r, err := EvaluateFile(ctx, b, *model, *data, *fitData, *parallel)
-	if err != nil {
-		return err
+	r := Report{Model: *model}
+	if *data != "" {
+		var err error
+		if r, err = EvaluateFile(ctx, b, *model, *data, *fitData, *parallel); err != nil {
+			return err
+		}
+		if err := r.Print(stdout); err != nil {
+			return err
+		}
 	}
-	if err := r.Print(stdout); err != nil {
-		return err
+	if *coherence {
+		c, err := Coherence(ctx, b, *model, *parallel)
+		if err != nil {
+			return fmt.Errorf("coherence: %w", err)
+		}
+		r.Coherence = &c
+		fmt.Fprintf(stdout, "model %s, %d laws on %d questions\n", *model, len(laws), lawCaseCount())
+		if err := c.Print(stdout); err != nil {
+			return err
+		}
 	}
 	if *jsonOut != "" {
 		out, err := json.MarshalIndent(r, "", "  ")
