@@ -203,6 +203,7 @@ func (c config) adapterOptions(logger *slog.Logger) []chatadapter.Option {
 	return []chatadapter.Option{
 		chatadapter.WithReadout(c.Adapter.Readout),
 		chatadapter.WithRotations(c.Adapter.Rotations),
+		chatadapter.WithChoiceMode(c.Adapter.Choice),
 		chatadapter.WithUpstreamConcurrency(c.Adapter.Concurrency, c.Adapter.Queue),
 		chatadapter.WithUpstreamMaxWait(c.Adapter.MaxWait),
 		// One call never outlasts the request's deadline.
