@@ -71,7 +71,9 @@ func TestEvalCommand(t *testing.T) {
 func TestEvalCoherenceOnALanguageModel(t *testing.T) {
 	example := regexp.MustCompile(`probability for each label: (\{[^}]*\})`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var body struct{ Messages []struct{ Role, Content string } }
+		var body struct {
+			Messages []struct{ Role, Content string }
+		}
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			http.Error(w, "bad body", http.StatusBadRequest)
 			return
@@ -83,7 +85,7 @@ func TestEvalCoherenceOnALanguageModel(t *testing.T) {
 		}
 		var labels map[string]float64
 		_ = json.Unmarshal([]byte(m[1]), &labels)
-		first := m[1][2:strings.Index(m[1][2:], `"`)+2]
+		first := m[1][2 : strings.Index(m[1][2:], `"`)+2]
 		for l := range labels {
 			labels[l] = 0.3 / float64(len(labels)-1)
 		}
