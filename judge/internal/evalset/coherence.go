@@ -107,7 +107,7 @@ func readLawCases(data []byte) ([]lawCase, error) {
 			return nil, fmt.Errorf("law case %d: %w", n, err)
 		}
 		req := systemone.Request{Model: "laws", State: c.State, Questions: map[string]systemone.Question{"q": c.Question}}
-		if err := req.Validate(nil); err != nil {
+		if err := req.Validate(); err != nil {
 			return nil, fmt.Errorf("law case %d: %w", n, err)
 		}
 		cases = append(cases, c)

@@ -14,26 +14,30 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
-	"github.com/judgeworks/judge/internal/lexical"
-	"github.com/judgeworks/judge/internal/semantic"
+	"github.com/judgeworks/judge/internal/engine"
+	"github.com/judgeworks/judge/internal/engine/chat"
+	"github.com/judgeworks/judge/internal/engine/lexical"
+	"github.com/judgeworks/judge/internal/engine/semantic"
+	"github.com/judgeworks/judge/internal/fairqueue"
 	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/wordvec"
 )
 
-// engine is one entry of the table: how to build it, whether it applies
+// subject is one entry of the table: how to build it, whether it applies
 // the Reading rules (the offline engines) and whether its choices are a
 // normalised product of per-option scores (the offline engines always,
 // the chat adapter in its apart mode).
-type engine struct {
+type subject struct {
 	name  string
 	build func(t *testing.T) (systemone.Backend, *fakeModel)
 	reads bool
 	apart bool
 }
 
-var engines = []engine{
+var engines = []subject{
 	{name: "semantic", reads: true, apart: true, build: func(t *testing.T) (systemone.Backend, *fakeModel) {
 		e, err := semantic.New(wordvec.Default())
 		if err != nil {
@@ -45,10 +49,10 @@ var engines = []engine{
 		return lexical.Engine{}, nil
 	}},
 	{name: "chat joint", build: func(t *testing.T) (systemone.Backend, *fakeModel) {
-		return chat(t)
+		return chatEngine(t)
 	}},
 	{name: "chat apart", apart: true, build: func(t *testing.T) (systemone.Backend, *fakeModel) {
-		return chat(t, chatadapter.WithChoiceMode(chatadapter.ChoiceApart))
+		return chatEngine(t, chatadapter.WithChoiceMode(chatadapter.ChoiceApart))
 	}},
 }
 
@@ -82,7 +86,7 @@ func text(s string) json.RawMessage {
 // the rounding of a sum taken in another order.
 const exact = 1e-12
 
-func forEach(t *testing.T, law func(t *testing.T, e engine, b systemone.Backend, fake *fakeModel)) {
+func forEach(t *testing.T, law func(t *testing.T, e subject, b systemone.Backend, fake *fakeModel)) {
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			b, fake := e.build(t)
@@ -94,7 +98,7 @@ func forEach(t *testing.T, law func(t *testing.T, e engine, b systemone.Backend,
 func ask(t *testing.T, b systemone.Backend, qs map[string]systemone.Question) map[string]systemone.Answer {
 	t.Helper()
 	req := systemone.Request{Model: "m", State: json.RawMessage(state), Questions: qs}
-	if err := req.Validate(nil); err != nil {
+	if err := req.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := b.Ask(context.Background(), req)
@@ -115,7 +119,7 @@ func same(a, b float64) bool { return math.Abs(a-b) <= exact }
 // options, and descriptions swapped between names, move the answer with
 // the descriptions.
 func TestIdsNeverDecide(t *testing.T) {
-	forEach(t, func(t *testing.T, _ engine, b systemone.Backend, _ *fakeModel) {
+	forEach(t, func(t *testing.T, _ subject, b systemone.Backend, _ *fakeModel) {
 		base := one(t, b, team())
 		renamed := team()
 		for i := range renamed.Options {
@@ -138,7 +142,7 @@ func TestIdsNeverDecide(t *testing.T) {
 
 // Options that say the same thing are one event, split evenly.
 func TestDuplicatesSplitEvenly(t *testing.T) {
-	forEach(t, func(t *testing.T, _ engine, b systemone.Backend, _ *fakeModel) {
+	forEach(t, func(t *testing.T, _ subject, b systemone.Backend, _ *fakeModel) {
 		base := one(t, b, team())
 		dup := team()
 		dup.Options = append(dup.Options, systemone.Option{Name: "money", Description: dup.Options[0].Description})
@@ -157,7 +161,7 @@ func TestDuplicatesSplitEvenly(t *testing.T) {
 
 // A choice or a score of yes and no is the noul question it spells.
 func TestYesNoPairIsNoul(t *testing.T) {
-	forEach(t, func(t *testing.T, _ engine, b systemone.Backend, _ *fakeModel) {
+	forEach(t, func(t *testing.T, _ subject, b systemone.Backend, _ *fakeModel) {
 		p := *one(t, b, refund()).Noul
 		choice := systemone.Question{Type: systemone.TypeChoice, Instructions: refund().Instructions,
 			Options: []systemone.Option{{Name: "no"}, {Name: "yes"}}}
@@ -178,7 +182,7 @@ func TestYesNoPairIsNoul(t *testing.T) {
 
 // The odds between two options do not depend on which others are offered.
 func TestChoiceSetIndependence(t *testing.T) {
-	forEach(t, func(t *testing.T, e engine, b systemone.Backend, fake *fakeModel) {
+	forEach(t, func(t *testing.T, e subject, b systemone.Backend, fake *fakeModel) {
 		if !e.apart {
 			t.Skip("a joint readout shows the model the whole menu; the apart mode keeps this law")
 		}
@@ -205,7 +209,7 @@ func TestChoiceSetIndependence(t *testing.T) {
 // A question's answer does not depend on the other questions asked with
 // it, nor on its name.
 func TestBatchIndependence(t *testing.T) {
-	forEach(t, func(t *testing.T, _ engine, b systemone.Backend, _ *fakeModel) {
+	forEach(t, func(t *testing.T, _ subject, b systemone.Backend, _ *fakeModel) {
 		alone := map[string]systemone.Answer{}
 		for name, q := range map[string]systemone.Question{"team": team(), "refund": refund(), "upset": upset()} {
 			alone[name] = one(t, b, q)
@@ -230,7 +234,7 @@ func TestBatchIndependence(t *testing.T) {
 // that negates another is its complement, "k or higher" the sum of those
 // levels.
 func TestNegationAndRanges(t *testing.T) {
-	forEach(t, func(t *testing.T, e engine, b systemone.Backend, _ *fakeModel) {
+	forEach(t, func(t *testing.T, e subject, b systemone.Backend, _ *fakeModel) {
 		if !e.reads {
 			t.Skip("a language model reads negation itself")
 		}
@@ -283,7 +287,7 @@ type shownCall struct {
 
 var entryLine = regexp.MustCompile(`(?m)^([A-Z0-9]+)\) (.*)$`)
 
-func chat(t *testing.T, opts ...chatadapter.Option) (systemone.Backend, *fakeModel) {
+func chatEngine(t *testing.T, opts ...chatadapter.Option) (systemone.Backend, *fakeModel) {
 	t.Helper()
 	f := &fakeModel{}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
@@ -293,7 +297,7 @@ func chat(t *testing.T, opts ...chatadapter.Option) (systemone.Backend, *fakeMod
 		chatadapter.WithReadout(chatadapter.ReadoutProbabilities),
 		chatadapter.WithLogger(slog.New(slog.DiscardHandler)),
 	}
-	a, err := chatadapter.New(append(base, opts...)...)
+	a, err := chat.New(engine.NewSlots(fairqueue.Config{Slots: 8, Queue: 64, MaxWait: time.Minute}, ""), append(base, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
