@@ -12,7 +12,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/judgeworks/shared/systemone"
@@ -143,8 +142,6 @@ func runLaws(ctx context.Context, b systemone.Backend, model string, cases []law
 		}
 		return resp.Answers, nil
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	type job struct{ law, c, i int }
 	var jobs []job
 	for l, lw := range laws {
@@ -155,32 +152,15 @@ func runLaws(ctx context.Context, b systemone.Backend, model string, cases []law
 		}
 	}
 	passed := make([]bool, len(jobs))
-	errs := make([]error, len(jobs))
-	sem := make(chan struct{}, max(parallel, 1))
-	var wg sync.WaitGroup
-	for k, j := range jobs {
-		wg.Go(func() {
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[k] = ctx.Err()
-				return
-			}
-			defer func() { <-sem }()
-			passed[k], errs[k] = laws[j.law].check(ctx, ask, cases[j.c], j.i)
-			if errs[k] != nil {
-				errs[k] = fmt.Errorf("law %s, case %d: %w", laws[j.law].name, j.c+1, errs[k])
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return CoherenceReport{}, err
+	err := inParallel(ctx, len(jobs), parallel, func(ctx context.Context, k int) error {
+		j := jobs[k]
+		var err error
+		if passed[k], err = laws[j.law].check(ctx, ask, cases[j.c], j.i); err != nil {
+			return fmt.Errorf("law %s, case %d: %w", laws[j.law].name, j.c+1, err)
 		}
-	}
-	if err := errors.Join(errs...); err != nil {
+		return nil
+	})
+	if err != nil {
 		return CoherenceReport{}, err
 	}
 	r := CoherenceReport{Dimensions: map[string]float64{}, Tolerance: Tolerance}

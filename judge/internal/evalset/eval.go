@@ -87,13 +87,39 @@ type outcome struct {
 // time, one question per request. The first failure stops the run: metrics
 // over the items that happened to succeed would be biased.
 func askAll(ctx context.Context, b systemone.Backend, model string, items []labeled, n int) ([]outcome, error) {
+	outs := make([]outcome, len(items))
+	err := inParallel(ctx, len(items), n, func(ctx context.Context, i int) error {
+		it := items[i]
+		req := it.req
+		req.Model = model
+		q := req.Questions["q"]
+		start := time.Now()
+		resp, err := b.Ask(ctx, req)
+		took := time.Since(start)
+		if err == nil {
+			outs[i] = outcome{qtype: q.Type, gold: it.gold, latency: took, cost: resp.Usage.Cost, model: resp.Model}
+			outs[i].p, err = outcomes(q, resp.Answers["q"])
+		}
+		if err != nil {
+			return fmt.Errorf("item on line %d: %w", it.line, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// inParallel runs do for 0…n-1, at most p at a time. The first failure
+// cancels the rest and is returned (not the cancellations it caused).
+func inParallel(ctx context.Context, n, p int, do func(ctx context.Context, i int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	outs := make([]outcome, len(items))
-	errs := make([]error, len(items))
-	sem := make(chan struct{}, max(n, 1))
+	errs := make([]error, n)
+	sem := make(chan struct{}, max(p, 1))
 	var wg sync.WaitGroup
-	for i, it := range items {
+	for i := range n {
 		wg.Go(func() {
 			select {
 			case sem <- struct{}{}:
@@ -102,18 +128,7 @@ func askAll(ctx context.Context, b systemone.Backend, model string, items []labe
 				return
 			}
 			defer func() { <-sem }()
-			req := it.req
-			req.Model = model
-			q := req.Questions["q"]
-			start := time.Now()
-			resp, err := b.Ask(ctx, req)
-			took := time.Since(start)
-			if err == nil {
-				outs[i] = outcome{qtype: q.Type, gold: it.gold, latency: took, cost: resp.Usage.Cost, model: resp.Model}
-				outs[i].p, err = outcomes(q, resp.Answers["q"])
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("item on line %d: %w", it.line, err)
+			if errs[i] = do(ctx, i); errs[i] != nil {
 				cancel()
 			}
 		})
@@ -121,13 +136,10 @@ func askAll(ctx context.Context, b systemone.Backend, model string, items []labe
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return nil, err
+			return err
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return outs, nil
+	return errors.Join(errs...)
 }
 
 // Evaluate asks every item of items with model through b and measures the
