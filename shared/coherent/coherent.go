@@ -219,10 +219,7 @@ func complement(a systemone.Answer) (systemone.Answer, error) {
 // complement of the other. The other question's meanings of yes and no,
 // when given, are this one's swapped.
 func negation(q systemone.Question) (systemone.Question, back, bool) {
-	if q.Type != systemone.TypeNoul {
-		return q, nil, false
-	}
-	text, ok := plainInstructions(q)
+	text, ok := noulText(q)
 	if !ok {
 		return q, nil, false
 	}
@@ -238,11 +235,11 @@ func negation(q systemone.Question) (systemone.Question, back, bool) {
 	return core, complement, true
 }
 
-// plainInstructions is the question's instructions when they are one
-// string of text.
-func plainInstructions(q systemone.Question) (string, bool) {
+// noulText is a noul question's instructions when they are one string of
+// text: what the reading rules read.
+func noulText(q systemone.Question) (string, bool) {
 	var s string
-	if json.Unmarshal(q.Instructions, &s) != nil {
+	if q.Type != systemone.TypeNoul || json.Unmarshal(q.Instructions, &s) != nil {
 		return "", false
 	}
 	return s, true
@@ -258,10 +255,7 @@ func stringJSON(s string) json.RawMessage {
 // the score question on that scale and summing the levels the phrase
 // covers.
 func cumulative(q systemone.Question) (systemone.Question, back, bool) {
-	if q.Type != systemone.TypeNoul {
-		return q, nil, false
-	}
-	text, ok := plainInstructions(q)
+	text, ok := noulText(q)
 	if !ok {
 		return q, nil, false
 	}
