@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -31,6 +32,7 @@ import (
 
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/chatmodel"
+	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
 )
@@ -71,6 +73,21 @@ const (
 	ReadoutProbabilities ReadoutMode = "probabilities"
 )
 
+// ChoiceMode says how a choice question's options are weighed.
+type ChoiceMode string
+
+const (
+	// ChoiceJoint shows the model every option in one call (or the
+	// tournament's calls) and reads one probability per option.
+	ChoiceJoint ChoiceMode = "joint"
+	// ChoiceApart asks about each option alone, as a yes/no question
+	// ("is this the answer?"), and answers the choice with those yes
+	// probabilities normalised: the odds between two options are then
+	// the same whichever other options are offered. It costs one call
+	// per option instead of one per question (or ⌈n/20⌉+1).
+	ChoiceApart ChoiceMode = "apart"
+)
+
 // Defaults of the adapter's settings.
 const (
 	DefaultMalformedRetries = 2
@@ -93,6 +110,7 @@ type config struct {
 	readout          ReadoutMode
 	gate             Gate
 	rotations        int
+	choice           ChoiceMode
 	calibration      calibrate.File
 	requestTimeout   time.Duration
 	faultRetries     int
@@ -155,6 +173,12 @@ func WithRotations(k int) Option {
 	return func(c *config) { c.rotations = max(k, 1) }
 }
 
+// WithChoiceMode chooses joint (the default) or apart for choice
+// questions.
+func WithChoiceMode(m ChoiceMode) Option {
+	return func(c *config) { c.choice = m }
+}
+
 // WithCalibration applies the temperatures of f to the configured model's answers.
 func WithCalibration(f calibrate.File) Option {
 	return func(c *config) { c.calibration = f }
@@ -196,6 +220,7 @@ func New(opts ...Option) (*Adapter, error) {
 		readout:          ReadoutAuto,
 		gate:             open{},
 		rotations:        1,
+		choice:           ChoiceJoint,
 		calibration:      calibrate.File{Version: calibrate.FileVersion},
 		requestTimeout:   DefaultRequestTimeout,
 		faultRetries:     DefaultFaultRetries,
@@ -210,6 +235,11 @@ func New(opts ...Option) (*Adapter, error) {
 	case ReadoutAuto, ReadoutLogprobs, ReadoutProbabilities:
 	default:
 		return nil, fmt.Errorf("unknown readout %q (auto, logprobs or probabilities)", cfg.readout)
+	}
+	switch cfg.choice {
+	case ChoiceJoint, ChoiceApart:
+	default:
+		return nil, fmt.Errorf("unknown choice mode %q (joint or apart)", cfg.choice)
 	}
 	switch cfg.answerMode {
 	case AnswerProbabilities, AnswerDiscrete:
@@ -280,10 +310,19 @@ func (j *job) add(c *chatCompletion) {
 // the caller's price table. A failure is an *OverloadedError,
 // *MisconfiguredError or *InvalidOutputError (errors.go), a
 // *systemone.ValidationError, the gate's refusal, or ctx's error.
+//
+// The structural laws of shared/coherent hold by construction: options
+// that say the same thing are asked about once and split evenly, and a
+// choice or score of yes and no is asked as the noul question it is.
 func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	return coherent.Ask(ctx, req, coherent.Rules{}, a.askCore)
+}
+
+// askCore answers a valid request whose questions coherent has rewritten.
+func (a *Adapter) askCore(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, a.cfg.requestTimeout)
@@ -373,6 +412,7 @@ func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Re
 // provider fault, a malformed reply and its correction, the second pass
 // of a provider found to give no logprobs. req must be valid.
 func (a *Adapter) PlannedInputTokens(req systemone.Request) int {
+	req, _ = coherent.Rewrite(req, coherent.Rules{})
 	count := tokens.Default()
 	state, err := renderState(req.State)
 	if err != nil {
@@ -445,6 +485,9 @@ type call struct {
 	order  []int
 	groups [][]int
 	r      readout
+	// apart marks a call about the one option in order alone, asked as
+	// yes or no (ChoiceApart).
+	apart bool
 }
 
 // outcomeCount is the number of outcomes of q: yes and no, the options or
@@ -470,6 +513,14 @@ func (a *Adapter) rounds(q *systemone.Question, r readout) [][]call {
 	n := outcomeCount(q)
 	if q.Type == systemone.TypeNoul {
 		return [][]call{{{q: q, order: []int{0, 1}, r: r}}}
+	}
+	if q.Type == systemone.TypeChoice && a.cfg.choice == ChoiceApart {
+		// One yes/no call per option, each alone: no order to rotate.
+		calls := make([]call, n)
+		for o := range calls {
+			calls[o] = call{q: q, order: []int{o}, r: r, apart: true}
+		}
+		return [][]call{calls}
 	}
 	k := min(a.cfg.rotations, n)
 	out := make([][]call, k)
@@ -499,7 +550,9 @@ func (a *Adapter) distribution(ctx context.Context, j *job, q *systemone.Questio
 	runs := make([][]float64, k)
 	errs := make([]error, k)
 	run := func(i int) {
-		if calls := rounds[i]; len(calls) > 1 {
+		if calls := rounds[i]; calls[0].apart {
+			runs[i], errs[i] = a.apart(ctx, j, q, calls)
+		} else if len(calls) > 1 {
 			runs[i], errs[i] = a.tournament(ctx, j, q, calls)
 		} else {
 			runs[i], errs[i] = a.ask(ctx, j, calls[0])
@@ -594,6 +647,37 @@ func (a *Adapter) tournament(ctx context.Context, j *job, q *systemone.Question,
 	return p, nil
 }
 
+// apart reads a choice under ChoiceApart: one yes/no call per option,
+// all in parallel, and the options weighed by their probabilities of yes.
+// An option's weight depends on that option alone, so the choice's
+// probabilities (the weights normalised) keep the odds between two
+// options whichever others are offered. A weight never falls below
+// minApart, so options the model rejects alike share what is left evenly
+// rather than leaving nothing to normalise.
+func (a *Adapter) apart(ctx context.Context, j *job, q *systemone.Question, calls []call) ([]float64, error) {
+	w := make([]float64, len(q.Options))
+	errs := make([]error, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Go(func() {
+			p, err := a.read(ctx, j, c)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			w[c.order[0]] = math.Max(p[0], minApart)
+		})
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// minApart is the least weight of an option under ChoiceApart.
+const minApart = 1e-6
+
 // splitGroups cuts order into ⌈n/size⌉ consecutive groups whose sizes
 // differ by at most one.
 func splitGroups(order []int, size int) [][]int {
@@ -631,7 +715,7 @@ func (c call) labels() []string {
 	switch {
 	case c.groups != nil:
 		return choiceLabels(len(c.groups))
-	case c.q.Type == systemone.TypeNoul:
+	case c.q.Type == systemone.TypeNoul, c.apart:
 		return noulLabels
 	case c.q.Type == systemone.TypeScore:
 		return levelLabels(len(c.order))
@@ -657,6 +741,9 @@ func (c call) prompt(state string, labels []string) string {
 		}
 		heading := "The options come in groups. Choose the group that contains the best option:"
 		return questionPrompt(state, *c.q, entries, heading, readoutLogprobs)
+	}
+	if c.apart {
+		return questionPrompt(state, apartQuestion(*c.q, c.q.Options[c.order[0]]), nil, "", c.r)
 	}
 	heading := "Options:"
 	if c.q.Type == systemone.TypeScore {

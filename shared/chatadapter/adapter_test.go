@@ -42,10 +42,12 @@ func noulQ(instr string) systemone.Question {
 		Noul: &systemone.NoulCriteria{True: "the customer is angry", False: "the customer is calm"}}
 }
 
+// choiceQ is a choice of teams. The model is shown descriptions only,
+// so each starts with its team's name for the fake model to find it by.
 func choiceQ(names ...string) systemone.Question {
 	q := systemone.Question{Type: systemone.TypeChoice, Instructions: raw(`"Which team should handle this?"`)}
 	for _, n := range names {
-		q.Options = append(q.Options, systemone.Option{Name: n, Description: raw(fmt.Sprintf("%q", "handles "+n+" issues"))})
+		q.Options = append(q.Options, systemone.Option{Name: n, Description: raw(fmt.Sprintf("%q", n+": handles "+n+" issues"))})
 	}
 	return q
 }

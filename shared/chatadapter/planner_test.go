@@ -79,6 +79,16 @@ func TestPlannedInputTokensMatchWhatIsSent(t *testing.T) {
 		{"probabilities readout", map[string]systemone.Question{
 			"pick": manyOptions(45), "a": noulQ("Angry?"), "anger": scoreQ("calm", "angry"),
 		}, []Option{WithReadout(ReadoutProbabilities)}, 3},
+		// One yes/no call per option: the apart mode's cost.
+		{"choices apart", map[string]systemone.Question{
+			"pick": manyOptions(25), "team": choiceQ("billing", "technical", "sales"), "a": noulQ("Angry?"),
+		}, []Option{WithChoiceMode(ChoiceApart)}, 25 + 3 + 1},
+		// Duplicates are asked once; a yes/no choice is one noul call.
+		{"duplicates and yes/no", map[string]systemone.Question{
+			"team": {Type: systemone.TypeChoice, Instructions: raw(`"Which team?"`), Options: []systemone.Option{
+				{Name: "a", Description: raw(`"billing"`)}, {Name: "b", Description: raw(`"billing"`)}, {Name: "c", Description: raw(`"sales"`)}}},
+			"yn": {Type: systemone.TypeChoice, Instructions: raw(`"Angry?"`), Options: []systemone.Option{{Name: "yes"}, {Name: "no"}}},
+		}, []Option{WithChoiceMode(ChoiceApart)}, 2 + 1},
 	}
 	for _, tt := range tests {
 		for i, state := range states {

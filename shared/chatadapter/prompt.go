@@ -89,17 +89,22 @@ func levelLabels(n int) []string {
 
 var noulLabels = []string{"yes", "no"}
 
-// optionText is what the model reads for an option: its name, and its
-// description given literally (a string as is, JSON as compact JSON).
-func optionText(o systemone.Option) string {
-	if isNull(o.Description) {
-		return o.Name
+// optionText is what the model reads for an option: its description
+// given literally (a string as is, JSON as compact JSON), or its name when
+// it has none (systemone.Option.Text). With a description the name is the
+// caller's key, never shown: renaming an option must not move its answer.
+func optionText(o systemone.Option) string { return o.Text() }
+
+// apartQuestion is the yes/no question a ChoiceApart call asks about one
+// option: the choice's instructions, then the option as the proposed
+// answer.
+func apartQuestion(q systemone.Question, o systemone.Option) systemone.Question {
+	ins := strings.TrimSpace(systemone.ContentText(q.Instructions))
+	if isNull(q.Instructions) || ins == "" {
+		ins = "(no instructions)"
 	}
-	d := systemone.ContentText(o.Description)
-	if strings.TrimSpace(d) == "" {
-		return o.Name
-	}
-	return o.Name + ": " + d
+	text, _ := json.Marshal(ins + "\n\nProposed answer: " + optionText(o) + "\nIs the proposed answer right?")
+	return systemone.Question{Type: systemone.TypeNoul, Instructions: text}
 }
 
 // questionPrompt renders the user message: the rendered state, then the

@@ -48,7 +48,7 @@ func TestCanonicalOptionsIgnoresTheCallersOrder(t *testing.T) {
 // Neither the caller's order nor the alphabetical one.
 func TestCanonicalOptionsPinned(t *testing.T) {
 	got := names(CanonicalOptions(fiveOptions()))
-	want := []string{"sales", "security", "legal", "technical", "billing"} // sha256(name + "\x00" + description), ascending
+	want := []string{"billing", "technical", "security", "legal", "sales"} // sha256(Text()), ascending
 	if !slices.Equal(got, want) {
 		t.Fatalf("canonical order %v, want %v", got, want)
 	}
@@ -100,5 +100,36 @@ func TestQuestionCanonical(t *testing.T) {
 	}
 	if !slices.Equal(names(choice.Options), names(fiveOptions())) {
 		t.Errorf("Canonical changed the question it was called on")
+	}
+}
+
+// With a description the name is no part of the key: renaming options
+// keeps each description in its place, and an option without one is
+// keyed by its name, which is then all it says.
+func TestCanonicalOptionsIgnoreNamesBesideDescriptions(t *testing.T) {
+	opts := fiveOptions()[:3]
+	renamed := slices.Clone(opts)
+	for i := range renamed {
+		renamed[i].Name = "option_" + string(rune('z'-i))
+	}
+	a, b := CanonicalOptions(opts), CanonicalOptions(renamed)
+	for i := range a {
+		if a[i].Text() != b[i].Text() {
+			t.Fatalf("renaming moved the options: %v vs %v", names(a), names(b))
+		}
+	}
+	for _, c := range []struct {
+		o    Option
+		want string
+	}{
+		{Option{Name: "x", Description: json.RawMessage(`"  refunds "`)}, "refunds"},
+		{Option{Name: "x", Description: json.RawMessage(`null`)}, "x"},
+		{Option{Name: "x"}, "x"},
+		{Option{Name: "x", Description: json.RawMessage(`"  "`)}, "x"},
+		{Option{Name: "x", Description: json.RawMessage(`{"a":1}`)}, `{"a":1}`},
+	} {
+		if got := c.o.Text(); got != c.want {
+			t.Errorf("Text of %+v = %q, want %q", c.o, got, c.want)
+		}
 	}
 }

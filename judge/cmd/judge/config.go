@@ -66,6 +66,9 @@ type adapterConfig struct {
 	Readout chatadapter.ReadoutMode // JUDGE_LLM_READOUT
 	// Rotations of the option order (JUDGE_LLM_ROTATIONS; 1 is off).
 	Rotations int
+	// Choice says how choice questions are asked (JUDGE_LLM_CHOICE):
+	// all options in one call, or each alone.
+	Choice chatadapter.ChoiceMode
 	// Concurrency bounds the chat calls in flight (JUDGE_LLM_CONCURRENCY);
 	// Queue bounds the calls waiting for a slot: a request whose calls
 	// would take them past it is refused with 529 (JUDGE_LLM_QUEUE).
@@ -153,6 +156,7 @@ func loadAdapterConfig(getenv func(string) string) (adapterConfig, error) {
 	a := adapterConfig{
 		Readout:     chatadapter.ReadoutAuto,
 		Rotations:   1,
+		Choice:      chatadapter.ChoiceJoint,
 		Concurrency: chat.DefaultConcurrency,
 		Queue:       chat.DefaultQueue,
 		MaxWait:     chat.DefaultMaxWait,
@@ -165,6 +169,14 @@ func loadAdapterConfig(getenv func(string) string) (adapterConfig, error) {
 			a.Readout = m
 		default:
 			return a, fmt.Errorf("JUDGE_LLM_READOUT %q: want auto, logprobs or probabilities", v)
+		}
+	}
+	if v := strings.TrimSpace(getenv("JUDGE_LLM_CHOICE")); v != "" {
+		switch m := chatadapter.ChoiceMode(v); m {
+		case chatadapter.ChoiceJoint, chatadapter.ChoiceApart:
+			a.Choice = m
+		default:
+			return a, fmt.Errorf("JUDGE_LLM_CHOICE %q: want joint or apart", v)
 		}
 	}
 	var err error

@@ -21,7 +21,7 @@ func TestLoadConfig(t *testing.T) {
 	if cfg.Addr != ":8081" || cfg.RateLimitRPM != 1200 || cfg.Keys.Len() != 1 || cfg.port() != "8081" || cfg.LLM.Configured() {
 		t.Errorf("defaults: %+v", cfg)
 	}
-	want := adapterConfig{Readout: chatadapter.ReadoutAuto, Rotations: 1, Concurrency: chat.DefaultConcurrency,
+	want := adapterConfig{Readout: chatadapter.ReadoutAuto, Rotations: 1, Choice: chatadapter.ChoiceJoint, Concurrency: chat.DefaultConcurrency,
 		Queue: chat.DefaultQueue, MaxWait: chat.DefaultMaxWait, Timeout: chatadapter.DefaultRequestTimeout,
 		Structured: true}
 	if cfg.Adapter != want || cfg.CalibrationFile != "" {
@@ -30,7 +30,7 @@ func TestLoadConfig(t *testing.T) {
 	cfg, err = loadConfig(env(map[string]string{
 		"JUDGE_ADDR": "127.0.0.1:9000", "JUDGE_API_KEYS": "a,b:local/lexical-latest", "JUDGE_RATE_LIMIT_RPM": "60",
 		"JUDGE_MODEL_PRICES": "local/lexical-1.0=0.1, llm-latest=2", "LLM_MODEL": "m", "LLM_BASE_URL": "http://localhost:8000/v1",
-		"LLM_API_KEY": "local", "JUDGE_CALIBRATION_FILE": " cal.json ", "JUDGE_LLM_READOUT": "probabilities", "JUDGE_LLM_ROTATIONS": "3",
+		"LLM_API_KEY": "local", "JUDGE_CALIBRATION_FILE": " cal.json ", "JUDGE_LLM_READOUT": "probabilities", "JUDGE_LLM_ROTATIONS": "3", "JUDGE_LLM_CHOICE": "apart",
 		"JUDGE_LLM_CONCURRENCY": "16", "JUDGE_LLM_QUEUE": "0", "JUDGE_LLM_MAX_WAIT": "500ms", "JUDGE_LLM_TIMEOUT": "1500ms", "JUDGE_LLM_STRUCTURED_OUTPUTS": "false",
 	}))
 	if err != nil {
@@ -40,7 +40,7 @@ func TestLoadConfig(t *testing.T) {
 		cfg.Prices["local/lexical-1.0"] != 0.1 || cfg.Prices["llm-latest"] != 2 || !cfg.LLM.Configured() {
 		t.Errorf("set: %+v", cfg)
 	}
-	want = adapterConfig{Readout: chatadapter.ReadoutProbabilities, Rotations: 3, Concurrency: 16, Queue: 0,
+	want = adapterConfig{Readout: chatadapter.ReadoutProbabilities, Rotations: 3, Choice: chatadapter.ChoiceApart, Concurrency: 16, Queue: 0,
 		MaxWait: 500 * time.Millisecond, Timeout: 1500 * time.Millisecond, Structured: false}
 	if cfg.Adapter != want || cfg.CalibrationFile != "cal.json" {
 		t.Errorf("adapter: %+v %q, want %+v", cfg.Adapter, cfg.CalibrationFile, want)
@@ -71,6 +71,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{map[string]string{"LLM_BASE_URL": "http://localhost:8000/v1", "LLM_MODEL": "m"}, "LLM_API_KEY"},
 		{map[string]string{"JUDGE_LLM_READOUT": "guess"}, "JUDGE_LLM_READOUT"},
 		{map[string]string{"JUDGE_LLM_ROTATIONS": "0"}, "JUDGE_LLM_ROTATIONS"},
+		{map[string]string{"JUDGE_LLM_CHOICE": "each"}, "JUDGE_LLM_CHOICE"},
 		{map[string]string{"JUDGE_LLM_CONCURRENCY": "x"}, "JUDGE_LLM_CONCURRENCY"},
 		{map[string]string{"JUDGE_LLM_QUEUE": "-1"}, "JUDGE_LLM_QUEUE"},
 		{map[string]string{"JUDGE_LLM_MAX_WAIT": "-1s"}, "JUDGE_LLM_MAX_WAIT"},

@@ -203,6 +203,7 @@ func (c config) adapterOptions(logger *slog.Logger) []chatadapter.Option {
 	return []chatadapter.Option{
 		chatadapter.WithReadout(c.Adapter.Readout),
 		chatadapter.WithRotations(c.Adapter.Rotations),
+		chatadapter.WithChoiceMode(c.Adapter.Choice),
 		// One call never outlasts the request's deadline.
 		chatadapter.WithUpstreamTimeouts(min(chatmodel.DefaultCallTimeout, c.Adapter.Timeout), c.Adapter.Timeout),
 		chatadapter.WithStructuredOutputs(c.Adapter.Structured),

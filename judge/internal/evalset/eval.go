@@ -68,6 +68,8 @@ type Report struct {
 	FitData  string                             `json:"fit_data,omitempty"`
 	Items    int                                `json:"items"`
 	Types    map[systemone.QuestionType]Metrics `json:"types"`
+	// Coherence is set with --coherence: the pass rates of the laws.
+	Coherence *CoherenceReport `json:"coherence,omitempty"`
 }
 
 // outcome is one labelled item asked: the answer as one probability per
@@ -85,13 +87,39 @@ type outcome struct {
 // time, one question per request. The first failure stops the run: metrics
 // over the items that happened to succeed would be biased.
 func askAll(ctx context.Context, b systemone.Backend, model string, items []labeled, n int) ([]outcome, error) {
+	outs := make([]outcome, len(items))
+	err := inParallel(ctx, len(items), n, func(ctx context.Context, i int) error {
+		it := items[i]
+		req := it.req
+		req.Model = model
+		q := req.Questions["q"]
+		start := time.Now()
+		resp, err := b.Ask(ctx, req)
+		took := time.Since(start)
+		if err == nil {
+			outs[i] = outcome{qtype: q.Type, gold: it.gold, latency: took, cost: resp.Usage.Cost, model: resp.Model}
+			outs[i].p, err = outcomes(q, resp.Answers["q"])
+		}
+		if err != nil {
+			return fmt.Errorf("item on line %d: %w", it.line, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// inParallel runs do for 0…n-1, at most p at a time. The first failure
+// cancels the rest and is returned (not the cancellations it caused).
+func inParallel(ctx context.Context, n, p int, do func(ctx context.Context, i int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	outs := make([]outcome, len(items))
-	errs := make([]error, len(items))
-	sem := make(chan struct{}, max(n, 1))
+	errs := make([]error, n)
+	sem := make(chan struct{}, max(p, 1))
 	var wg sync.WaitGroup
-	for i, it := range items {
+	for i := range n {
 		wg.Go(func() {
 			select {
 			case sem <- struct{}{}:
@@ -100,18 +128,7 @@ func askAll(ctx context.Context, b systemone.Backend, model string, items []labe
 				return
 			}
 			defer func() { <-sem }()
-			req := it.req
-			req.Model = model
-			q := req.Questions["q"]
-			start := time.Now()
-			resp, err := b.Ask(ctx, req)
-			took := time.Since(start)
-			if err == nil {
-				outs[i] = outcome{qtype: q.Type, gold: it.gold, latency: took, cost: resp.Usage.Cost, model: resp.Model}
-				outs[i].p, err = outcomes(q, resp.Answers["q"])
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("item on line %d: %w", it.line, err)
+			if errs[i] = do(ctx, i); errs[i] != nil {
 				cancel()
 			}
 		})
@@ -119,13 +136,10 @@ func askAll(ctx context.Context, b systemone.Backend, model string, items []labe
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return nil, err
+			return err
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return outs, nil
+	return errors.Join(errs...)
 }
 
 // Evaluate asks every item of items with model through b and measures the
@@ -295,18 +309,33 @@ func RunEval(ctx context.Context, args []string, b systemone.Backend, stdout io.
 	fitData := fs.String("fit", "", "labelled items to fit a temperature per type on, for the after-calibration figures (e.g. the dev split)")
 	jsonOut := fs.String("json", "", "also write the report as JSON to this file")
 	parallel := fs.Int("parallel", 1, "items asked at once (1 keeps latencies free of queueing)")
+	coherence := fs.Bool("coherence", false, "also run the laws of probability (metamorphic relations) on the embedded set and print their pass rates")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *data == "" || *model == "" {
-		return errors.New("--data and --model are required")
+	if *model == "" || *data == "" && !*coherence {
+		return errors.New("--model and --data (or --coherence) are required")
 	}
-	r, err := EvaluateFile(ctx, b, *model, *data, *fitData, *parallel)
-	if err != nil {
-		return err
+	r := Report{Model: *model}
+	if *data != "" {
+		var err error
+		if r, err = EvaluateFile(ctx, b, *model, *data, *fitData, *parallel); err != nil {
+			return err
+		}
+		if err := r.Print(stdout); err != nil {
+			return err
+		}
 	}
-	if err := r.Print(stdout); err != nil {
-		return err
+	if *coherence {
+		c, err := Coherence(ctx, b, *model, *parallel)
+		if err != nil {
+			return fmt.Errorf("coherence: %w", err)
+		}
+		r.Coherence = &c
+		fmt.Fprintf(stdout, "model %s, %d laws on %d questions\n", *model, len(laws), lawCaseCount())
+		if err := c.Print(stdout); err != nil {
+			return err
+		}
 	}
 	if *jsonOut != "" {
 		out, err := json.MarshalIndent(r, "", "  ")

@@ -11,8 +11,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 
+	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -36,8 +36,14 @@ type Engine struct{}
 
 // Ask answers every question of req from req.State. Each question is answered
 // from the state and its own text only, so asking it alone or in a batch gives
-// the same answer, and neither option order nor question names matter.
-func (Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+// the same answer, and neither option order nor question names matter. The
+// laws of probability that structure and English grammar decide
+// (shared/coherent, with its Reading rules) hold by construction.
+func (e Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	return coherent.Ask(ctx, req, coherent.Rules{Reading: true}, e.ask)
+}
+
+func (Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	state := terms(flatten(req.State))
 	answers := make(map[string]systemone.Answer, len(req.Questions))
 	for name, q := range req.Questions {
@@ -58,11 +64,11 @@ func answer(state bag, q systemone.Question) (systemone.Answer, error) {
 	case systemone.TypeNoul:
 		return systemone.BuildAnswer(q, noulWeights(state, q))
 	case systemone.TypeChoice:
-		// Options are put in name order first, so every sum runs in the same
-		// order whatever order the caller listed them in, and the answer is
-		// identical to the last bit.
-		q.Options = append([]systemone.Option(nil), q.Options...)
-		sort.Slice(q.Options, func(i, j int) bool { return q.Options[i].Name < q.Options[j].Name })
+		// Options are put in their canonical order first (a function of
+		// what they say), so every sum runs in the same order whatever
+		// order the caller listed them in and whatever it named them, and
+		// the answer is identical to the last bit.
+		q = q.Canonical()
 		return systemone.BuildAnswer(q, choiceWeights(state, q))
 	case systemone.TypeScore:
 		return systemone.BuildAnswer(q, scoreWeights(state, q))
@@ -87,15 +93,20 @@ func noulWeights(state bag, q systemone.Question) []float64 {
 	return probabilities(state, []bag{yes, no})
 }
 
-// choiceWeights scores each option's name and description.
+// choiceWeights scores what each option says (its description, else its
+// name: systemone.Option.Text). Each option is scored alone, so the odds
+// between two options do not depend on which others are offered: the
+// probabilities are a softmax of per-option scores.
 func choiceWeights(state bag, q systemone.Question) []float64 {
-	cands := make([]bag, len(q.Options))
+	logits := make([]float64, len(q.Options))
 	for i, o := range q.Options {
 		b := terms(o.Name)
-		b.add(terms(flatten(o.Description)))
-		cands[i] = b
+		if o.Described() {
+			b = terms(flatten(o.Description))
+		}
+		logits[i] = relevance(state, b, inverseFrequency([]bag{b})) / Temperature
 	}
-	return probabilities(state, cands)
+	return softmax(logits)
 }
 
 // scoreWeights scores each level's text; the score is then the expected level.
@@ -112,10 +123,16 @@ func scoreWeights(state bag, q systemone.Question) []float64 {
 func probabilities(state bag, cands []bag) []float64 {
 	idf := inverseFrequency(cands)
 	logits := make([]float64, len(cands))
-	top := math.Inf(-1)
 	for i, c := range cands {
 		logits[i] = relevance(state, c, idf) / Temperature
-		top = math.Max(top, logits[i])
+	}
+	return softmax(logits)
+}
+
+func softmax(logits []float64) []float64 {
+	top := math.Inf(-1)
+	for _, x := range logits {
+		top = math.Max(top, x)
 	}
 	sum := 0.0
 	for i := range logits {

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/wordvec"
 )
@@ -344,8 +345,13 @@ func dot(a, b []float32) float64 {
 // Ask answers every question of req from req.State. Each question is
 // answered from the state and its own text only, so asking it alone or in a
 // batch gives the same answer, and neither option order nor question names
-// matter.
+// matter. The laws of probability that structure and English grammar
+// decide (shared/coherent, with its Reading rules) hold by construction.
 func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	return coherent.Ask(ctx, req, coherent.Rules{Reading: true}, e.ask)
+}
+
+func (e *Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	text := flatten(req.State)
 	st := e.terms(text, nil)
 	if strings.Contains(text, "?") {
@@ -373,11 +379,11 @@ func (e *Engine) answer(state []term, q systemone.Question) (systemone.Answer, e
 	case systemone.TypeNoul:
 		return systemone.BuildAnswer(q, e.noulWeights(state, q))
 	case systemone.TypeChoice:
-		// Options are put in name order first, so every sum runs in the same
-		// order whatever order the caller listed them in, and the answer is
-		// identical to the last bit.
-		q.Options = append([]systemone.Option(nil), q.Options...)
-		sort.Slice(q.Options, func(i, j int) bool { return q.Options[i].Name < q.Options[j].Name })
+		// Options are put in their canonical order first (a function of
+		// what they say), so every sum runs in the same order whatever
+		// order the caller listed them in and whatever it named them, and
+		// the answer is identical to the last bit.
+		q = q.Canonical()
 		return systemone.BuildAnswer(q, e.choiceWeights(state, q))
 	case systemone.TypeScore:
 		return systemone.BuildAnswer(q, e.scoreWeights(state, q))
@@ -407,15 +413,18 @@ func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
 	return []float64{p}
 }
 
-// choiceWeights compares each option's name and description with the state.
+// choiceWeights compares what each option says (its description, else its
+// name: systemone.Option.Text) with the state. Each option is weighed
+// alone, so the odds between two options do not depend on which others
+// are offered: the probabilities are a softmax of per-option scores.
 func (e *Engine) choiceWeights(state []term, q systemone.Question) []float64 {
-	cands := make([][]term, len(q.Options))
+	rel := make([]float64, len(q.Options))
 	for i, o := range q.Options {
-		cands[i] = e.terms(o.Name+".\n"+flatten(o.Description), nil)
-	}
-	ev := relevances(state, cands, true)
-	rel := make([]float64, len(ev))
-	for i, x := range ev {
+		text := o.Name
+		if o.Described() {
+			text = flatten(o.Description)
+		}
+		x := relevances(state, [][]term{e.terms(text, nil)}, true)[0]
 		rel[i] = (bestShare*x.best + (1-bestShare)*x.mean) / choiceTemperature
 	}
 	return softmax(rel)

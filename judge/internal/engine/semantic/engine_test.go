@@ -373,3 +373,7 @@ func BenchmarkLongState(b *testing.B) {
 }
 
 func TestConformance(t *testing.T) { enginetest.Run(t, engine()) }
+
+func TestCoherence(t *testing.T) {
+	enginetest.RunCoherence(t, engine(), enginetest.Coherence{Reads: true, Apart: true})
+}

@@ -84,10 +84,11 @@ func TestRelatedWordsRoute(t *testing.T) {
 	}
 }
 
-// A question mark speaks for an option about asking.
+// A question mark speaks for an option about asking. The option's name
+// says nothing once it has a description, so the description says it.
 func TestQuestionMark(t *testing.T) {
 	q := `{"type": "choice", "instructions": "What does the customer want?", "criteria": {
-		"report_problem": "tell us that something is broken", "question": "ask how to do something"}}`
+		"report_problem": "tell us that something is broken", "question": "a question about how to do something"}}`
 	if a := one(t, "Is it possible to export to a spreadsheet?", q); a.Choice != "question" {
 		t.Errorf("a question: %q (%v)", a.Choice, a.Probabilities)
 	}
