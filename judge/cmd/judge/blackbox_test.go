@@ -160,7 +160,7 @@ func TestGoodRequest(t *testing.T) {
 	if anger.Type != "score" || anger.Score == nil || *anger.Score < 0 || *anger.Score > 2 || anger.Confidence == nil {
 		t.Errorf("anger answer: %+v", anger)
 	}
-	if anger.Legend["0"] != "calm" || anger.Legend["2"] != "furious" {
+	if string(anger.Legend["0"]) != `"calm"` || string(anger.Legend["2"]) != `"furious"` {
 		t.Errorf("anger legend: %v", anger.Legend)
 	}
 	for name, a := range map[string]map[string]float64{"team": team.Probabilities, "anger": anger.Probabilities} {

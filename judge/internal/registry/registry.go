@@ -3,7 +3,7 @@
 // answers for each: judge/internal/lexical offline, shared/chatadapter for
 // the language model, registered by judge/cmd/judge. It turns a request
 // naming a model into a response naming the exact version that answered,
-// with usage and cost.
+// with usage and cost, its answers in the order of the questions.
 package registry
 
 import (
@@ -194,5 +194,7 @@ func (r *Registry) Ask(ctx context.Context, m *Model, req systemone.Request) (*s
 		usage.InputTokens = req.CountTokens(r.count)
 	}
 	usage.Cost = float64(usage.InputTokens) * m.PricePerMillion / 1e6
-	return &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage}, nil
+	// Answers go out in the order the questions came, whatever order the
+	// engine kept.
+	return &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage, Order: req.QuestionNames()}, nil
 }
