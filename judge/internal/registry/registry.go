@@ -25,7 +25,8 @@ const DefaultPricePerMillion = 0.042
 type Model struct {
 	// Name is the exact version, e.g. "local/lexical-1.0".
 	Name string
-	// Aliases float to Name; each ends in "-latest".
+	// Aliases float to Name: the engine's own, each ending in "-latest",
+	// then those added with AddAlias.
 	Aliases     []string
 	Description string
 	// ReleaseDate is the date Name was released, as YYYY-MM-DD.
@@ -84,6 +85,26 @@ func (r *Registry) Add(m Model) error {
 	for _, n := range names {
 		r.byName[n] = p
 	}
+	return nil
+}
+
+// AddAlias makes alias another name of the model target names (exact or
+// alias): an operator's name for a model, or jev-latest, the model System
+// One clients ask for by default. Unlike a model's own aliases it may be
+// any name no model has.
+func (r *Registry) AddAlias(alias, target string) error {
+	if strings.TrimSpace(alias) == "" || strings.ContainsAny(alias, " \t,=") {
+		return fmt.Errorf("alias %q: want a name without spaces, commas or =", alias)
+	}
+	m, ok := r.byName[target]
+	if !ok {
+		return fmt.Errorf("alias %q: unknown model %q", alias, target)
+	}
+	if other, dup := r.byName[alias]; dup {
+		return fmt.Errorf("alias %q: already a name of model %s", alias, other.Name)
+	}
+	m.Aliases = append(m.Aliases, alias)
+	r.byName[alias] = m
 	return nil
 }
 
