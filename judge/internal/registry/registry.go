@@ -1,7 +1,6 @@
 // Package registry holds the judge's models: their exact names, floating
 // "-latest" aliases, prices and the engine (a systemone.Backend) that
-// answers for each: judge/internal/lexical offline, shared/chatadapter for
-// the language model, registered by judge/cmd/judge. It turns a request
+// answers for each (judge/internal/engine), registered by judge/cmd/judge. It turns a request
 // naming a model into a response naming the exact version that answered,
 // with usage and cost, its answers in the order of the questions.
 package registry
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -46,11 +46,11 @@ type Model struct {
 type Registry struct {
 	models []*Model
 	byName map[string]*Model
-	count  systemone.TokenCounter
+	count  limits.Counter
 }
 
 // New returns an empty registry that counts input tokens with count.
-func New(count systemone.TokenCounter) *Registry {
+func New(count limits.Counter) *Registry {
 	return &Registry{byName: map[string]*Model{}, count: count}
 }
 
@@ -179,12 +179,12 @@ func (r *Registry) PlannedInputTokens(m *Model, req systemone.Request) int {
 		req.Model = m.Name
 		return p.PlannedInputTokens(req)
 	}
-	return req.CountTokens(r.count)
+	return limits.Count(req, r.count)
 }
 
 // Ask answers req with m and completes the response: the exact model name,
 // one answer per question, and usage. Input tokens are those the backend
-// reports, or else the request counted as Request.CountTokens does; the cost
+// reports, or else the request counted as limits.Count does; the cost
 // is input tokens times the model's price.
 func (r *Registry) Ask(ctx context.Context, m *Model, req systemone.Request) (*systemone.Response, error) {
 	req.Model = m.Name
@@ -212,7 +212,7 @@ func (r *Registry) Ask(ctx context.Context, m *Model, req systemone.Request) (*s
 	}
 	usage := resp.Usage
 	if usage.InputTokens == 0 {
-		usage.InputTokens = req.CountTokens(r.count)
+		usage.InputTokens = limits.Count(req, r.count)
 	}
 	usage.Cost = float64(usage.InputTokens) * m.PricePerMillion / 1e6
 	// Answers go out in the order the questions came, whatever order the

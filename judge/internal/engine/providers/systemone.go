@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/judgeworks/judge/internal/engine"
 	"net/http"
 
 	"github.com/judgeworks/judge/internal/fault"
-	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -22,7 +22,7 @@ const SystemOneReadout = "systemone"
 type SystemOne struct {
 	s      Settings
 	client *systemone.Client
-	slots  slots
+	slots  *engine.Slots
 }
 
 var _ systemone.Backend = (*SystemOne)(nil)
@@ -46,7 +46,7 @@ func NewSystemOne(s Settings) *SystemOne {
 // options in canonical order, and returns its answers calibrated. The
 // response's Model is the exact version the upstream reported.
 func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	admitted, err := p.slots.admit(ctx, 1)
+	admitted, err := p.slots.Admit(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 	for name, q := range req.Questions {
 		up.Questions[name] = q.Canonical()
 	}
-	resp, err := call(ctx, admitted, func() (*systemone.Response, error) { return p.client.Ask(ctx, up) })
+	resp, err := engine.Call(ctx, admitted, func() (*systemone.Response, error) { return p.client.Ask(ctx, up) })
 	if err != nil {
 		return nil, p.failure(ctx, err)
 	}
@@ -109,12 +109,12 @@ func (p *SystemOne) failure(ctx context.Context, err error) error {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("request canceled: %w", ctx.Err())
 		}
-		return &chatadapter.OverloadedError{RetryAfter: chatadapter.DefaultOverloadRetryAfter, Err: ctx.Err(),
-			Message: p.s.Source + ": the System One provider did not answer within the request's deadline"}
+		fe := fault.Retry(fault.Overloaded, DefaultRetryAfter, "%s: the System One provider did not answer within the request's deadline", p.s.Source)
+		fe.Err = ctx.Err()
+		return fe
 	}
 	misconfigured := func(setting, format string, args ...any) error {
-		return &chatadapter.MisconfiguredError{Setting: setting,
-			Message: fmt.Sprintf("%s: %s; check %s", p.s.Source, fmt.Sprintf(format, args...), setting)}
+		return fault.New(fault.Misconfigured, "%s: %s; check %s", p.s.Source, fmt.Sprintf(format, args...), setting)
 	}
 	switch e.Status {
 	case http.StatusUnauthorized, http.StatusForbidden:
