@@ -314,3 +314,61 @@ func BenchmarkDecodeRequest(b *testing.B) {
 		}
 	}
 }
+
+// The order of the questions survives decoding, encoding a request (the
+// judge's call to a System One upstream) and a response both ways.
+func TestOrderKeptEndToEnd(t *testing.T) {
+	req, err := DecodeRequest([]byte(`{"model":"m","state":"s","questions":{
+		"zeta":{"type":"noul"},"alpha":{"type":"noul","instructions":null},"mid":{"type":"noul","instructions":"x"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"zeta", "alpha", "mid"}
+	if got := req.QuestionNames(); !slices.Equal(got, want) {
+		t.Fatalf("QuestionNames %v, want %v", got, want)
+	}
+	wire, _ := json.Marshal(req)
+	if !strings.Contains(string(wire), `"questions":{"zeta":{"type":"noul"},"alpha":{"type":"noul"},"mid":`) {
+		t.Errorf("request written as %s", wire)
+	}
+	p := 0.5
+	resp := Response{Model: "m", Order: want, Answers: map[string]Answer{
+		"alpha": {Type: TypeNoul, Noul: &p}, "mid": {Type: TypeNoul, Noul: &p}, "zeta": {Type: TypeNoul, Noul: &p}}}
+	body, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(body), `{"model":"m","answers":{"zeta":`) || !strings.Contains(string(body), `"alpha":{"type":"noul","noul":0.5},"mid"`) {
+		t.Errorf("response written as %s", body)
+	}
+	var back Response
+	if err := json.Unmarshal(body, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Names(); !slices.Equal(got, want) {
+		t.Errorf("decoded response names %v, want %v", got, want)
+	}
+	// Names left out of Order follow, sorted.
+	resp.Order = []string{"mid"}
+	if got := resp.Names(); !slices.Equal(got, []string{"mid", "alpha", "zeta"}) {
+		t.Errorf("partial order: %v", got)
+	}
+}
+
+func TestShortInput(t *testing.T) {
+	long := strings.Repeat("é", 300)
+	for _, tt := range []struct{ in, want string }{
+		{``, `null`},
+		{`{"a": 1}`, `{"a":1}`},
+		{`"` + long + `"`, `"` + strings.Repeat("é", MaxInputBytes/2) + `…"`},
+		{`[` + strings.Repeat(`"xx",`, 100) + `"x"]`, `"[` + strings.Repeat(`\"xx\",`, 51) + `…"`},
+	} {
+		got := string(ShortInput(json.RawMessage(tt.in)))
+		if got != tt.want {
+			t.Errorf("ShortInput(%.40s…) = %.80s…, want %.80s…", tt.in, got, tt.want)
+		}
+		if !json.Valid([]byte(got)) {
+			t.Errorf("ShortInput(%.40s…) is not JSON: %s", tt.in, got)
+		}
+	}
+}
