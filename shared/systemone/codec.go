@@ -349,17 +349,11 @@ func (r Request) MarshalJSON() ([]byte, error) {
 	writeString(&b, r.Model)
 	b.WriteString(`,"state":`)
 	writeEntry(&b, r.State)
-	b.WriteString(`,"questions":{`)
-	for i, name := range r.QuestionNames() {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeString(&b, name)
-		b.WriteByte(':')
-		q, _ := r.Questions[name].MarshalJSON() // cannot fail
-		b.Write(q)
+	b.WriteString(`,"questions":`)
+	if err := writeObject(&b, r.QuestionNames(), r.Questions, Question.MarshalJSON); err != nil {
+		return nil, err
 	}
-	b.WriteString("}}")
+	b.WriteByte('}')
 	return b.Bytes(), nil
 }
 
@@ -368,20 +362,12 @@ func (r Response) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"model":`)
 	writeString(&b, r.Model)
-	b.WriteString(`,"answers":{`)
-	for i, name := range r.Names() {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		writeString(&b, name)
-		b.WriteByte(':')
-		a, err := json.Marshal(r.Answers[name])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(a)
+	b.WriteString(`,"answers":`)
+	err := writeObject(&b, r.Names(), r.Answers, func(a Answer) ([]byte, error) { return json.Marshal(a) })
+	if err != nil {
+		return nil, err
 	}
-	b.WriteString(`},"usage":`)
+	b.WriteString(`,"usage":`)
 	u, err := json.Marshal(r.Usage)
 	if err != nil {
 		return nil, err
@@ -389,6 +375,26 @@ func (r Response) MarshalJSON() ([]byte, error) {
 	b.Write(u)
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// writeObject writes the members of m that names names, in that order,
+// each value encoded by enc.
+func writeObject[V any](b *bytes.Buffer, names []string, m map[string]V, enc func(V) ([]byte, error)) error {
+	b.WriteByte('{')
+	for i, name := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(b, name)
+		b.WriteByte(':')
+		v, err := enc(m[name])
+		if err != nil {
+			return err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return nil
 }
 
 // UnmarshalJSON reads a response and the order its answers came in.
