@@ -22,6 +22,14 @@ import (
 // port.
 func startCaddy(t *testing.T, upstream string, env ...string) (string, int) {
 	t.Helper()
+	_, base, port := runCaddy(t, upstream, env...)
+	return base, port
+}
+
+// runCaddy is startCaddy that also returns the process, whose output is
+// Caddy's logs.
+func runCaddy(t *testing.T, upstream string, env ...string) (*proctest.Proc, string, int) {
+	t.Helper()
 	caddyBin, err := exec.LookPath("caddy")
 	if err != nil {
 		t.Fatal("caddy is not installed: run make deps")
@@ -35,10 +43,10 @@ func startCaddy(t *testing.T, upstream string, env ...string) (string, int) {
 	env = append(append(proctest.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", port),
 		"JUDGE_UPSTREAM="+host, "INTERVIEW_UPSTREAM="+host), env...)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	proctest.Run(t, proctest.Cmd{Name: "caddy", Path: caddyBin, Dir: work, Env: env,
+	proc := proctest.Run(t, proctest.Cmd{Name: "caddy", Path: caddyBin, Dir: work, Env: env,
 		Args: []string{"run", "--config", filepath.Join(repoRoot(t), "deploy/Caddyfile"), "--adapter", "caddyfile"}},
 		base+"/healthz")
-	return base, port
+	return proc, base, port
 }
 
 // pathRecorder is an upstream that answers 200 and remembers every path it
@@ -206,4 +214,74 @@ func hexIPv4(h string) string {
 		fmt.Sscanf(h[2*i:2*i+2], "%02X", &b[3-i])
 	}
 	return fmt.Sprintf("%d.%d.%d.%d", b[0], b[1], b[2], b[3])
+}
+
+// securityHeaders are the headers every answer through Caddy carries.
+var securityHeaders = []string{"Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options", "Permissions-Policy", "Referrer-Policy"}
+
+// TestCaddyHeadersOnSharedReportsAndErrors: through Caddy a shared report's
+// page and data keep the service's Referrer-Policy (no-referrer) and are
+// noindex, and Caddy's own 502s carry the security headers too. Share tokens, in the path or in a
+// Referer, appear in none of Caddy's log lines, its errors included.
+func TestCaddyHeadersOnSharedReportsAndErrors(t *testing.T) {
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/shared/") {
+			w.Header().Set("Referrer-Policy", "no-referrer") // as the service does
+		}
+		fmt.Fprint(w, "upstream")
+	}))
+	proc, base, _ := runCaddy(t, upstream.URL)
+	token := "Tok3nTok3nTok3nTok3nTok3nTok3nTok3nTok3nTok"
+	get := func(path string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Referer", base+"/shared/"+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	check := func(resp *http.Response, path string, status int, referrer, robots string) {
+		t.Helper()
+		if resp.StatusCode != status {
+			t.Errorf("%s: status %d, want %d", path, resp.StatusCode, status)
+		}
+		for _, h := range securityHeaders {
+			if resp.Header.Get(h) == "" {
+				t.Errorf("%s (%d): no %s", path, resp.StatusCode, h)
+			}
+		}
+		if resp.Header.Get("Server") != "" {
+			t.Errorf("%s (%d): Server %q", path, resp.StatusCode, resp.Header.Get("Server"))
+		}
+		if got := resp.Header.Get("Referrer-Policy"); got != referrer {
+			t.Errorf("%s (%d): Referrer-Policy %q, want %q", path, resp.StatusCode, got, referrer)
+		}
+		if got := resp.Header.Get("X-Robots-Tag"); got != robots {
+			t.Errorf("%s (%d): X-Robots-Tag %q, want %q", path, resp.StatusCode, got, robots)
+		}
+	}
+	for _, status := range []int{http.StatusOK, http.StatusBadGateway} {
+		if status == http.StatusBadGateway {
+			upstream.Close() // Caddy answers by itself from here on
+		}
+		check(get("/shared/"+token), "/shared/"+token, status, "no-referrer", "noindex")
+		check(get("/api/shared/"+token), "/api/shared/"+token, status, "no-referrer", "noindex")
+		check(get("/"), "/", status, "strict-origin-when-cross-origin", "")
+		check(get("/v1/models"), "/v1/models", status, "strict-origin-when-cross-origin", "")
+	}
+
+	out := proc.Output()
+	if strings.Contains(out, token) {
+		t.Fatalf("a share token is in Caddy's output:\n%s", out)
+	}
+	if !strings.Contains(out, `"uri":"/api/shared/REDACTED"`) || !strings.Contains(out, `"uri":"/shared/REDACTED"`) {
+		t.Fatalf("no redacted share paths in Caddy's access log:\n%s", out)
+	}
 }

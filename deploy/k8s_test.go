@@ -635,10 +635,7 @@ func TestK8sJudgeScaling(t *testing.T) {
 // reach it.
 func TestK8sRedisPolicy(t *testing.T) {
 	o := loadK8s(t)
-	if len(o.policies) != 1 {
-		t.Fatalf("%d network policies, want 1", len(o.policies))
-	}
-	np := o.policies[0]
+	np := policyFor(t, o, "redis")
 	sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
 	if err != nil || !sel.Matches(labels.Set(o.deployments["redis"].Spec.Template.Labels)) {
 		t.Fatalf("policy selects %v, not the redis pods (%v)", np.Spec.PodSelector, err)
@@ -727,5 +724,139 @@ func TestK8sKustomizeBuilds(t *testing.T) {
 				t.Errorf("%s: %s from key %s, which ConfigMap %s lacks", d.Name, e.Name, ref.Key, ref.Name)
 			}
 		}
+	}
+}
+
+// policyFor returns the one NetworkPolicy whose pod selector picks the pods
+// of deployment name.
+func policyFor(t *testing.T, o k8sObjects, name string) *networkingv1.NetworkPolicy {
+	t.Helper()
+	var found []*networkingv1.NetworkPolicy
+	for _, np := range o.policies {
+		sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+		if err == nil && sel.Matches(labels.Set(o.deployments[name].Spec.Template.Labels)) {
+			found = append(found, np)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d network policies select the %s pods, want 1", len(found), name)
+	}
+	return found[0]
+}
+
+// peers names what a policy's ingress (or egress) peers admit: this
+// namespace's deployments by name, "scraper" for the monitoring namespace's
+// Prometheus pods, and "anywhere" for a rule without peers or with an IP
+// block; ports are the rules' ports as written.
+func peers(t *testing.T, o k8sObjects, rules []networkingv1.NetworkPolicyPeer, ports []networkingv1.NetworkPolicyPort) map[string][]string {
+	t.Helper()
+	var ps []string
+	for _, p := range ports {
+		if p.Port != nil {
+			ps = append(ps, p.Port.String())
+		}
+	}
+	out := map[string][]string{}
+	if len(rules) == 0 {
+		out["anywhere"] = ps
+	}
+	for _, peer := range rules {
+		switch {
+		case peer.IPBlock != nil:
+			out["anywhere"] = ps
+		case peer.NamespaceSelector != nil:
+			ns, nerr := metav1.LabelSelectorAsSelector(peer.NamespaceSelector)
+			pods, perr := metav1.LabelSelectorAsSelector(peer.PodSelector)
+			if nerr != nil || perr != nil || peer.PodSelector == nil ||
+				!ns.Matches(labels.Set{"kubernetes.io/metadata.name": "monitoring"}) || ns.Matches(labels.Set{"kubernetes.io/metadata.name": "default"}) ||
+				!pods.Matches(labels.Set{"app.kubernetes.io/name": "prometheus"}) || pods.Empty() {
+				t.Errorf("peer %+v admits more than the scraper", peer)
+			}
+			out["scraper"] = append(out["scraper"], ps...)
+		case peer.PodSelector != nil:
+			sel, err := metav1.LabelSelectorAsSelector(peer.PodSelector)
+			if err != nil || sel.Empty() {
+				t.Errorf("peer selector %v admits every pod (%v)", peer.PodSelector, err)
+				continue
+			}
+			for name, d := range o.deployments {
+				if sel.Matches(labels.Set(d.Spec.Template.Labels)) {
+					out[name] = append(out[name], ps...)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestK8sNetworkPolicies: only Caddy reaches the interview service, Caddy
+// and the interview service the judge, and besides them only the scraper,
+// on the service's port (where /metrics is); the interview service reaches
+// the judge, Postgres, DNS and HTTPS, nothing else. Caddy's pods are then
+// the only proxies the interview service can hear from, which is what its
+// TRUSTED_PROXIES=private trusts; Caddy itself is told the proxies in
+// front of it by CADDY_TRUSTED_PROXIES, a setting the docs explain.
+func TestK8sNetworkPolicies(t *testing.T) {
+	o := loadK8s(t)
+	ingress := func(name string) map[string][]string {
+		np := policyFor(t, o, name)
+		if !slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) {
+			t.Fatalf("%s: the policy does not restrict ingress", name)
+		}
+		all := map[string][]string{}
+		for _, r := range np.Spec.Ingress {
+			for k, v := range peers(t, o, r.From, r.Ports) {
+				all[k] = append(all[k], v...)
+			}
+		}
+		return all
+	}
+	for name, want := range map[string]map[string][]string{
+		"interview": {"caddy": {"http"}, "scraper": {"http"}},
+		"judge":     {"caddy": {"http"}, "interview": {"http"}, "scraper": {"http"}},
+	} {
+		if got := ingress(name); !maps.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%s reachable from %v, want %v", name, got, want)
+		}
+	}
+
+	np := policyFor(t, o, "interview")
+	if !slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeEgress) {
+		t.Fatal("the interview service's egress is not restricted")
+	}
+	reach := map[string][]string{}
+	for _, r := range np.Spec.Egress {
+		for k, v := range peers(t, o, r.To, r.Ports) {
+			reach[k] = append(reach[k], v...)
+		}
+	}
+	if want := map[string][]string{"judge": {"8081"}, "anywhere": {"5432", "53", "53", "443"}}; !maps.EqualFunc(reach, want, slices.Equal) {
+		t.Errorf("the interview service reaches %v, want %v", reach, want)
+	}
+
+	interviewEnv, caddyEnv := map[string]string{}, map[string]string{}
+	for _, e := range o.deployments["interview"].Spec.Template.Spec.Containers[0].Env {
+		if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
+			interviewEnv[e.Name] = e.ValueFrom.ConfigMapKeyRef.Key
+		}
+	}
+	for _, e := range o.deployments["caddy"].Spec.Template.Spec.Containers[0].Env {
+		if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
+			caddyEnv[e.Name] = e.ValueFrom.ConfigMapKeyRef.Key
+		}
+	}
+	if interviewEnv["TRUSTED_PROXIES"] != "TRUSTED_PROXIES" || caddyEnv["CADDY_TRUSTED_PROXIES"] != "CADDY_TRUSTED_PROXIES" {
+		t.Errorf("trusted proxies not from the settings: interview %v, caddy %v", interviewEnv, caddyEnv)
+	}
+	ops, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k8s := string(ops[strings.Index(string(ops), "## Kubernetes"):])
+	if !strings.Contains(k8s, "CADDY_TRUSTED_PROXIES") || !strings.Contains(k8s, "network.yaml") {
+		t.Error("docs/operations.md, Kubernetes, does not say how to trust the proxy in front of Caddy or what network.yaml admits")
+	}
+	if strings.Contains(k8s, "every judge and interview pod gets\n`REDIS_URL") || strings.Contains(k8s, "judge and interview pod gets `REDIS_URL") {
+		t.Error("docs/operations.md still says the interview service gets REDIS_URL")
 	}
 }

@@ -63,6 +63,25 @@ reach() {
 	printf '%s:%s\n' "$host" "$(port_of "$1")"
 }
 
+# redact_url prints a URL for the terminal without what may be a secret in
+# it: user name and password, query string and fragment (some providers take
+# their key as ?api-key=…). Whatever is hidden shows as "…".
+redact_url() {
+	local u=$1 tail=
+	[ -n "$u" ] || {
+		printf '(default base URL)\n'
+		return
+	}
+	case $u in *[?#]*) u=${u%%[?#]*} tail='?…' ;; esac
+	if [[ $u =~ ^([A-Za-z][A-Za-z0-9+.-]*://)([^/]*)(.*)$ ]]; then
+		local host=${BASH_REMATCH[2]}
+		case $host in *@*) host="…@${host##*@}" ;; esac
+		printf '%s%s%s%s\n' "${BASH_REMATCH[1]}" "$host" "${BASH_REMATCH[3]}" "$tail"
+	else
+		printf '(set, but not a URL)\n'
+	fi
+}
+
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # wait_http waits up to 30 s for url to answer 200, or for pid to die.
@@ -342,13 +361,13 @@ else
 fi
 case $key_source in
 dev) log "judge development key: dev-key   (Authorization: Bearer dev-key; offline engines only)" ;;
-generated) log "judge key (kept in .data/judge-api-key): $JUDGE_API_KEYS   (Authorization: Bearer <key>)" ;;
+generated) log "judge key: kept in .data/judge-api-key, readable by you only   (Authorization: Bearer \$(cat .data/judge-api-key))" ;;
 *) log "judge keys: from JUDGE_API_KEYS" ;;
 esac
 if [ -n "$offline" ]; then
 	log "no LLM settings (LLM_BASE_URL, LLM_API_KEY): judge and interview run on the offline engines (judge model local/semantic-latest)"
 else
-	log "language model: ${LLM_MODEL:-(LLM_MODEL unset)} at ${LLM_BASE_URL:-(default base URL)}"
+	log "language model: ${LLM_MODEL:-(LLM_MODEL unset)} at $(redact_url "${LLM_BASE_URL:-}")"
 fi
 log "Ctrl-C stops everything"
 echo

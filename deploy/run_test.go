@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,25 +168,51 @@ func (r *runScript) childEnv(t *testing.T, comm string) map[string]string {
 
 // TestRunScriptGeneratesAJudgeKey: with a language model configured, make
 // run must not hand out dev-key. It generates a random key once, keeps it in
-// .data/judge-api-key (mode 600), prints it, gives the interview service the
-// same key, and reuses it on the next start. Caddy listens on loopback.
+// .data/judge-api-key (mode 600), says where it is kept without printing it,
+// gives the interview service the same key, and reuses it on the next start.
+// The base URL it prints hides the credentials and query string it carries.
+// Caddy listens on loopback.
 func TestRunScriptGeneratesAJudgeKey(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole stack twice")
 	}
 	root := scratchCheckout(t)
 	// The model is never called here: nothing listens on port 1.
-	llm := []string{"LLM_BASE_URL=http://127.0.0.1:1/v1", "LLM_API_KEY=sk-run-script-test", "LLM_MODEL=test-model"}
-	keyLine := regexp.MustCompile(`\[run\] judge key \(kept in \.data/judge-api-key\): ([0-9a-f]+) `)
+	llm := []string{"LLM_BASE_URL=http://svc-user:s3cretpw@127.0.0.1:1/v1?api-key=abc123", "LLM_API_KEY=sk-run-script-test", "LLM_MODEL=test-model"}
 
 	var first string
 	for run := 1; run <= 2; run++ {
 		r := startRunScript(t, root, llm...)
-		m := keyLine.FindStringSubmatch(r.proc.Output())
-		if m == nil {
-			t.Fatalf("run %d: no generated key printed", run)
+		// The summary's last line follows "ready".
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(r.proc.Output(), "[run] Ctrl-C stops everything"); {
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d: no summary after ready", run)
+			}
+			time.Sleep(50 * time.Millisecond)
 		}
-		key := m[1]
+		if !strings.Contains(r.proc.Output(), "[run] judge key: kept in .data/judge-api-key") {
+			t.Errorf("run %d: run.sh does not say where the judge key is kept", run)
+		}
+		stored, err := os.ReadFile(filepath.Join(root, ".data", "judge-api-key"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := string(stored)
+		// run.sh's own lines; the services' lines are theirs to keep clean.
+		var own []string
+		for line := range strings.SplitSeq(r.proc.Output(), "\n") {
+			if strings.HasPrefix(line, "[run]") {
+				own = append(own, line)
+			}
+		}
+		for _, secret := range []string{key, "s3cretpw", "svc-user", "abc123", "sk-run-script-test"} {
+			if strings.Contains(strings.Join(own, "\n"), secret) {
+				t.Errorf("run %d: run.sh printed %q", run, secret)
+			}
+		}
+		if !strings.Contains(strings.Join(own, "\n"), "http://…@127.0.0.1:1/v1?…") {
+			t.Errorf("run %d: no redacted base URL in run.sh's lines:\n%s", run, strings.Join(own, "\n"))
+		}
 		if len(key) < 32 {
 			t.Errorf("run %d: key of %d characters, want at least 32", run, len(key))
 		}
@@ -200,13 +225,6 @@ func TestRunScriptGeneratesAJudgeKey(t *testing.T) {
 		}
 		if info.Mode().Perm() != 0o600 {
 			t.Errorf("run %d: .data/judge-api-key has mode %v, want 0600", run, info.Mode().Perm())
-		}
-		stored, err := os.ReadFile(filepath.Join(root, ".data", "judge-api-key"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(stored) != key {
-			t.Errorf("run %d: printed key %q, file holds %q", run, key, stored)
 		}
 		if run == 1 {
 			first = key

@@ -108,6 +108,14 @@ func NewID() string {
 	return "req_" + hex.EncodeToString(b[:])
 }
 
+// logPathKey holds the path the access log shows instead of the request's.
+const logPathKey = "server.logPath"
+
+// LogPath makes the access log show path for this request instead of the
+// one requested: for a path that carries a secret (a share link's token),
+// the path with the secret replaced.
+func LogPath(c echo.Context, path string) { c.Set(logPathKey, path) }
+
 func accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
@@ -116,9 +124,13 @@ func accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		req := c.Request()
+		path := req.URL.Path
+		if p, ok := c.Get(logPathKey).(string); ok {
+			path = p
+		}
 		Logger(c).LogAttrs(req.Context(), slog.LevelInfo, "request",
 			slog.String("method", req.Method),
-			slog.String("path", req.URL.Path),
+			slog.String("path", path),
 			slog.Int("status", c.Response().Status),
 			slog.Int64("bytes", c.Response().Size),
 			slog.Duration("duration", time.Since(start)),

@@ -23,15 +23,16 @@ const DocumentField = "document"
 
 // DecodeRequest decodes the body of POST /v1/systemone. Unknown top-level
 // fields are ignored, as lenient JSON APIs do; every value of a known field
-// must have its documented shape. State may come as document, its older name. Any problem is reported as a
-// *ValidationError naming the field path, with every problem found, not only
-// the first. Bounds (counts, lengths, tokens) are checked by Validate.
+// must have its documented shape. State may come as document, its older
+// name. A body that is not JSON at all is a *SyntaxError; any other problem
+// is reported as a *ValidationError naming the field path, with every
+// problem found, not only the first. Bounds (counts, lengths) are checked
+// by Validate.
 func DecodeRequest(body []byte) (Request, error) {
 	var req Request
 	var v validator
 	if err := checkSyntax(body); err != nil {
-		v.add(err.Error(), "json_invalid", "body")
-		return req, v.err()
+		return req, &SyntaxError{Msg: err.Error()}
 	}
 	if kindOf(body) != kindObject {
 		v.addInput("the body must be a JSON object", "dict_type", body, "body")

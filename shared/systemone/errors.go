@@ -163,3 +163,11 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// SyntaxError means a request body is not JSON at all: no field path can
+// be named, so a server answers 400 rather than listing problems.
+type SyntaxError struct {
+	Msg string
+}
+
+func (e *SyntaxError) Error() string { return e.Msg }

@@ -27,12 +27,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/judgeworks/interview/internal/account"
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/config"
 	"github.com/judgeworks/interview/internal/httpapi"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
-	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/shared/pgtest"
 )
 

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/judgeworks/interview/internal/account"
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/config"
 	"github.com/judgeworks/interview/internal/google"
 	"github.com/judgeworks/interview/internal/httpapi"
@@ -30,7 +31,6 @@ import (
 	"github.com/judgeworks/interview/internal/throttle"
 	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/interview/web"
-	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"

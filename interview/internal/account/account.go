@@ -4,13 +4,14 @@ package account
 
 import (
 	"context"
+	"crypto/sha256"
 	"net/mail"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/auth"
+	"github.com/judgeworks/interview/internal/problem"
 )
 
 // Limits on registration input. A password needs 8 characters at least and
@@ -56,13 +57,18 @@ type Store interface {
 	UserByEmail(ctx context.Context, email string) (User, string, error)
 	UserByID(ctx context.Context, id string) (User, error)
 	// SignInGoogle returns the account of id: the one already linked to
-	// id.Subject, else the one with id.Email (linked now, its password
-	// dropped and its session version bumped, so whoever registered the
-	// email first is signed out), else a new one. An email linked to
-	// another Google account is problem.Conflict.
+	// id.Subject, else a new one. An account registered with a password
+	// for id.Email (never verified) is deleted with all it holds first,
+	// so whoever registered the email is signed out and leaves nothing
+	// behind. An email linked to another Google account is
+	// problem.Conflict.
 	SignInGoogle(ctx context.Context, id GoogleIdentity) (User, error)
-	// SessionVersion returns the account's current session version.
-	SessionVersion(ctx context.Context, id string) (int64, error)
+	// SessionState returns the account's current session version and
+	// whether the token with SHA-256 tokenHash was signed out.
+	SessionState(ctx context.Context, id string, tokenHash []byte) (version int64, revoked bool, err error)
+	// RevokeSession signs out the one token with SHA-256 tokenHash, which
+	// expires at expires at the latest.
+	RevokeSession(ctx context.Context, id string, tokenHash []byte, expires time.Time) error
 	// PasswordHash returns the account's password hash, "" for none.
 	PasswordHash(ctx context.Context, id string) (string, error)
 	// SetPassword replaces the hash only while it is still oldHash, bumps
@@ -173,21 +179,34 @@ func (s *Service) User(ctx context.Context, id string) (User, error) {
 	return s.store.UserByID(ctx, id)
 }
 
-// Check accepts a session token's claims only while they carry the
-// account's current session version: a password change, "sign out
-// everywhere" and Google linking bump it, revoking every older token.
-func (s *Service) Check(ctx context.Context, sess auth.Session) error {
-	v, err := s.store.SessionVersion(ctx, sess.Subject)
+// Check accepts a session token (sess is what it carries) only while it
+// carries the account's current session version and was not signed out: a
+// password change, "sign out everywhere" and Google linking bump the
+// version, revoking every older token; a plain sign-out revokes its own.
+func (s *Service) Check(ctx context.Context, sess auth.Session, token string) error {
+	v, revoked, err := s.store.SessionState(ctx, sess.Subject, tokenHash(token))
 	if problem.Is(err, problem.NotFound) {
 		return problem.New(problem.Unauthenticated, "this account no longer exists")
 	}
 	if err != nil {
 		return err
 	}
-	if v != sess.Version {
+	if v != sess.Version || revoked {
 		return problem.New(problem.Unauthenticated, "you were signed out; sign in again")
 	}
 	return nil
+}
+
+// SignOut revokes one session token of the account (sess is what it
+// carries), which would have expired by expires anyway.
+func (s *Service) SignOut(ctx context.Context, sess auth.Session, token string, expires time.Time) error {
+	return s.store.RevokeSession(ctx, sess.Subject, tokenHash(token), expires)
+}
+
+// tokenHash is what is kept of a revoked session token.
+func tokenHash(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
 }
 
 // ChangePassword checks current, stores newPassword and returns the new

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"time"
@@ -77,8 +79,13 @@ func (t *Tokens) IssueSession(s Session) (string, error) {
 	if s.AuthTime.IsZero() {
 		s.AuthTime = now
 	}
+	// A random id makes every token unique, even two issued to one account
+	// in the same second, so one of them can be revoked alone.
+	id := make([]byte, 16)
+	_, _ = rand.Read(id) // crypto/rand.Read never fails
 	claims := sessionClaims{
 		RegisteredClaims: jwt.RegisteredClaims{
+			ID:        base64.RawURLEncoding.EncodeToString(id),
 			Subject:   s.Subject,
 			Issuer:    t.issuer,
 			IssuedAt:  jwt.NewNumericDate(now),

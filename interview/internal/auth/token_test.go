@@ -136,3 +136,23 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// Two tokens issued for one session in the same second differ, so one can
+// be revoked without the other.
+func TestTokensAreUnique(t *testing.T) {
+	tokens, err := NewTokens([]byte("0123456789abcdef0123456789abcdef"), "interview", time.Hour, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := tokens.IssueSession(Session{Subject: "u1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tokens.IssueSession(Session{Subject: "u1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b {
+		t.Fatal("two tokens for one session are the same")
+	}
+}

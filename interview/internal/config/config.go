@@ -14,10 +14,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/google"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/voice"
-	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/shared/chatmodel"
 )
 

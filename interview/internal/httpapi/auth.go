@@ -1,14 +1,17 @@
 package httpapi
 
 import (
+	"crypto/rand"
+	"encoding/base64"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/judgeworks/interview/internal/account"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/auth"
+	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview/internal/throttle"
 )
 
 type userBody struct {
@@ -53,6 +56,9 @@ func (a *API) register(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if a.d.Throttle != nil {
+		a.d.Throttle.Remember(c.Request().Context(), u.Email, a.device(c))
+	}
 	return a.signedIn(c, http.StatusCreated, u)
 }
 
@@ -64,7 +70,7 @@ func (a *API) login(c echo.Context) error {
 	done := func(error) {}
 	if a.d.Throttle != nil {
 		var err error
-		if done, err = a.d.Throttle.Login(c.Request().Context(), req.Email, c.RealIP()); err != nil {
+		if done, err = a.d.Throttle.Login(c.Request().Context(), req.Email, c.RealIP(), a.device(c)); err != nil {
 			return err
 		}
 	}
@@ -74,6 +80,38 @@ func (a *API) login(c echo.Context) error {
 		return err
 	}
 	return a.signedIn(c, http.StatusOK, u)
+}
+
+// DeviceCookie names the browser to the sign-in limits: a random value set
+// on a successful sign-in or registration and sent back on the next one.
+// An account's sign-ins from a browser where it signed in before are held
+// only to that browser's own limit (package throttle).
+const DeviceCookie = "device"
+
+// device returns the request's sign-in cookie value, or a new one, and
+// sets the cookie for a throttle.KnownDeviceTTL from now either way.
+func (a *API) device(c echo.Context) string {
+	v := ""
+	if ck, err := c.Cookie(DeviceCookie); err == nil && validDevice(ck.Value) {
+		v = ck.Value
+	} else {
+		b := make([]byte, 32)
+		_, _ = rand.Read(b) // crypto/rand.Read never fails
+		v = base64.RawURLEncoding.EncodeToString(b)
+	}
+	c.SetCookie(&http.Cookie{
+		Name: DeviceCookie, Value: v, Path: "/api/auth/",
+		MaxAge: int(throttle.DefaultRules.KnownDeviceTTL / time.Second), HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: a.d.SecureCookies,
+	})
+	return v
+}
+
+// validDevice reports whether v can be a value device made: anything else
+// is ignored, so a client cannot pick a value that fills the table.
+func validDevice(v string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(v)
+	return err == nil && len(b) == 32
 }
 
 func (a *API) google(c echo.Context) error {
@@ -91,7 +129,21 @@ func (a *API) google(c echo.Context) error {
 	return a.signedIn(c, http.StatusOK, u)
 }
 
+// logout is POST /api/auth/logout: this session's token stops working at
+// once, a copy of it included; the account's other sessions stay. Without a
+// valid session there is nothing to revoke, and the cookie is cleared all
+// the same.
 func (a *API) logout(c echo.Context) error {
+	s, token, err := a.sessionToken(c)
+	switch {
+	case err == nil:
+		// Any token issued until now expires within a TTL from now.
+		if err := a.d.Accounts.SignOut(c.Request().Context(), s, token, time.Now().Add(a.d.Tokens.TTL())); err != nil {
+			return err
+		}
+	case !problem.Is(err, problem.Unauthenticated):
+		return err
+	}
 	c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
 	return c.NoContent(http.StatusNoContent)
 }
@@ -192,7 +244,7 @@ func (a *API) passwordAttempt(c echo.Context, userID string) (func(error), error
 	if err != nil {
 		return nil, err
 	}
-	return a.d.Throttle.Login(c.Request().Context(), u.Email, c.RealIP())
+	return a.d.Throttle.Login(c.Request().Context(), u.Email, c.RealIP(), a.device(c))
 }
 
 // wrongPassword answers a wrong password of a signed-in user with 403, not

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -22,10 +23,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/judgeworks/interview/internal/account"
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/throttle"
-	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -77,7 +78,7 @@ func New(d Deps) (*echo.Echo, *API) {
 	e := server.New(d.Logger)
 	e.HTTPErrorHandler = HandleError
 	e.IPExtractor = ipExtractor(d.TrustedProxies)
-	e.Use(metrics(d.Registry), jsonOnly)
+	e.Use(redactShareTokens, metrics(d.Registry), jsonOnly)
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", a.readyz)
@@ -109,6 +110,16 @@ func New(d Deps) (*echo.Echo, *API) {
 	return e, a
 }
 
+// sessionToken returns the request's session and its token.
+func (a *API) sessionToken(c echo.Context) (auth.Session, string, error) {
+	s, err := a.session(c)
+	if err != nil {
+		return s, "", err
+	}
+	ck, _ := c.Cookie(CookieName)
+	return s, ck.Value, nil
+}
+
 // UserID returns the signed-in user's id from the session cookie, or an
 // unauthenticated error.
 func (a *API) UserID(c echo.Context) (string, error) {
@@ -128,7 +139,7 @@ func (a *API) session(c echo.Context) (auth.Session, error) {
 	if err != nil {
 		return auth.Session{}, problem.Wrap(err, problem.Unauthenticated, "your session is invalid or expired; sign in again")
 	}
-	if err := a.d.Accounts.Check(c.Request().Context(), s); err != nil {
+	if err := a.d.Accounts.Check(c.Request().Context(), s, ck.Value); err != nil {
 		if problem.Is(err, problem.Unauthenticated) {
 			c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
 		}
@@ -164,6 +175,21 @@ func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
 		opts = append(opts, echo.TrustIPRange(n))
 	}
 	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// redactShareTokens keeps share links out of the access log: the path of
+// a report's page or data is logged with its token replaced, since a
+// logged token is a working link.
+func redactShareTokens(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p := path.Clean("/" + c.Request().URL.Path)
+		for _, prefix := range []string{"/api/shared/", "/shared/"} {
+			if strings.HasPrefix(p, prefix) {
+				server.LogPath(c, prefix+"REDACTED")
+			}
+		}
+		return next(c)
+	}
 }
 
 // jsonOnly refuses API POSTs whose body is not declared JSON (415), so an

@@ -331,11 +331,68 @@ func TestRegisterThrottle(t *testing.T) {
 	for i := range throttle.DefaultRules.RegisterPerAddress.Burst {
 		must(t, reg(i, "203.0.113.5"), http.StatusCreated)
 	}
+	every := throttle.DefaultRules.RegisterPerAddress.Every
 	r := reg(100, "203.0.113.5")
-	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "6" {
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != fmt.Sprint(int(every.Seconds())) {
 		t.Fatalf("registration past the limit: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
 	}
 	must(t, reg(101, "203.0.113.6"), http.StatusCreated)
-	clk.Advance(6 * time.Second)
+	clk.Advance(every)
 	must(t, reg(102, "203.0.113.5"), http.StatusCreated)
+	// Six addresses cannot use up the service's registrations.
+	for i := range 6 {
+		for j := range 30 {
+			reg(1000+100*i+j, fmt.Sprintf("198.51.100.%d", i))
+		}
+	}
+	must(t, reg(2000, "192.0.2.200"), http.StatusCreated)
+}
+
+// Someone behind the owner's address (one NAT, or a proxy whose address
+// was not made trusted) fails sign-ins with random emails and against the
+// owner's account until everything from there is 429. The owner's correct
+// password still signs in from the browser where they signed in before;
+// the same password from a browser new to the account is refused, like
+// the guesser's.
+func TestOthersFailuresNeverRefuseTheOwnersPassword(t *testing.T) {
+	e, _ := throttledEnv(t, loopback(t))
+	shared := "192.0.2.50"
+	login := func(c *client, email, password string) response {
+		return c.raw("POST", "/api/auth/login", "application/json",
+			fmt.Sprintf(`{"email":%q,"password":%q}`, email, password), "X-Forwarded-For", shared)
+	}
+	owner := e.client()
+	must(t, owner.raw("POST", "/api/auth/register", "application/json",
+		`{"fullName":"Alice","email":"alice@example.com","password":"alice's password"}`, "X-Forwarded-For", shared), http.StatusCreated)
+	guesser := e.client()
+	refused := 0
+	for i := range 25 {
+		if login(guesser, fmt.Sprintf("random%d@example.com", i), "guess").status == http.StatusTooManyRequests {
+			refused++
+		}
+		if login(guesser, "alice@example.com", "guess").status == http.StatusTooManyRequests {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Fatal("50 failures from one address were never refused")
+	}
+	must(t, login(guesser, "alice@example.com", "alice's password"), http.StatusTooManyRequests)
+	must(t, login(e.client(), "alice@example.com", "alice's password"), http.StatusTooManyRequests)
+	for range 3 {
+		must(t, login(owner, "alice@example.com", "alice's password"), http.StatusOK)
+	}
+	// The cookie that names the browser is the service's own, for sign-in only.
+	r := must(t, login(owner, "alice@example.com", "alice's password"), http.StatusOK)
+	var device string
+	for _, v := range r.header.Values("Set-Cookie") {
+		if strings.HasPrefix(v, httpapi.DeviceCookie+"=") {
+			device = v
+		}
+	}
+	for _, want := range []string{"Path=/api/auth/", "HttpOnly", "SameSite=Strict"} {
+		if !strings.Contains(device, want) {
+			t.Errorf("sign-in cookie %q lacks %s", device, want)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview/internal/auth"
+	"github.com/judgeworks/interview/internal/interviews"
 )
 
 type meBody struct {
@@ -231,5 +232,75 @@ func TestAccountEndpointsNeedASession(t *testing.T) {
 		c.do("DELETE", "/api/interview/00000000-0000-4000-8000-000000000000", nil),
 	} {
 		must(t, r, http.StatusUnauthorized)
+	}
+}
+
+// A plain sign-out ends that session: the token stops working at once, a
+// copy of it taken before included, on every replica; the account's other
+// sessions stay.
+func TestLogoutRevokesThisSession(t *testing.T) {
+	e := newEnv(t)
+	here := e.client()
+	must(t, here.do("POST", "/api/auth/register", map[string]string{"fullName": "Sam", "email": "sam@example.com", "password": "sam password"}), http.StatusCreated)
+	there := e.client()
+	must(t, there.do("POST", "/api/auth/login", map[string]string{"email": "sam@example.com", "password": "sam password"}), http.StatusOK)
+	copied := sessionToken(t, e, here)
+	replica := serveEnv(t, e.pool, nil, interviews.DefaultLimits())
+
+	r := must(t, here.do("POST", "/api/auth/logout", nil), http.StatusNoContent)
+	if !clearsCookie(r) {
+		t.Fatalf("logout kept the cookie: %v", r.header.Values("Set-Cookie"))
+	}
+	for _, en := range []*env{e, replica} {
+		thief := en.client()
+		setToken(en, thief, copied)
+		r := must(t, thief.do("GET", "/api/auth/me", nil), http.StatusUnauthorized)
+		if r.errCode(t) != "unauthenticated" || !clearsCookie(r) {
+			t.Fatalf("a signed-out token: %s", r.body)
+		}
+		must(t, thief.do("GET", "/api/interview/history", nil), http.StatusUnauthorized)
+	}
+	there.me() // the other session is untouched
+	// Signing out again, or without a session, is still 204.
+	must(t, here.do("POST", "/api/auth/logout", nil), http.StatusNoContent)
+	must(t, e.client().do("POST", "/api/auth/logout", nil), http.StatusNoContent)
+	must(t, here.do("POST", "/api/auth/login", map[string]string{"email": "sam@example.com", "password": "sam password"}), http.StatusOK)
+	here.me()
+}
+
+// Someone registers the owner's email with a password (never verified),
+// renames the account, practises and shares a report. When the owner signs
+// in with Google, the account starts clean: none of it is theirs.
+func TestGoogleLinkingStartsClean(t *testing.T) {
+	e, sign := googleEnv(t)
+	squatter := e.client()
+	must(t, squatter.do("POST", "/api/auth/register", map[string]string{"fullName": "Planted Name", "email": "owner@example.com", "password": "squatter password"}), http.StatusCreated)
+	done, token := squatter.sharedReport()
+	pending := squatter.start(2)
+
+	owner := e.client()
+	var u struct {
+		User struct {
+			FullName string `json:"fullName"`
+		} `json:"user"`
+	}
+	must(t, owner.do("POST", "/api/auth/google", map[string]string{"credential": sign("g-owner", "owner@example.com", true)}), http.StatusOK).json(t, &u)
+	if u.User.FullName != "G User" {
+		t.Fatalf("the owner's name is %q, want Google's", u.User.FullName)
+	}
+	var history, active []map[string]any
+	must(t, owner.do("GET", "/api/interview/history", nil), http.StatusOK).json(t, &history)
+	must(t, owner.do("GET", "/api/interview/active", nil), http.StatusOK).json(t, &active)
+	if len(history) != 0 || len(active) != 0 {
+		t.Fatalf("the owner inherited %d finished and %d pending interviews", len(history), len(active))
+	}
+	for _, id := range []string{done, pending.SessionID} {
+		must(t, owner.do("GET", "/api/interview/"+id, nil), http.StatusNotFound)
+	}
+	must(t, e.client().do("GET", "/api/shared/"+token, nil), http.StatusNotFound)
+	must(t, squatter.do("GET", "/api/auth/me", nil), http.StatusUnauthorized)
+	must(t, e.client().do("POST", "/api/auth/login", map[string]string{"email": "owner@example.com", "password": "squatter password"}), http.StatusUnauthorized)
+	if m := owner.me(); m.User.Email != "owner@example.com" || m.User.HasPassword {
+		t.Fatalf("owner: %+v", m.User)
 	}
 }

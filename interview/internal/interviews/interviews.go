@@ -189,6 +189,8 @@ type Store interface {
 	// none) and calls from the user's budget for the day (a zero daily:
 	// none), both or neither.
 	Spend(ctx context.Context, userID string, op Op, rate Rate, calls, daily int) (Spending, error)
+	// Refund gives back what a Spend of op and calls took today.
+	Refund(ctx context.Context, userID string, op Op, rate Rate, calls int) error
 }
 
 // Op names an operation that costs model work.
@@ -219,6 +221,10 @@ type Limits struct {
 	DailyCalls int
 	// MaxInProgress caps the interviews a user has in progress at once.
 	MaxInProgress int
+	// StoreWait bounds how long an evaluation, once paid for, is kept
+	// while the database refuses to store it, its write retried (zero:
+	// DefaultStoreWait), and never past the work's deadline.
+	StoreWait time.Duration
 }
 
 // Default limits: generous for a person practising, tight for a script.
@@ -230,6 +236,9 @@ var (
 	DefaultFinish        = Rate{Burst: 5, PerHour: 20}
 	DefaultDailyCalls    = 200
 	DefaultMaxInProgress = 3
+	// DefaultStoreWait keeps an evaluation through a 30 s database outage
+	// and still answers well within the answer route's 90 s.
+	DefaultStoreWait = 30 * time.Second
 )
 
 // DefaultLimits returns the default limits.
@@ -500,17 +509,85 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 		return Answered{}, err
 	}
 	res, next, err := s.evaluate(ctx, iv, thread, answer, recordingSeconds)
-	if err == nil {
-		err = s.store.Complete(ctx, userID, id, c.Token, res, next)
-		if err == nil {
-			return Answered{Evaluation: res.Evaluation, Next: next}, nil
-		}
-		if problem.Is(err, problem.Conflict) {
-			return Answered{}, err // the claim is no longer ours to release
-		}
+	if err != nil {
+		s.release(ctx, userID, id, c.Token)
+		return Answered{}, err
 	}
-	s.release(ctx, userID, id, c.Token)
-	return Answered{}, err
+	err = s.keep(ctx, func(ctx context.Context) error {
+		return s.store.Complete(ctx, userID, id, c.Token, res, next)
+	})
+	switch {
+	case err == nil:
+		return Answered{Evaluation: res.Evaluation, Next: next}, nil
+	case problem.Is(err, problem.Conflict):
+		return Answered{}, err // the claim is no longer ours to release
+	}
+	return Answered{}, s.unstored(ctx, err, userID, id, c.Token, calls)
+}
+
+// keep runs write, which stores a result already paid for, again while
+// the database fails (any error that is not a problem of ours), until
+// StoreWait or the work's deadline: an outage shorter than that loses
+// nothing.
+func (s *Service) keep(ctx context.Context, write func(context.Context) error) error {
+	wait := s.limits.StoreWait
+	if wait <= 0 {
+		wait = DefaultStoreWait
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	pause := 50 * time.Millisecond
+	for {
+		err := write(ctx)
+		var p *problem.Error
+		if err == nil || errors.As(err, &p) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 2*time.Second)
+	}
+}
+
+// unstored answers an evaluation the database would not store: nothing of
+// it was kept, so the user is told to send the answer again, and the claim
+// and the calls it spent are given back, now or, while the database is
+// still down, as soon as it answers within the claim's lifetime (after
+// that the claim lapses by itself).
+func (s *Service) unstored(ctx context.Context, err error, userID, id, token string, calls int) error {
+	log := server.LoggerFrom(ctx)
+	log.Error("evaluation not stored; claim and limits given back", "interview", id, "err", err)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ClaimTTL)
+		defer cancel()
+		// The refund first: once the claim is released the answer may be
+		// sent again, and it must find its calls back.
+		released, refunded := false, false
+		for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+			if !refunded {
+				refunded = s.store.Refund(ctx, userID, OpAnswer, s.limits.Answer, calls) == nil
+			}
+			if refunded {
+				released = s.store.Release(ctx, userID, id, token) == nil
+			}
+			if released {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				log.Warn("claim or limits not given back; the claim will lapse", "interview", id, "released", released, "refunded", refunded)
+				return
+			case <-time.After(wait):
+			}
+		}
+	}()
+	p := problem.Wrap(err, problem.Unavailable,
+		"Your answer was evaluated, but it could not be saved because the database is unavailable. Nothing was recorded and it does not count against your limits. Send the same answer again in a minute.")
+	p.RetryAfter = time.Minute
+	return p
 }
 
 // threadOf is what has been answered on q's main question before q: for a

@@ -121,13 +121,18 @@ func (s *Store) SignInGoogle(ctx context.Context, g account.GoogleIdentity) (acc
 		case linked != nil:
 			return problem.New(problem.Conflict, "this email is already linked to another Google account")
 		}
-		// Google has verified the email; a password set by whoever
-		// registered it first was never verified, so it goes, and so do
-		// the sessions signed in with it.
-		u.HasPassword = false
-		return tx.QueryRow(ctx, `
-			UPDATE users SET google_id = $1, password_hash = NULL, session_version = session_version + 1, updated_at = now()
-			WHERE id = $2 RETURNING session_version`, g.Subject, u.ID).Scan(&u.SessionVersion)
+		// Google has verified the email; nothing proved that whoever
+		// registered it first with a password owns it. The owner starts
+		// clean: that account goes with everything in it (name, password,
+		// interviews, share links, usage, sessions), and a new one is made
+		// for the Google identity (docs/api.md, "Google sign-in").
+		if _, err := tx.Exec(ctx, `DELETE FROM users WHERE id = $1`, u.ID); err != nil {
+			return err
+		}
+		u, err = scanUser(tx.QueryRow(ctx,
+			`INSERT INTO users (full_name, email, google_id) VALUES ($1, $2, $3) RETURNING `+userColumns,
+			g.Name, g.Email, g.Subject))
+		return err
 	})
 	if isUnique(err) {
 		return account.User{}, problem.New(problem.Conflict, "this account was linked concurrently; try again")
@@ -135,16 +140,38 @@ func (s *Store) SignInGoogle(ctx context.Context, g account.GoogleIdentity) (acc
 	return u, err
 }
 
-func (s *Store) SessionVersion(ctx context.Context, id string) (int64, error) {
+func (s *Store) SessionState(ctx context.Context, id string, tokenHash []byte) (int64, bool, error) {
 	if !isUUID(id) {
-		return 0, errNoAccount
+		return 0, false, errNoAccount
 	}
-	var v int64
-	err := s.pool.QueryRow(ctx, `SELECT session_version FROM users WHERE id = $1`, id).Scan(&v)
+	var (
+		v       int64
+		revoked bool
+	)
+	err := s.pool.QueryRow(ctx, `
+		SELECT session_version, EXISTS (SELECT 1 FROM revoked_sessions WHERE token_hash = $2)
+		FROM users WHERE id = $1`, id, tokenHash).Scan(&v, &revoked)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, errNoAccount
+		return 0, false, errNoAccount
 	}
-	return v, err
+	return v, revoked, err
+}
+
+// RevokeSession keeps tokenHash until expires, and drops the rows of
+// tokens that have expired anyway.
+func (s *Store) RevokeSession(ctx context.Context, id string, tokenHash []byte, expires time.Time) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO revoked_sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)
+			ON CONFLICT (token_hash) DO NOTHING`, tokenHash, id, expires); err != nil {
+			if isCode(err, foreignKeyViolation) {
+				return nil // the account is gone, and its sessions with it
+			}
+			return err
+		}
+		_, err := tx.Exec(ctx, `DELETE FROM revoked_sessions WHERE expires_at < now()`)
+		return err
+	})
 }
 
 func (s *Store) PasswordHash(ctx context.Context, id string) (string, error) {
@@ -662,6 +689,22 @@ func (s *Store) Spend(ctx context.Context, userID string, op interviews.Op, rate
 		return interviews.Spending{}, err
 	}
 	return out, nil
+}
+
+func (s *Store) Refund(ctx context.Context, userID string, op interviews.Op, rate interviews.Rate, calls int) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if rate.Burst > 0 && rate.PerHour > 0 {
+			if _, err := tx.Exec(ctx, `
+				UPDATE model_buckets SET tokens = LEAST($3::float8, tokens + 1)
+				WHERE user_id = $1 AND operation = $2`, userID, string(op), float64(rate.Burst)); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, `
+			UPDATE model_calls SET used = GREATEST(0, used - $2)
+			WHERE user_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`, userID, calls)
+		return err
+	})
 }
 
 func seconds(s float64) time.Duration {

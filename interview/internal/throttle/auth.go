@@ -15,26 +15,37 @@ import (
 // Rules are the limits of sign-in and registration. Failures cost a token;
 // a successful sign-in gives its tokens back, so the rules only bite on
 // guessing.
+//
+// A sign-in from a browser where the account signed in before (a known
+// device: the sign-in cookie docs/api.md describes) is held only to that
+// device's own limit. Nobody else holds that cookie, so failures by other
+// people, from the same address or against the same account, never
+// refuse the owner's correct password there.
 type Rules struct {
 	// LoginPerAddress limits failed sign-ins from one address (or IPv6
-	// /64), whatever the accounts.
+	// /64) on devices unknown to the account, whatever the accounts.
 	LoginPerAddress Rule
-	// LoginPerAccount limits failed sign-ins to one account, whatever the
-	// addresses, so guessing one password from many addresses is slow too.
+	// LoginPerAccount limits failed sign-ins to one account from devices
+	// unknown to it, whatever the addresses, so guessing one password from
+	// many addresses is slow too.
 	LoginPerAccount Rule
 	// LoginGlobal is the breaker: failed sign-ins on the whole service.
-	// Once it is empty, only known addresses may try to sign in, so a
+	// Once it is empty, only known devices may try to sign in, so a
 	// guesser with many addresses and many accounts to try cannot keep up
 	// a rate beyond it.
 	LoginGlobal Rule
+	// LoginPerDevice limits failed sign-ins to one account from one of its
+	// known devices (a stolen sign-in cookie guesses no faster than the
+	// account limit allows).
+	LoginPerDevice Rule
 	// RegisterPerAddress and RegisterGlobal limit registrations (and
-	// attempts) from one address and on the whole service.
+	// attempts) from one address and on the whole service. The address's
+	// burst is a small share of the service's, so a handful of addresses
+	// cannot use the service's up.
 	RegisterPerAddress, RegisterGlobal Rule
-	// KnownAddressTTL is how long an address where an account signed in
-	// stays known for that account: exempt from the account's limit and
-	// from the breaker, so someone guessing the password elsewhere does not
-	// lock the owner out of their usual place.
-	KnownAddressTTL time.Duration
+	// KnownDeviceTTL is how long a device where an account signed in stays
+	// known for that account after its last sign-in there.
+	KnownDeviceTTL time.Duration
 }
 
 // DefaultRules are the service's limits.
@@ -47,11 +58,15 @@ var DefaultRules = Rules{
 	// far above people mistyping, far below what a list of stolen
 	// passwords needs.
 	LoginGlobal: Rule{Burst: 300, Every: 200 * time.Millisecond},
-	// 20 registrations from one address, then one per 6 s.
-	RegisterPerAddress: Rule{Burst: 20, Every: 6 * time.Second},
+	// 5 failed sign-ins from a known device, then one per 30 s.
+	LoginPerDevice: Rule{Burst: 5, Every: 30 * time.Second},
+	// 5 registrations from one address, then one per 2 minutes (30 an
+	// hour): it takes 20 addresses to use up the service's burst, and 40
+	// to keep up with its rate.
+	RegisterPerAddress: Rule{Burst: 5, Every: 2 * time.Minute},
 	// 100 registrations on the service, then one per 3 s (1,200 an hour).
-	RegisterGlobal:  Rule{Burst: 100, Every: 3 * time.Second},
-	KnownAddressTTL: 30 * 24 * time.Hour,
+	RegisterGlobal: Rule{Burst: 100, Every: 3 * time.Second},
+	KnownDeviceTTL: 30 * 24 * time.Hour,
 }
 
 // pruneEvery spaces the deletion of refilled buckets and expired known
@@ -62,6 +77,7 @@ const pruneEvery = 10 * time.Minute
 // any number of Auths on one database share their state.
 type Auth struct {
 	loginAddr, loginAccount, loginGlobal *Limiter
+	loginDevice                          *Limiter
 	register, registerGlobal             *Limiter
 	known                                *Seen
 	now                                  func() time.Time
@@ -80,9 +96,10 @@ func NewAuth(db DB, rules Rules, now func() time.Time) *Auth {
 		loginAddr:      NewLimiter(db, "login_address", rules.LoginPerAddress, now),
 		loginAccount:   NewLimiter(db, "login_account", rules.LoginPerAccount, now),
 		loginGlobal:    NewLimiter(db, "login_global", rules.LoginGlobal, now),
+		loginDevice:    NewLimiter(db, "login_device", rules.LoginPerDevice, now),
 		register:       NewLimiter(db, "register_address", rules.RegisterPerAddress, now),
 		registerGlobal: NewLimiter(db, "register_global", rules.RegisterGlobal, now),
-		known:          NewSeen(db, rules.KnownAddressTTL, now),
+		known:          NewSeen(db, rules.KnownDeviceTTL, now),
 		now:            now,
 	}
 }
@@ -94,20 +111,21 @@ type taken struct {
 }
 
 // Login reserves a sign-in attempt for email from addr (the client's
-// address), before the password is checked, so concurrent guesses cannot
-// all slip past one check. Call done with the sign-in's error: success
-// returns the tokens and makes addr known for the account; a wrong
-// password (unauthenticated) keeps them spent; any other failure (the
-// database, say) was no guess and returns them. A refused attempt is a
-// rate_limited problem carrying the wait.
+// address) on device (the value of the client's sign-in cookie, "" for
+// none), before the password is checked, so concurrent guesses cannot all
+// slip past one check. Call done with the sign-in's error: success returns
+// the tokens and makes device known for the account; a wrong password
+// (unauthenticated) keeps them spent; any other failure (the database, say)
+// was no guess and returns them. A refused attempt is a rate_limited
+// problem carrying the wait.
 //
-// From a known address only the address limit applies: neither the
-// account's limit nor the breaker locks the owner out of where they signed
-// in before.
-func (a *Auth) Login(ctx context.Context, email, addr string) (done func(error), err error) {
-	account := strings.ToLower(strings.TrimSpace(email))
+// On a device known to the account only the device's own limit applies:
+// what others do from the same address or against the same account does
+// not lock the owner out of where they signed in before.
+func (a *Auth) Login(ctx context.Context, email, addr, device string) (done func(error), err error) {
+	account := accountKey(email)
 	network := Network(addr)
-	pair := account + "\x00" + network
+	pair := account + "\x00" + device
 	var spent []taken
 	giveBack := func() { a.refund(ctx, spent) }
 	take := func(l *Limiter, key, refusal string) error {
@@ -124,15 +142,20 @@ func (a *Auth) Login(ctx context.Context, email, addr string) (done func(error),
 		return nil
 	}
 	defer a.maybePrune(ctx)
-	if err := take(a.loginAddr, network, "too many failed sign-ins from your address"); err != nil {
-		return nil, err
+	known := false
+	if device != "" {
+		if known, err = a.known.Has(ctx, pair); err != nil {
+			return nil, fmt.Errorf("sign-in throttle: %w", err)
+		}
 	}
-	known, err := a.known.Has(ctx, pair)
-	if err != nil {
-		giveBack()
-		return nil, fmt.Errorf("sign-in throttle: %w", err)
-	}
-	if !known {
+	if known {
+		if err := take(a.loginDevice, pair, "too many failed sign-ins from this browser"); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := take(a.loginAddr, network, "too many failed sign-ins from your address"); err != nil {
+			return nil, err
+		}
 		if err := take(a.loginAccount, account, "too many failed sign-ins to this account"); err != nil {
 			return nil, err
 		}
@@ -146,14 +169,27 @@ func (a *Auth) Login(ctx context.Context, email, addr string) (done func(error),
 		}
 		giveBack()
 		if err == nil {
-			ctx, cancel := detached(ctx)
-			defer cancel()
-			if err := a.known.Add(ctx, pair); err != nil {
-				server.LoggerFrom(ctx).Warn("sign-in throttle: known address not recorded", "err", err)
-			}
+			a.Remember(ctx, email, device)
 		}
 	}, nil
 }
+
+// Remember makes device known for the account of email from now on (a
+// sign-in or a registration proved its password there); "" does nothing.
+// A failure is logged: the owner only loses the exemption.
+func (a *Auth) Remember(ctx context.Context, email, device string) {
+	if device == "" {
+		return
+	}
+	ctx, cancel := detached(ctx)
+	defer cancel()
+	if err := a.known.Add(ctx, accountKey(email)+"\x00"+device); err != nil {
+		server.LoggerFrom(ctx).Warn("sign-in throttle: known device not recorded", "err", err)
+	}
+}
+
+// accountKey is an email as the limits count it.
+func accountKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // Register takes a registration attempt from addr; every attempt counts,
 // successful or not, since creating accounts is what is being limited.
@@ -190,7 +226,7 @@ func (a *Auth) refund(ctx context.Context, spent []taken) {
 	}
 }
 
-// maybePrune deletes refilled buckets and expired known addresses, at most
+// maybePrune deletes refilled buckets and expired known devices, at most
 // once per pruneEvery in this process.
 func (a *Auth) maybePrune(ctx context.Context) {
 	now := a.now()
@@ -205,7 +241,7 @@ func (a *Auth) maybePrune(ctx context.Context) {
 	}
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	for _, l := range []*Limiter{a.loginAddr, a.loginAccount, a.loginGlobal, a.register, a.registerGlobal} {
+	for _, l := range []*Limiter{a.loginAddr, a.loginAccount, a.loginGlobal, a.loginDevice, a.register, a.registerGlobal} {
 		if err := l.prune(ctx); err != nil {
 			server.LoggerFrom(ctx).Warn("throttle prune failed", "rule", l.name, "err", err)
 			return

@@ -136,9 +136,13 @@ func TestLimiterConcurrentAttemptsNeverExceedBurst(t *testing.T) {
 	}
 }
 
-// fail runs one failed sign-in and reports the throttle's error.
+// browser is the sign-in cookie of the one browser a test runs at addr.
+func browser(addr string) string { return "browser at " + addr }
+
+// fail runs one failed sign-in from the browser at addr and reports the
+// throttle's error.
 func fail(a *Auth, email, addr string) error {
-	done, err := a.Login(ctx, email, addr)
+	done, err := a.Login(ctx, email, addr, browser(addr))
 	if err != nil {
 		return err
 	}
@@ -147,7 +151,7 @@ func fail(a *Auth, email, addr string) error {
 }
 
 func succeed(a *Auth, email, addr string) error {
-	done, err := a.Login(ctx, email, addr)
+	done, err := a.Login(ctx, email, addr, browser(addr))
 	if err != nil {
 		return err
 	}
@@ -199,9 +203,9 @@ func TestAccountLimit(t *testing.T) {
 	}
 }
 
-// The owner keeps signing in from an address where they signed in before,
+// The owner keeps signing in from the browser where they signed in before,
 // while someone guesses the password from elsewhere.
-func TestKnownAddressIsNotLockedOut(t *testing.T) {
+func TestKnownDeviceIsNotLockedOut(t *testing.T) {
 	a, clk := newAuth(t, DefaultRules)
 	home, attacker := "192.0.2.10", "203.0.113.66"
 	if err := succeed(a, "ada@example.com", home); err != nil {
@@ -217,8 +221,8 @@ func TestKnownAddressIsNotLockedOut(t *testing.T) {
 			t.Fatalf("owner's sign-in %d from home refused: %v", i+1, err)
 		}
 	}
-	// Known for KnownAddressTTL only.
-	clk.advance(DefaultRules.KnownAddressTTL + time.Second)
+	// Known for KnownDeviceTTL only.
+	clk.advance(DefaultRules.KnownDeviceTTL + time.Second)
 	for range 5 {
 		_ = fail(a, "ada@example.com", attacker)
 	}
@@ -311,9 +315,9 @@ var smallBreaker = func() Rules {
 }()
 
 // Failures spread over many addresses and accounts trip the breaker: then
-// an unknown address cannot sign in, while a known one still can, right
-// or wrong password.
-func TestGlobalBreakerSparesKnownAddresses(t *testing.T) {
+// a browser new to the account cannot sign in, while a known one still
+// can, right or wrong password.
+func TestGlobalBreakerSparesKnownDevices(t *testing.T) {
 	a, clk := newAuth(t, smallBreaker)
 	if err := succeed(a, "owner@example.com", "192.0.2.10"); err != nil {
 		t.Fatal(err)
@@ -355,7 +359,7 @@ func TestSuccessesAndOtherErrorsCostNothing(t *testing.T) {
 		}
 	}
 	for i := range 30 {
-		done, err := a.Login(ctx, "grace@example.com", "192.0.2.2")
+		done, err := a.Login(ctx, "grace@example.com", "192.0.2.2", "")
 		if err != nil {
 			t.Fatalf("attempt %d refused after database errors: %v", i+1, err)
 		}
@@ -365,21 +369,79 @@ func TestSuccessesAndOtherErrorsCostNothing(t *testing.T) {
 
 func TestRegisterLimit(t *testing.T) {
 	a, clk := newAuth(t, DefaultRules)
-	for i := range 20 {
+	rule := DefaultRules.RegisterPerAddress
+	for i := range rule.Burst {
 		if err := a.Register(ctx, "203.0.113.8"); err != nil {
 			t.Fatalf("registration %d refused: %v", i+1, err)
 		}
 	}
-	if d := retryAfter(t, a.Register(ctx, "203.0.113.8")); d != 6*time.Second {
-		t.Fatalf("Retry-After %v", d)
+	if d := retryAfter(t, a.Register(ctx, "203.0.113.8")); d != rule.Every {
+		t.Fatalf("Retry-After %v, want %v", d, rule.Every)
 	}
 	if err := a.Register(ctx, "203.0.113.9"); err != nil {
 		t.Fatalf("another address refused: %v", err)
 	}
-	clk.advance(6 * time.Second)
+	clk.advance(rule.Every)
 	if err := a.Register(ctx, "203.0.113.8"); err != nil {
-		t.Fatalf("one per 6 s refused: %v", err)
+		t.Fatalf("one per %v refused: %v", rule.Every, err)
 	}
+}
+
+// Six addresses trying as hard as they can do not use up the service's
+// registrations: a seventh registers.
+func TestSixAddressesCannotUseUpRegistration(t *testing.T) {
+	a, _ := newAuth(t, DefaultRules)
+	for i := range 6 {
+		for range 50 {
+			_ = a.Register(ctx, fmt.Sprintf("203.0.113.%d", i))
+		}
+	}
+	if err := a.Register(ctx, "198.51.100.77"); err != nil {
+		t.Fatalf("a seventh address cannot register: %v", err)
+	}
+}
+
+// Behind one shared address (a NAT, or a proxy not configured as trusted)
+// someone fails sign-ins with random emails, against the owner's account
+// and until the service's breaker trips. The owner's correct password from
+// the browser where they signed in before still signs in, and the owner's
+// own typos there are held to that browser's limit.
+func TestOthersFailuresNeverRefuseAKnownDevice(t *testing.T) {
+	a, _ := newAuth(t, smallBreaker)
+	shared := "192.0.2.99"
+	owner := "owner's browser"
+	ok := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("the owner was refused: %v", err)
+		}
+	}
+	login := func(email, device string, err error) error {
+		done, lerr := a.Login(ctx, email, shared, device)
+		if lerr != nil {
+			return lerr
+		}
+		done(err)
+		return nil
+	}
+	ok(login("owner@example.com", owner, nil))
+	for i := range 40 {
+		_ = login(fmt.Sprintf("random%d@example.com", i), "", wrongPassword)
+		_ = login("owner@example.com", "", wrongPassword)
+		_ = login("owner@example.com", "the guesser's browser", wrongPassword)
+	}
+	retryAfter(t, login("owner@example.com", "", nil)) // everything else is throttled
+	for range 3 {
+		ok(login("owner@example.com", owner, nil))
+	}
+	for i := range smallBreaker.LoginPerDevice.Burst {
+		if err := login("owner@example.com", owner, wrongPassword); err != nil {
+			t.Fatalf("the owner's typo %d refused: %v", i+1, err)
+		}
+	}
+	retryAfter(t, login("owner@example.com", owner, nil))
+	// A device is known to the account it signed in to, not to another.
+	retryAfter(t, login("other@example.com", owner, nil))
 }
 
 func TestGlobalRegistrationLimit(t *testing.T) {
@@ -406,7 +468,7 @@ func TestGlobalRegistrationLimit(t *testing.T) {
 }
 
 // Two instances on one database are one throttle: failures counted by one
-// refuse on the other, and an address known to one is known to both.
+// refuse on the other, and a browser known to one is known to both.
 func TestReplicasShareState(t *testing.T) {
 	db, url := newDB(t)
 	clk := newClock()
@@ -469,7 +531,7 @@ func TestPruneForgetsOnlyWhatExpired(t *testing.T) {
 	if got := count("throttle_known"); got != 1 {
 		t.Fatalf("the known address was pruned within its 30 days: %d left", got)
 	}
-	clk.advance(DefaultRules.KnownAddressTTL)
+	clk.advance(DefaultRules.KnownDeviceTTL)
 	_ = fail(a, "later@example.com", "203.0.113.2")
 	if got := count("throttle_known"); got != 0 {
 		t.Fatalf("%d known addresses left after their time", got)

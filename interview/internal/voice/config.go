@@ -79,6 +79,9 @@ type Config struct {
 	// flight in this process; 0 means the default.
 	MaxUploads        int
 	MaxUploadsPerUser int
+	// UploadGrace is how long an upload may send nothing before
+	// MinUploadRate applies; 0 means UploadGrace.
+	UploadGrace time.Duration
 }
 
 // remoteSpeech reports whether speech goes to the configured endpoint.

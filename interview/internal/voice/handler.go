@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -49,7 +50,10 @@ func (h *Handler) Transcribe(c echo.Context) error {
 		return err
 	}
 	r := c.Request()
+	// The route's read deadline, as server.Deadlines set it on entry.
+	limit := time.Now().Add(UploadReadTimeout)
 	text, err := h.svc.Transcribe(r.Context(), user, r.ContentLength, func(dst io.Writer) (Container, int64, error) {
+		pace(c.Response(), r, h.svc.cfg.UploadGrace, limit)
 		return readUpload(c.Response(), r, dst)
 	})
 	if err != nil {
@@ -169,7 +173,7 @@ func bodyError(err error) error {
 	case errors.As(err, &mb):
 		return errTooLarge()
 	case server.ReadTimedOut(err):
-		return problem.Wrap(err, problem.Timeout, fmt.Sprintf("the upload took longer than %s; try a shorter recording or a faster connection", UploadReadTimeout))
+		return problem.Wrap(err, problem.Timeout, fmt.Sprintf("the upload stalled, or took longer than %s; try again, or a shorter recording", UploadReadTimeout))
 	}
 	return problem.Wrap(err, problem.Invalid, "the multipart body is malformed")
 }

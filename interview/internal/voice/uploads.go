@@ -1,6 +1,8 @@
 package voice
 
 import (
+	"io"
+	"net/http"
 	"sync"
 	"time"
 
@@ -12,7 +14,7 @@ import (
 const uploadRetryAfter = 5 * time.Second
 
 // uploads bounds the transcription uploads in flight in this process, per
-// user and in all. It is checked before a body is read, so a flood of slow
+// user and in all, and keeps half of them for users with none in flight. It is checked before a body is read, so a flood of slow
 // uploads holds at most max connections' worth of buffers and temporary
 // files; the rest are refused at once.
 type uploads struct {
@@ -42,7 +44,10 @@ func (u *uploads) enter(userID string) (release func(), err error) {
 		return nil, problem.Retry(uploadRetryAfter,
 			"you already have %d recordings uploading; wait for one to finish", u.perUser)
 	}
-	if u.total >= u.max {
+	// A user's first upload may take any free slot; a further one only if
+	// it leaves half the slots free, so a few accounts cannot hold them
+	// all: four users with two slots each would fill eight.
+	if u.total >= u.max || (u.byUser[userID] > 0 && u.max-u.total-1 < u.max/2) {
 		return nil, problem.Retry(uploadRetryAfter, "the server is busy with other uploads; try again in a few seconds")
 	}
 	u.total++
@@ -58,4 +63,55 @@ func (u *uploads) enter(userID string) (release func(), err error) {
 			}
 		})
 	}, nil
+}
+
+// MinUploadRate is the slowest an upload may arrive, on average, once
+// UploadGrace has passed: 8 KiB/s (64 kbit/s), below any connection that
+// can send a recording, so a body that stalls or trickles loses its slot
+// within seconds instead of holding it for UploadReadTimeout.
+const (
+	MinUploadRate = 8 << 10
+	UploadGrace   = 10 * time.Second
+)
+
+// pacedBody is a request body that fails with the server's read timeout
+// once it falls behind rate bytes a second after grace: each read moves
+// the connection's read deadline to when the bytes so far will have become
+// too few, never past the route's own deadline, limit.
+type pacedBody struct {
+	io.ReadCloser
+	rc           *http.ResponseController
+	start, limit time.Time
+	grace        time.Duration
+	rate         float64
+	n            int64
+}
+
+// pace wraps r's body so that it must keep up with MinUploadRate (grace:
+// UploadGrace unless positive) from now on, within limit.
+func pace(w http.ResponseWriter, r *http.Request, grace time.Duration, limit time.Time) {
+	if grace <= 0 {
+		grace = UploadGrace
+	}
+	p := &pacedBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: time.Now(), limit: limit,
+		grace: grace, rate: MinUploadRate}
+	p.setDeadline()
+	r.Body = p
+}
+
+func (p *pacedBody) Read(b []byte) (int, error) {
+	n, err := p.ReadCloser.Read(b)
+	p.n += int64(n)
+	p.setDeadline()
+	return n, err
+}
+
+func (p *pacedBody) setDeadline() {
+	d := p.start.Add(p.grace + time.Duration(float64(p.n)/p.rate*float64(time.Second)))
+	if d.After(p.limit) {
+		d = p.limit
+	}
+	// Not supported only on a writer that is no connection (a test's
+	// recorder): then the route's deadline alone applies.
+	_ = p.rc.SetReadDeadline(d)
 }

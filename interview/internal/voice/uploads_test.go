@@ -48,21 +48,40 @@ func streamedUpload(t testing.TB, url, user string, size int64) *http.Request {
 // answers has decided without the body.
 func rawUpload(t *testing.T, addr, user string, length int64, sent string) *http.Response {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
-	fmt.Fprintf(conn, "POST /api/voice/transcribe HTTP/1.1\r\nHost: %s\r\nX-Test-User: %s\r\n"+
-		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s", addr, user, testBoundary, length, sent)
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err := sendHead(t, addr, user, length, sent, time.Now().Add(20*time.Second))
 	if err != nil {
 		t.Fatalf("no answer while the body is withheld: %v", err)
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp
+}
+
+// stalledUpload sends the headers of a 1 MiB upload and its first bytes,
+// then nothing, and returns the status of the answer, if any (0 when the
+// connection ends without one, as at the end of the test).
+func stalledUpload(t *testing.T, addr, user string) int {
+	resp, err := sendHead(t, addr, user, 1<<20, string(webmHeader), time.Time{})
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// sendHead sends the headers of an upload declaring length bytes and then
+// only sent, on a connection closed when the test ends, and reads the
+// answer until deadline (zero: none).
+func sendHead(t *testing.T, addr, user string, length int64, sent string, deadline time.Time) (*http.Response, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { conn.Close() })
+	_ = conn.SetDeadline(deadline)
+	fmt.Fprintf(conn, "POST /api/voice/transcribe HTTP/1.1\r\nHost: %s\r\nX-Test-User: %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s", addr, user, testBoundary, length, sent)
+	return http.ReadResponse(bufio.NewReader(conn), nil)
 }
 
 // heldUpload is an upload whose body is sent up to the file's first bytes
@@ -139,6 +158,7 @@ func TestUploadLimitsRefuseBeforeReading(t *testing.T) {
 	f := newFakeProvider(t, okTranscription)
 	cfg := remoteConfig(f)
 	cfg.MaxUploads, cfg.MaxUploadsPerUser = 3, 2
+	cfg.UploadGrace = 2 * time.Minute // uploads held on purpose, on a busy machine
 	env := newEnv(t, cfg)
 	srv := httptest.NewServer(env.e)
 	t.Cleanup(srv.Close)
@@ -172,6 +192,98 @@ func TestUploadLimitsRefuseBeforeReading(t *testing.T) {
 	}
 	if n := len(f.received()); n != 4 {
 		t.Fatalf("provider got %d uploads, want the 4 admitted", n)
+	}
+}
+
+// An upload that sends its first bytes and stalls loses its slot within
+// seconds, not after the route's two minutes, and the user is told.
+func TestStalledUploadLosesItsSlot(t *testing.T) {
+	f := newFakeProvider(t, okTranscription)
+	cfg := remoteConfig(f)
+	cfg.MaxUploads = 1
+	env := newEnv(t, cfg)
+	srv := httptest.NewServer(env.e)
+	t.Cleanup(srv.Close)
+
+	start := time.Now()
+	stalled := holdUpload(t, srv.URL, "mallory", 100_000)
+	waitInFlight(t, env.svc, 1)
+	var status int
+	select {
+	case status = <-stalled.result:
+	case <-time.After(UploadReadTimeout - 30*time.Second):
+		t.Fatal("a stalled upload kept its slot for 90 s")
+	}
+	if status != http.StatusRequestTimeout && status != 0 {
+		t.Fatalf("stalled upload: status %d, want 408 or a closed connection", status)
+	}
+	if held := time.Since(start); held < UploadGrace {
+		t.Fatalf("cut after %v, before the %v grace", held, UploadGrace)
+	}
+	waitInFlight(t, env.svc, 0)
+	resp, err := http.DefaultClient.Do(streamedUpload(t, srv.URL, "ada", 100_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the next user's upload: %d", resp.StatusCode)
+	}
+}
+
+// Four accounts holding as many uploads as they may still leave slots to
+// a fifth: none can hold more than its share.
+func TestFewAccountsCannotHoldEverySlot(t *testing.T) {
+	f := newFakeProvider(t, okTranscription)
+	cfg := remoteConfig(f)
+	cfg.UploadGrace = 2 * time.Minute // uploads held on purpose, on a busy machine
+	env := newEnv(t, cfg)
+	srv := httptest.NewServer(env.e)
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+
+	inFlight := func() int {
+		env.svc.uploads.mu.Lock()
+		defer env.svc.uploads.mu.Unlock()
+		return env.svc.uploads.total
+	}
+	// Each account starts two uploads that send their first bytes and
+	// stall; each is either held (a slot taken) or refused at once.
+	refused := 0
+	for i := range 4 {
+		user := fmt.Sprintf("mallory%d", i)
+		for range 2 {
+			before := inFlight()
+			answer := make(chan int, 1)
+			go func() { answer <- stalledUpload(t, addr, user) }()
+			deadline := time.Now().Add(20 * time.Second)
+		wait:
+			for inFlight() == before {
+				select {
+				case s := <-answer:
+					if s != http.StatusTooManyRequests {
+						t.Fatalf("%s's upload: %d", user, s)
+					}
+					refused++
+					break wait
+				case <-time.After(5 * time.Millisecond):
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s's upload neither held nor refused", user)
+				}
+			}
+		}
+	}
+	if n := inFlight(); n >= DefaultMaxUploads || refused == 0 {
+		t.Fatalf("four accounts hold %d of %d slots (%d refused)", n, DefaultMaxUploads, refused)
+	}
+	resp, err := http.DefaultClient.Do(streamedUpload(t, srv.URL, "ada", 100_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("a fifth account's upload: %d", resp.StatusCode)
 	}
 }
 

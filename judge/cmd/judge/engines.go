@@ -12,12 +12,10 @@ import (
 	"github.com/judgeworks/judge/internal/engine/providers"
 	"github.com/judgeworks/judge/internal/engine/semantic"
 	"github.com/judgeworks/judge/internal/fairqueue"
-	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
-	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -30,14 +28,15 @@ import (
 
 // newRegistry registers the engines under their model names and applies
 // the configured prices.
-func newRegistry(cfg config, count limits.Counter, logger *slog.Logger) (*registry.Registry, error) {
-	reg := registry.New(count)
+func newRegistry(cfg config, logger *slog.Logger) (*registry.Registry, error) {
+	reg := registry.New()
 	if err := reg.Add(registry.Model{
-		Name:        lexical.Name,
-		Aliases:     []string{lexical.Alias},
-		Description: "Offline lexical engine for development and demos without a language-model key: word overlap with negation, not a language model.",
-		ReleaseDate: lexical.ReleaseDate,
-		Backend:     lexical.Engine{},
+		Name:            lexical.Name,
+		Aliases:         []string{lexical.Alias},
+		Description:     "Offline lexical engine for development and demos without a language-model key: word overlap with negation, not a language model.",
+		ReleaseDate:     lexical.ReleaseDate,
+		Backend:         lexical.Engine{},
+		PricePerMillion: registry.DefaultPricePerMillion,
 	}); err != nil {
 		return nil, err
 	}
@@ -176,6 +175,7 @@ func addLLM(reg *registry.Registry, cfg config, cal calibrate.File, logger *slog
 		ReleaseDate:     "2026-01-01",
 		Backend:         backend,
 		NameFromBackend: true,
+		PricePerMillion: registry.DefaultPricePerMillion,
 	}); err != nil {
 		return err
 	}
@@ -212,17 +212,13 @@ func addFileModel(reg *registry.Registry, cfg config, cal calibrate.File, m mode
 		ReleaseDate:     m.ReleaseDate,
 		Backend:         providers.NewFallback(list, cfg.Adapter.Timeout, logger),
 		NameFromBackend: true,
+		PricePerMillion: registry.DefaultPricePerMillion,
 	}
 	if m.PricePerMillion != nil {
 		model.PricePerMillion = *m.PricePerMillion
 	}
 	if err := reg.Add(model); err != nil {
 		return err
-	}
-	if m.PricePerMillion != nil && *m.PricePerMillion == 0 {
-		if err := reg.SetPrice(m.Name, 0); err != nil {
-			return err
-		}
 	}
 	logger.Info("model from the models file", "model", m.Name, "aliases", m.Aliases, "providers", summary)
 	return nil
@@ -232,7 +228,7 @@ func addFileModel(reg *registry.Registry, cfg config, cal calibrate.File, m mode
 // the JUDGE_LLM_* settings, or a System One or Decisions provider whose
 // calls in flight and deadline follow the same settings (one call there
 // answers the whole request).
-func newProvider(cfg config, cal calibrate.File, p providerEntry, logger *slog.Logger) (systemone.Backend, error) {
+func newProvider(cfg config, cal calibrate.File, p providerEntry, logger *slog.Logger) (engine.Engine, error) {
 	s := providers.Settings{
 		BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, Source: p.Source, KeyEnv: p.APIKeyEnv,
 		// The same slots, queue and admission wait as the chat adapter's,
@@ -278,10 +274,11 @@ func addSemantic(reg *registry.Registry) error {
 		return err
 	}
 	return reg.Add(registry.Model{
-		Name:        semantic.Name,
-		Aliases:     []string{semantic.Alias},
-		Description: semantic.Description,
-		ReleaseDate: semantic.ReleaseDate,
-		Backend:     e,
+		Name:            semantic.Name,
+		Aliases:         []string{semantic.Alias},
+		Description:     semantic.Description,
+		ReleaseDate:     semantic.ReleaseDate,
+		Backend:         e,
+		PricePerMillion: registry.DefaultPricePerMillion,
 	})
 }

@@ -20,10 +20,8 @@ import (
 	"github.com/judgeworks/judge/internal/engine/lexical"
 	"github.com/judgeworks/judge/internal/engine/semantic"
 	"github.com/judgeworks/judge/internal/fault"
-	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/systemone"
-	"github.com/judgeworks/shared/tokens"
 )
 
 type byteCounter struct{}
@@ -70,7 +68,7 @@ func TestServeAppliesCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler))
+	reg, err := newRegistry(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +83,7 @@ func TestServeAppliesCalibration(t *testing.T) {
 		"team": {Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`),
 			Options: []systemone.Option{{Name: "billing"}, {Name: "technical"}}},
 	}}
-	resp, err := reg.Ask(context.Background(), m, req)
+	resp, err := reg.Ask(context.Background(), m, checked(t, req))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +102,7 @@ func TestOfflineRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler))
+	reg, err := newRegistry(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +128,7 @@ func TestModelAliases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reg, err := newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler))
+		reg, err := newRegistry(cfg, slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +155,7 @@ func TestModelAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler)); err == nil ||
+	if _, err := newRegistry(cfg, slog.New(slog.DiscardHandler)); err == nil ||
 		!strings.Contains(err.Error(), "JUDGE_MODEL_ALIASES") || !strings.Contains(err.Error(), "local/nothing-1.0") {
 		t.Errorf("an alias of no model: err = %v, want one naming the setting and the model", err)
 	}
@@ -165,7 +163,7 @@ func TestModelAliases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "already") {
+	if _, err := newRegistry(cfg, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "already") {
 		t.Errorf("an alias taking a model's name: err = %v", err)
 	}
 }
@@ -183,7 +181,7 @@ func TestBadCalibrationFileStopsServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler))
+	_, err = newRegistry(cfg, slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), "JUDGE_CALIBRATION_FILE") {
 		t.Fatalf("err %v, want one naming JUDGE_CALIBRATION_FILE", err)
 	}
@@ -217,7 +215,7 @@ func TestServeAppliesQueueSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			reg, err := newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler))
+			reg, err := newRegistry(cfg, slog.New(slog.DiscardHandler))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,12 +224,13 @@ func TestServeAppliesQueueSettings(t *testing.T) {
 				"team": {Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`),
 					Options: []systemone.Option{{Name: "billing"}, {Name: "technical"}}},
 			}}
-			if planned, own := reg.PlannedInputTokens(m, req), limits.Count(req, tokens.Default()); planned < own+100 {
+			c := checked(t, req)
+			if planned, own := reg.PlannedInputTokens(m, c), c.Tokens; planned < own+100 {
 				t.Fatalf("planned %d input tokens for a request of %d: the adapter's plan (system message, state block) was not charged", planned, own)
 			}
 			ask := func() chan error {
 				done := make(chan error, 1)
-				go func() { _, err := reg.Ask(context.Background(), m, req); done <- err }()
+				go func() { _, err := reg.Ask(context.Background(), m, c); done <- err }()
 				return done
 			}
 			first := ask()

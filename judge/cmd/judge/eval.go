@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/judgeworks/judge/internal/evalset"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
@@ -17,16 +18,19 @@ import (
 // serve` would build from the same settings, so the figures (cost
 // included) are those of the served model.
 func runEval(ctx context.Context, cfg config, args []string, stdout io.Writer, logger *slog.Logger) error {
-	reg, err := newRegistry(cfg, tokens.Default(), logger)
+	reg, err := newRegistry(cfg, logger)
 	if err != nil {
 		return err
 	}
-	return evalset.RunEval(ctx, args, served{reg}, stdout)
+	return evalset.RunEval(ctx, args, served{reg, tokens.Default()}, stdout)
 }
 
 // served answers a request with the registry model it names, as the API
 // does.
-type served struct{ reg *registry.Registry }
+type served struct {
+	reg   *registry.Registry
+	count limits.Counter
+}
 
 func (s served) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	m, ok := s.reg.Resolve(req.Model)
@@ -37,5 +41,9 @@ func (s served) Ask(ctx context.Context, req systemone.Request) (*systemone.Resp
 		}
 		return nil, fmt.Errorf("unknown model %q; this judge serves %s", req.Model, strings.Join(names, ", "))
 	}
-	return s.reg.Ask(ctx, m, req)
+	checked, err := limits.Check(req, s.count)
+	if err != nil {
+		return nil, err
+	}
+	return s.reg.Ask(ctx, m, checked)
 }

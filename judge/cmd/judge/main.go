@@ -81,7 +81,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		return cfg.WeakKeys
 	}
 	counter := tokens.Default()
-	reg, err := newRegistry(cfg, counter, logger)
+	reg, err := newRegistry(cfg, logger)
 	if err != nil {
 		return err
 	}

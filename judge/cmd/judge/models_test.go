@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/judgeworks/judge/internal/limits"
+	"github.com/judgeworks/shared/tokens"
 	"io"
 	"log/slog"
 	"net/http"
@@ -196,13 +198,23 @@ func noulRequest(model string) systemone.Request {
 		"urgent": {Type: systemone.TypeNoul, Instructions: json.RawMessage(`"Is it urgent?"`)}}}
 }
 
+// checked is req as the API hands it on, counted by the judge's tokenizer.
+func checked(t *testing.T, req systemone.Request) limits.Checked {
+	t.Helper()
+	c, err := limits.Check(req, tokens.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func ask(t *testing.T, reg *registry.Registry, model string) *systemone.Response {
 	t.Helper()
 	m, ok := reg.Resolve(model)
 	if !ok {
 		t.Fatalf("%s is not registered", model)
 	}
-	resp, err := reg.Ask(context.Background(), m, noulRequest(model))
+	resp, err := reg.Ask(context.Background(), m, checked(t, noulRequest(model)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +241,7 @@ func TestRegistryServesProviders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler))
+	reg, err := newRegistry(cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +267,7 @@ func TestModelsFileNameClash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = newRegistry(cfg, byteCounter{}, slog.New(slog.DiscardHandler))
+	_, err = newRegistry(cfg, slog.New(slog.DiscardHandler))
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "models[0] (local/semantic-1.0)") {
 		t.Fatalf("err %v, want the file and the entry named", err)
 	}

@@ -59,6 +59,25 @@ type Deps struct {
 
 type handler struct {
 	Deps
+	// bodies are the error bodies of the routes that answer in a shape of
+	// their own, by route; every other route answers in System One's.
+	bodies map[string]errorBodies
+}
+
+// errorBodies render a route's error bodies: a failure with its kind and
+// message, and a list of validation problems.
+type errorBodies interface {
+	fault(kind, msg string) any
+	validation(ve *systemone.ValidationError) any
+}
+
+// systemOneBodies are the bodies of docs/api.md, "Judge errors".
+type systemOneBodies struct{}
+
+func (systemOneBodies) fault(kind, msg string) any { return errorBody{errorDetail{kind, msg}} }
+
+func (systemOneBodies) validation(ve *systemone.ValidationError) any {
+	return map[string]any{"detail": ve.Items}
 }
 
 const keyCtx = "bearer_key"
@@ -77,7 +96,7 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	if d.Idempotency == nil {
 		d.Idempotency = idempotency.New(context.Background(), idempotency.Settings{Logger: logger})
 	}
-	h := &handler{d}
+	h := &handler{Deps: d, bodies: map[string]errorBodies{decisionsRoute: decisionsBodies{}}}
 	e := server.New(logger)
 	e.HTTPErrorHandler = h.handleError
 	e.Use(typesafeRequestID, h.measure)
@@ -181,13 +200,14 @@ func (h *handler) resolveModel(key auth.BearerKey, name string) (*registry.Model
 // ask validates req, charges its input tokens and has m answer it: the
 // path both endpoints share once a request is in System One terms.
 func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req systemone.Request) (*systemone.Response, error) {
-	if _, err := limits.Check(req, h.Tokens); err != nil {
+	checked, err := limits.Check(req, h.Tokens)
+	if err != nil {
 		return nil, err
 	}
-	if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, req)); err != nil {
+	if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, checked)); err != nil {
 		return nil, err
 	}
-	resp, err := h.Registry.Ask(c.Request().Context(), m, req)
+	resp, err := h.Registry.Ask(c.Request().Context(), m, checked)
 	if err != nil {
 		return nil, err
 	}
@@ -334,30 +354,32 @@ type errorDetail struct {
 
 // handleError is the judge's one error handler: it writes every error as a
 // status and the pinned body. Validation problems keep their field paths
-// in the list form; echo's own errors (no route, wrong method) are read
-// here; everything else is what fault.From says it is. The status comes from
-// the one fault table whatever the route; the body's shape is the route's:
-// OpenAI's on /v1/decisions (decisionsError), System One's everywhere else.
+// in the list form; a body that is not JSON and echo's own errors (no
+// route, wrong method) are read here; everything else is what fault.From
+// says it is. The status comes from the one fault table whatever the
+// route; the body is the route's own (h.bodies): OpenAI's on /v1/decisions,
+// System One's everywhere else.
 func (h *handler) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
 	log := server.Logger(c)
+	bodies, ok := h.bodies[c.Path()]
+	if !ok {
+		bodies = systemOneBodies{}
+	}
 	var (
+		se *systemone.SyntaxError
 		ve *systemone.ValidationError
 		he *echo.HTTPError
 		fe *fault.Error
 	)
 	switch {
-	case errors.As(err, &ve) && isSyntaxError(ve):
-		fe = fault.New(fault.InvalidArgument, "%s", ve.Items[0].Msg)
+	case errors.As(err, &se):
+		fe = fault.New(fault.InvalidArgument, "%s", se.Error())
 	case errors.As(err, &ve):
 		log.Info("invalid request", "problems", len(ve.Items))
-		if c.Path() == decisionsRoute {
-			h.write(c, http.StatusUnprocessableEntity, decisionsValidation(ve))
-		} else {
-			h.write(c, http.StatusUnprocessableEntity, map[string]any{"detail": ve.Items})
-		}
+		h.write(c, http.StatusUnprocessableEntity, bodies.validation(ve))
 		return
 	case errors.As(err, &he):
 		fe = fromEcho(he)
@@ -376,11 +398,7 @@ func (h *handler) handleError(err error, c echo.Context) {
 	if fe.Code == fault.Internal {
 		msg = "internal error"
 	}
-	if c.Path() == decisionsRoute {
-		h.write(c, fe.Code.Status(), decisionsFault(fe.Kind(), msg))
-		return
-	}
-	h.write(c, fe.Code.Status(), errorBody{errorDetail{fe.Kind(), msg}})
+	h.write(c, fe.Code.Status(), bodies.fault(fe.Kind(), msg))
 }
 
 func (h *handler) write(c echo.Context, status int, body any) {
@@ -393,12 +411,6 @@ func (h *handler) write(c echo.Context, status int, body any) {
 	if err != nil {
 		server.Logger(c).Warn("writing the error response failed", "err", err)
 	}
-}
-
-// isSyntaxError tells a body that is not JSON at all (400) from JSON of the
-// wrong shape (422).
-func isSyntaxError(ve *systemone.ValidationError) bool {
-	return len(ve.Items) == 1 && ve.Items[0].Type == "json_invalid"
 }
 
 // fromEcho maps the errors echo raises itself (no route, wrong method).

@@ -39,18 +39,18 @@ type byteCounter struct{}
 
 func (byteCounter) Count(s string) int { return len(s) }
 
-func serve(t *testing.T, backend systemone.Backend) *httptest.Server {
+func serve(t *testing.T, backend engine.Engine) *httptest.Server {
 	t.Helper()
 	return serveLogging(t, backend, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
-func serveLogging(t *testing.T, backend systemone.Backend, logger *slog.Logger) *httptest.Server {
+func serveLogging(t *testing.T, backend engine.Engine, logger *slog.Logger) *httptest.Server {
 	t.Helper()
 	keys, err := auth.ParseBearerKeys("k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := registry.New(byteCounter{})
+	reg := registry.New()
 	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
 		t.Fatal(err)
 	}
@@ -78,15 +78,6 @@ func TestBackendErrors(t *testing.T) {
 			500, "internal", "internal error", ""},
 		{"wrapped stray error", fmt.Errorf("calling: %w", errors.New("secret")), 500, "internal", "internal error", ""},
 		{"deliberate fault", fault.Retry(fault.Overloaded, 1500*time.Millisecond, "busy"), 529, "overloaded", "busy", "2"},
-		{"upstream saturated", &systemone.Error{Status: 529, Type: "overloaded", Message: "upstream saturated", RetryAfter: 3 * time.Second},
-			529, "overloaded", "upstream saturated", "3"},
-		{"upstream rate limit", &systemone.Error{Status: 429, Type: "rate_limit_exceeded", Message: "slow down"},
-			529, "overloaded", "slow down", "1"},
-		{"upstream unreachable", &systemone.Error{Type: "connection_error", Message: "no route"}, 529, "overloaded", "no route", "1"},
-		{"upstream misconfigured", &systemone.Error{Status: 502, Type: "upstream_misconfigured", Message: "model not found upstream"},
-			502, "upstream_misconfigured", "model not found upstream", ""},
-		{"upstream rejected our key", &systemone.Error{Status: 401, Type: "authentication_error", Message: "bad upstream key"},
-			502, "upstream_error", "bad upstream key", ""},
 		{"deadline", context.DeadlineExceeded, 529, "overloaded", "in time", "1"},
 		{"caller gone", fmt.Errorf("request canceled: %w", context.Canceled), 529, "overloaded", "canceled", "1"},
 	}
@@ -229,3 +220,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+func (failing) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
+
+func (loggingBackend) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

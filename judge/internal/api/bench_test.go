@@ -27,7 +27,7 @@ import (
 // a local Redis (one round trip for the request bucket, one for tokens).
 func BenchmarkSystemOne(b *testing.B) {
 	keys, _ := auth.ParseBearerKeys("k")
-	reg := registry.New(tokens.Default())
+	reg := registry.New()
 	if err := reg.Add(registry.Model{Name: lexical.Name, Aliases: []string{lexical.Alias}, Backend: lexical.Engine{}}); err != nil {
 		b.Fatal(err)
 	}

@@ -179,11 +179,14 @@ type decisionsErrorDetail struct {
 	Param   *string `json:"param"`
 }
 
-func decisionsFault(kind, msg string) decisionsError {
+// decisionsBodies are the route's error bodies, in OpenAI's shape.
+type decisionsBodies struct{}
+
+func (decisionsBodies) fault(kind, msg string) any {
 	return decisionsError{decisionsErrorDetail{Message: msg, Type: kind, Code: kind}}
 }
 
-func decisionsValidation(ve *systemone.ValidationError) decisionsError {
+func (decisionsBodies) validation(ve *systemone.ValidationError) any {
 	parts := make([]string, len(ve.Items))
 	for i, it := range ve.Items {
 		parts[i] = it.Msg
@@ -269,14 +272,13 @@ func (d *decision) relocate(err error) error {
 
 // decodeDecision reads a decisions request and translates it. Every
 // problem is reported with its field path in the caller's terms, as a
-// *systemone.ValidationError (a body that is not JSON at all: the one item
-// of type json_invalid, which is a 400).
+// *systemone.ValidationError; a body that is not JSON at all is a
+// *systemone.SyntaxError (a 400).
 func decodeDecision(body []byte, maxQuestions int) (decision, error) {
 	var d decision
 	p := &parser{}
 	if !json.Valid(body) {
-		p.add("the body is not valid JSON", "json_invalid", "body")
-		return d, p.err()
+		return d, &systemone.SyntaxError{Msg: "the body is not valid JSON"}
 	}
 	top := p.object(body, []string{"body"}, "input", "model", "questions",
 		"prompt_cache_key", "safety_identifier", "prompt_cache_options")

@@ -8,6 +8,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/judgeworks/judge/internal/engine"
+	"github.com/judgeworks/judge/internal/fault"
 	"io"
 	"log/slog"
 	"math"
@@ -16,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/engine/lexical"
@@ -33,7 +36,7 @@ import (
 // "other" (id 2) may use every model, "limited" (id 3) only a model this
 // judge does not serve.
 type setup struct {
-	backend      systemone.Backend
+	backend      engine.Engine
 	limits       ratelimit.Settings // zero: 1000 requests and 1,000,000 tokens a minute
 	maxQuestions int
 	store        *idempotency.Store
@@ -48,7 +51,7 @@ func listen(t *testing.T, s setup) *httptest.Server {
 	if s.backend == nil {
 		s.backend = lexical.Engine{}
 	}
-	reg := registry.New(byteCounter{})
+	reg := registry.New()
 	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: s.backend}); err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +443,7 @@ func TestDecisionsRateLimitAndOverload(t *testing.T) {
 		wantAPIError(t, err, http.StatusTooManyRequests, "token_rate_limit_exceeded", "token_rate_limit_exceeded", "")
 	})
 	t.Run("529", func(t *testing.T) {
-		srv := listen(t, setup{backend: failing{&systemone.Error{Status: 503, Type: "overloaded", Message: "upstream saturated"}}})
+		srv := listen(t, setup{backend: failing{fault.Retry(fault.Overloaded, time.Second, "upstream saturated")}})
 		_, err := client(srv.URL, "k").Decisions.New(context.Background(), ticketParams())
 		e := wantAPIError(t, err, 529, "overloaded", "overloaded", "")
 		if e.Response.Header.Get("Retry-After") == "" {
@@ -455,8 +458,8 @@ func TestOneStatusTableTwoShapes(t *testing.T) {
 	decisionsBody := `{"model": "m-latest", "input": "s", "questions": [{"type": "predicate", "instructions": "i"}]}`
 	for _, err := range []error{
 		errors.New("stray"),
-		&systemone.Error{Status: 502, Type: "upstream_misconfigured", Message: "model not found upstream"},
-		&systemone.Error{Status: 429, Message: "slow down"},
+		fault.New(fault.Misconfigured, "model not found upstream"),
+		fault.Retry(fault.Overloaded, time.Second, "slow down"),
 		context.DeadlineExceeded,
 	} {
 		srv := listen(t, setup{backend: failing{err}})

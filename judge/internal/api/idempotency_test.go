@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"github.com/judgeworks/judge/internal/fault"
 	"io"
 	"net/http"
 	"strings"
@@ -43,7 +44,7 @@ type flaky struct{ asked atomic.Int64 }
 
 func (f *flaky) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	if f.asked.Add(1) == 1 {
-		return nil, &systemone.Error{Status: 529, Type: "overloaded", Message: "busy"}
+		return nil, fault.Retry(fault.Overloaded, time.Second, "busy")
 	}
 	return lexical.Engine{}.Ask(ctx, req)
 }
@@ -272,3 +273,7 @@ func TestBadIdempotencyKeys(t *testing.T) {
 		t.Errorf("unknown bearer key: %d", a.status)
 	}
 }
+
+func (*gated) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
+
+func (*flaky) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/judgeworks/judge/internal/engine"
 	"io"
 	"log/slog"
 	"net/http"
@@ -34,7 +35,7 @@ type planned struct {
 	asked  atomic.Int64
 }
 
-func (p *planned) PlannedInputTokens(systemone.Request) int { return p.tokens }
+func (p *planned) PlannedInputTokens(systemone.Request, int) int { return p.tokens }
 
 func (p *planned) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	p.asked.Add(1)
@@ -43,13 +44,13 @@ func (p *planned) Ask(ctx context.Context, req systemone.Request) (*systemone.Re
 
 // judge serves backend as model m-1 (alias m-latest) to the keys "k" (id 1)
 // and "other" (id 2) with the given limits.
-func judge(t *testing.T, backend systemone.Backend, limits ratelimit.Settings, maxQuestions int) (*httptest.Server, *metrics.Metrics) {
+func judge(t *testing.T, backend engine.Engine, limits ratelimit.Settings, maxQuestions int) (*httptest.Server, *metrics.Metrics) {
 	t.Helper()
 	keys, err := auth.ParseBearerKeys("k,other")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := registry.New(byteCounter{})
+	reg := registry.New()
 	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func TestManyQuestionsRefusedCheaply(t *testing.T) {
 	}
 
 	keys, _ := auth.ParseBearerKeys("k")
-	reg := registry.New(count)
+	reg := registry.New()
 	backend := &planned{tokens: 1}
 	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
 		t.Fatal(err)

@@ -150,3 +150,5 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 		t.Errorf("%d request series for %d requests", requestSeries, requests)
 	}
 }
+
+func (answering) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

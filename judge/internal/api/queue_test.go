@@ -101,7 +101,7 @@ func llmJudge(t *testing.T, model *chatModel, keys int, limits ratelimit.Setting
 		t.Fatal(err)
 	}
 	count := tokens.Default()
-	reg := registry.New(count)
+	reg := registry.New()
 	if err := reg.Add(registry.Model{Name: "llm-1.0", Aliases: []string{"llm-latest"}, Backend: a, NameFromBackend: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -410,3 +410,5 @@ func TestManyQuestionsNeverReachTheModel(t *testing.T) {
 		t.Fatalf("the model saw %d calls", n)
 	}
 }
+
+func (askFunc) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

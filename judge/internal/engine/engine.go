@@ -30,8 +30,9 @@ type Engine interface {
 	// whole), or the context's error.
 	Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error)
 	// PlannedInputTokens is what answering req will cost in input tokens,
-	// charged to the caller's token budget before any work: for an
-	// upstream engine every call's prompt, which can be many times the
-	// request's own tokens.
-	PlannedInputTokens(req systemone.Request) int
+	// charged to the caller's token budget before any work: the request's
+	// own tokens as validation counted them (tokens) for an engine that
+	// reads the request once, every call's prompt for one that makes
+	// several upstream calls, which can be many times more.
+	PlannedInputTokens(req systemone.Request, tokens int) int
 }

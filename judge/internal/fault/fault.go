@@ -1,7 +1,6 @@
 // Package fault holds the judge's one error type and its one mapping of
 // failures. Domain code, engines and handlers return a *fault.Error with a
-// Code; a remote System One service's wire error (*systemone.Error)
-// becomes one in From.
+// Code, made where the failure is understood, once.
 // The HTTP error handler (judge/internal/api) writes the code's status and
 // the body of docs/api.md,
 // "Judge errors". Anything not made on purpose is reported as
@@ -14,8 +13,6 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-
-	"github.com/judgeworks/shared/systemone"
 )
 
 // Code says what kind of failure an error is, independent of HTTP.
@@ -45,6 +42,8 @@ const (
 	// As the hosted System One service answers them (docs/api.md, "Judge errors").
 	NoKey        // no bearer key at all: 403, where a wrong key is 401
 	UnknownModel // the request names a model this judge does not serve
+
+	numCodes // the number of codes; keep it last
 )
 
 // codes maps each code to its HTTP status and error_type.
@@ -132,20 +131,13 @@ func CodeOf(err error) Code {
 const DefaultRetryAfter = time.Second
 
 // From says what err means for a client, as a *Error: err itself when it is
-// one; a remote System One service's wire error or a deadline by what
-// happened; anything else Internal, its text kept from the client. The
-// request was valid by the time an engine saw it, so an engine's failure
-// is ours: Overloaded (retry later) or one of the 502s.
+// one; a deadline or a cancellation as Overloaded; anything else Internal,
+// its text kept from the client.
 func From(err error) *Error {
-	var (
-		fe   *Error
-		wire *systemone.Error
-	)
+	var fe *Error
 	switch {
 	case errors.As(err, &fe):
 		return fe
-	case errors.As(err, &wire):
-		return fromWire(wire)
 	case errors.Is(err, context.DeadlineExceeded):
 		return Overload("the model did not answer in time", 0)
 	case errors.Is(err, context.Canceled):
@@ -160,30 +152,4 @@ func Overload(msg string, wait time.Duration) *Error {
 		wait = DefaultRetryAfter
 	}
 	return Retry(Overloaded, wait, "%s", msg)
-}
-
-// fromWire reads the wire error of a remote System One service the judge
-// called: no answer, its rate limit, saturation or a gateway timeout is
-// Overloaded; anything else Upstream. The service's message is kept (it was
-// written for clients), and so is its error_type, except a client-side
-// kind (timeout, rate_limit_exceeded, authentication_error) that would
-// mislead our caller.
-func fromWire(e *systemone.Error) *Error {
-	msg := e.Message
-	if msg == "" {
-		msg = "the model backend failed"
-	}
-	switch e.Status {
-	case 0, http.StatusTooManyRequests, 529, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		fe := Overload(msg, e.RetryAfter)
-		if e.Status != 0 && e.Status != http.StatusTooManyRequests {
-			fe.Type = e.Type
-		}
-		return fe
-	}
-	fe := New(Upstream, "%s", msg)
-	if e.Status < 400 || e.Status >= 500 {
-		fe.Type = e.Type
-	}
-	return fe
 }

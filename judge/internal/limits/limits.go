@@ -25,15 +25,22 @@ type Counter interface {
 	Count(s string) int
 }
 
+// Checked is a request that passed Check, with what checking it found:
+// later stages read the count here instead of counting again.
+type Checked struct {
+	systemone.Request
+	// Tokens is the request's input tokens, counted as Count does.
+	Tokens int
+}
+
 // Check validates req: its shape (systemone.Request.Validate), then the
 // token limits (state plus the longest question at most 32,000 tokens; the
-// whole request at most 64,000). It returns the request's input tokens,
-// counted as Count does. The error is a *systemone.ValidationError listing
-// every problem.
-func Check(req systemone.Request, count Counter) (int, error) {
+// whole request at most 64,000). The error is a *systemone.ValidationError
+// listing every problem.
+func Check(req systemone.Request, count Counter) (Checked, error) {
 	if err := req.Validate(); err != nil {
 		// Token counts of a malformed request would only add noise.
-		return 0, err
+		return Checked{}, err
 	}
 	state := count.Count(systemone.ContentText(req.State))
 	longest, total := 0, state
@@ -52,9 +59,9 @@ func Check(req systemone.Request, count Counter) (int, error) {
 			Msg: fmt.Sprintf("the request is %d tokens, more than the limit of %d", total, MaxRequestTokens)})
 	}
 	if items != nil {
-		return 0, &systemone.ValidationError{Items: items}
+		return Checked{}, &systemone.ValidationError{Items: items}
 	}
-	return total, nil
+	return Checked{Request: req, Tokens: total}, nil
 }
 
 // Count counts the input tokens of req as Check does: the state once plus

@@ -66,13 +66,13 @@ func TestCheck(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := validRequest()
 			tt.edit(&r)
-			n, err := Check(r, byteCounter{})
+			c, err := Check(r, byteCounter{})
 			if tt.loc == "" {
 				if err != nil {
 					t.Fatalf("Check = %v, want nil", err)
 				}
-				if want := Count(r, byteCounter{}); n != want {
-					t.Fatalf("Check counted %d tokens, Count %d", n, want)
+				if want := Count(r, byteCounter{}); c.Tokens != want {
+					t.Fatalf("Check counted %d tokens, Count %d", c.Tokens, want)
 				}
 				return
 			}
@@ -93,11 +93,11 @@ func TestCheckRealTokenizer(t *testing.T) {
 		t.Fatalf("Check = %v, want the state too long", err)
 	}
 	r.State, _ = json.Marshal(strings.Repeat("refund ", 1000))
-	n, err := Check(r, tokens.Default())
+	c, err := Check(r, tokens.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n < 1000 || n > 1100 {
+	if n := c.Tokens; n < 1000 || n > 1100 {
 		t.Errorf("Check counted %d tokens, want about 1,030", n)
 	}
 }

@@ -12,13 +12,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/shared/systemone"
 )
 
-// DefaultPricePerMillion is the price in USD per million input tokens of a
-// model registered without one. Output tokens are free.
+// DefaultPricePerMillion is the price in USD per million input tokens the
+// judge gives a model the configuration names no price for. Output tokens
+// are free.
 const DefaultPricePerMillion = 0.042
 
 // Model is one entry of the registry.
@@ -32,9 +34,9 @@ type Model struct {
 	// ReleaseDate is the date Name was released, as YYYY-MM-DD.
 	ReleaseDate string
 	// PricePerMillion is the USD price per million input tokens; zero means
-	// DefaultPricePerMillion (use SetPrice for a free model).
+	// free.
 	PricePerMillion float64
-	Backend         systemone.Backend
+	Backend         engine.Engine
 	// NameFromBackend makes the answering name Name + "/" + the model the
 	// backend reports (e.g. "llm-1.0/gpt-4o-mini-2024-07-18"), for backends
 	// that front an upstream model whose snapshot can change under an alias.
@@ -46,12 +48,11 @@ type Model struct {
 type Registry struct {
 	models []*Model
 	byName map[string]*Model
-	count  limits.Counter
 }
 
-// New returns an empty registry that counts input tokens with count.
-func New(count limits.Counter) *Registry {
-	return &Registry{byName: map[string]*Model{}, count: count}
+// New returns an empty registry.
+func New() *Registry {
+	return &Registry{byName: map[string]*Model{}}
 }
 
 // Add registers m. Names and aliases must be unique across the registry, and
@@ -66,9 +67,6 @@ func (r *Registry) Add(m Model) error {
 	}
 	if m.PricePerMillion < 0 {
 		return fmt.Errorf("model %q: negative price", m.Name)
-	}
-	if m.PricePerMillion == 0 {
-		m.PricePerMillion = DefaultPricePerMillion
 	}
 	names := append([]string{m.Name}, m.Aliases...)
 	for i, n := range names {
@@ -162,33 +160,20 @@ func (r *Registry) Unknown(names []string) []string {
 	return out
 }
 
-// Planner is implemented by a backend that knows how many input tokens it
-// will send to answer a request: every upstream call's prompt, with
-// repeated and follow-up calls, which can be many times the request's own
-// tokens. The judge charges that to the caller's token budget before any
-// work.
-type Planner interface {
-	PlannedInputTokens(req systemone.Request) int
-}
-
-// PlannedInputTokens is what answering req with m will cost in input tokens:
-// the backend's own plan when it is a Planner, else the request's tokens
-// counted as Ask reports them. req must be valid.
-func (r *Registry) PlannedInputTokens(m *Model, req systemone.Request) int {
-	if p, ok := m.Backend.(Planner); ok {
-		req.Model = m.Name
-		return p.PlannedInputTokens(req)
-	}
-	return limits.Count(req, r.count)
+// PlannedInputTokens is what answering req with m will cost in input
+// tokens, by m's engine's plan.
+func (r *Registry) PlannedInputTokens(m *Model, req limits.Checked) int {
+	req.Model = m.Name
+	return m.Backend.PlannedInputTokens(req.Request, req.Tokens)
 }
 
 // Ask answers req with m and completes the response: the exact model name,
-// one answer per question, and usage. Input tokens are those the backend
-// reports, or else the request counted as limits.Count does; the cost
-// is input tokens times the model's price.
-func (r *Registry) Ask(ctx context.Context, m *Model, req systemone.Request) (*systemone.Response, error) {
+// one answer per question, and usage. Input tokens are those the engine
+// reports, or else the request's as validation counted them; the cost is
+// input tokens times the model's price.
+func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*systemone.Response, error) {
 	req.Model = m.Name
-	resp, err := m.Backend.Ask(ctx, req)
+	resp, err := m.Backend.Ask(ctx, req.Request)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +197,7 @@ func (r *Registry) Ask(ctx context.Context, m *Model, req systemone.Request) (*s
 	}
 	usage := resp.Usage
 	if usage.InputTokens == 0 {
-		usage.InputTokens = limits.Count(req, r.count)
+		usage.InputTokens = req.Tokens
 	}
 	usage.Cost = float64(usage.InputTokens) * m.PricePerMillion / 1e6
 	// Answers go out in the order the questions came, whatever order the

@@ -43,14 +43,19 @@ func (b *backend) Ask(_ context.Context, req systemone.Request) (*systemone.Resp
 	return &systemone.Response{Model: b.model, Answers: ans, Usage: b.usage}, nil
 }
 
-func request(model string) systemone.Request {
-	return systemone.Request{
+// request is a checked request for model: "abcd" + "q\nxy", 8 runes.
+func request(model string) limits.Checked {
+	c, err := limits.Check(systemone.Request{
 		Model: model,
 		State: json.RawMessage(`"abcd"`),
 		Questions: map[string]systemone.Question{
 			"q": {Type: systemone.TypeNoul, Instructions: json.RawMessage(`"xy"`)},
 		},
+	}, runeCounter{})
+	if err != nil {
+		panic(err)
 	}
+	return c
 }
 
 func TestAddRefusesBadEntries(t *testing.T) {
@@ -69,7 +74,7 @@ func TestAddRefusesBadEntries(t *testing.T) {
 		{"duplicate alias", Model{Name: "m-4", Aliases: []string{"m-latest"}, Backend: b}, "registered twice"},
 	}
 	for _, tt := range tests {
-		r := New(runeCounter{})
+		r := New()
 		if err := r.Add(Model{Name: "m-1.0", Aliases: []string{"m-latest"}, Backend: b}); err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +86,7 @@ func TestAddRefusesBadEntries(t *testing.T) {
 }
 
 func TestResolveAndAllowed(t *testing.T) {
-	r := New(runeCounter{})
+	r := New()
 	a, b := &backend{}, &backend{}
 	mustAdd(t, r, Model{Name: "local/lexical-1.0", Aliases: []string{"local/lexical-latest"}, Backend: a})
 	mustAdd(t, r, Model{Name: "llm-1.0", Aliases: []string{"llm-latest"}, Backend: b})
@@ -122,9 +127,9 @@ func TestResolveAndAllowed(t *testing.T) {
 }
 
 func TestAskNamesTheExactVersionAndCountsUsage(t *testing.T) {
-	r := New(runeCounter{})
+	r := New()
 	b := &backend{model: "ignored"}
-	mustAdd(t, r, Model{Name: "local/lexical-1.0", Aliases: []string{"local/lexical-latest"}, Backend: b})
+	mustAdd(t, r, Model{Name: "local/lexical-1.0", Aliases: []string{"local/lexical-latest"}, Backend: b, PricePerMillion: DefaultPricePerMillion})
 	m, _ := r.Resolve("local/lexical-latest")
 	req := request("local/lexical-latest")
 	resp, err := r.Ask(context.Background(), m, req)
@@ -137,9 +142,9 @@ func TestAskNamesTheExactVersionAndCountsUsage(t *testing.T) {
 	if b.got.Model != "local/lexical-1.0" {
 		t.Errorf("backend was asked for %q, want the exact version", b.got.Model)
 	}
-	want := limits.Count(req, runeCounter{})
-	if resp.Usage.InputTokens != want || want == 0 {
-		t.Errorf("input tokens = %d, want %d (counted)", resp.Usage.InputTokens, want)
+	want := 8
+	if resp.Usage.InputTokens != want {
+		t.Errorf("input tokens = %d, want %d (as validation counted them)", resp.Usage.InputTokens, want)
 	}
 	if c := float64(want) * DefaultPricePerMillion / 1e6; math.Abs(resp.Usage.Cost-c) > 1e-15 {
 		t.Errorf("cost = %v, want %v", resp.Usage.Cost, c)
@@ -147,7 +152,7 @@ func TestAskNamesTheExactVersionAndCountsUsage(t *testing.T) {
 }
 
 func TestAskComposesSnapshotNameAndKeepsReportedUsage(t *testing.T) {
-	r := New(runeCounter{})
+	r := New()
 	b := &backend{model: "gpt-4o-mini-2024-07-18", usage: systemone.Usage{InputTokens: 1000, OutputTokens: 3}}
 	mustAdd(t, r, Model{Name: "llm-1.0", Aliases: []string{"llm-latest"}, Backend: b, NameFromBackend: true})
 	if err := r.SetPrice("llm-latest", 2); err != nil {
@@ -171,7 +176,7 @@ func TestAskComposesSnapshotNameAndKeepsReportedUsage(t *testing.T) {
 }
 
 func TestAskChecksTheBackend(t *testing.T) {
-	r := New(runeCounter{})
+	r := New()
 	b := &backend{skip: "q"}
 	mustAdd(t, r, Model{Name: "m-1", Backend: b})
 	m, _ := r.Resolve("m-1")
@@ -186,10 +191,16 @@ func TestAskChecksTheBackend(t *testing.T) {
 }
 
 func TestSetPrice(t *testing.T) {
-	r := New(runeCounter{})
+	r := New()
 	mustAdd(t, r, Model{Name: "m-1", Backend: &backend{}})
-	if m, _ := r.Resolve("m-1"); m.PricePerMillion != DefaultPricePerMillion {
-		t.Errorf("default price = %v", m.PricePerMillion)
+	if m, _ := r.Resolve("m-1"); m.PricePerMillion != 0 {
+		t.Errorf("a model registered without a price costs %v, want free", m.PricePerMillion)
+	}
+	if err := r.SetPrice("m-1", 2); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := r.Resolve("m-1"); m.PricePerMillion != 2 {
+		t.Errorf("price after SetPrice = %v, want 2", m.PricePerMillion)
 	}
 	if err := r.SetPrice("m-1", 0); err != nil {
 		t.Fatal(err)
@@ -220,13 +231,13 @@ type planner struct {
 	asked string
 }
 
-func (p *planner) PlannedInputTokens(req systemone.Request) int {
+func (p *planner) PlannedInputTokens(req systemone.Request, tokens int) int {
 	p.asked = req.Model
-	return p.times * limits.Count(req, runeCounter{})
+	return p.times * tokens
 }
 
 func TestPlannedInputTokens(t *testing.T) {
-	r := New(runeCounter{})
+	r := New()
 	p := &planner{times: 7}
 	mustAdd(t, r, Model{Name: "offline-1.0", Backend: &backend{}})
 	mustAdd(t, r, Model{Name: "llm-1.0", Aliases: []string{"llm-latest"}, Backend: p})
@@ -243,3 +254,5 @@ func TestPlannedInputTokens(t *testing.T) {
 		t.Errorf("the planner was asked about %q, want the exact name as Ask passes it", p.asked)
 	}
 }
+
+func (*backend) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

@@ -62,8 +62,9 @@ func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Res
 	return resp, nil
 }
 
-// PlannedInputTokens is every call's prompt, counted as the adapter sends it.
-func (e *Engine) PlannedInputTokens(req systemone.Request) int {
+// PlannedInputTokens is every call's prompt, counted as the adapter sends
+// it; the request's own count plays no part.
+func (e *Engine) PlannedInputTokens(req systemone.Request, _ int) int {
 	return e.adapter.PlannedInputTokens(req)
 }
 

@@ -174,3 +174,6 @@ func saturate(tf float64) float64 {
 	}
 	return 2 * tf / (tf + 1)
 }
+
+// PlannedInputTokens is the request's own tokens: it reads the request once.
+func (Engine) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

@@ -4,8 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
-	"reflect"
+	"github.com/judgeworks/judge/internal/engine/enginetest"
 	"testing"
 
 	"github.com/judgeworks/shared/systemone"
@@ -42,42 +41,6 @@ const ticket = `{"model": "local/lexical-latest",
                         "sales": {"about": "pricing questions and upgrades"}}},
   "anger": {"type": "score", "instructions": "How angry is the customer?",
             "criteria": ["calm", "annoyed", "furious"]}}}`
-
-func TestAnswersAreWellFormed(t *testing.T) {
-	req := decode(t, ticket)
-	resp := ask(t, req)
-	if resp.Model != Name {
-		t.Errorf("model = %q, want %q", resp.Model, Name)
-	}
-	if len(resp.Answers) != len(req.Questions) {
-		t.Fatalf("%d answers for %d questions", len(resp.Answers), len(req.Questions))
-	}
-	for name, a := range resp.Answers {
-		if a.Type != req.Questions[name].Type {
-			t.Errorf("%s: type %q, want %q", name, a.Type, req.Questions[name].Type)
-		}
-		if a.Type == systemone.TypeNoul {
-			if a.Noul == nil || *a.Noul < 0 || *a.Noul > 1 || a.Confidence != nil {
-				t.Errorf("%s: bad noul answer %+v", name, a)
-			}
-			continue
-		}
-		sum := 0.0
-		for _, p := range a.Probabilities {
-			sum += p
-		}
-		if math.Abs(sum-1) > 1e-9 {
-			t.Errorf("%s: probabilities sum to %v", name, sum)
-		}
-		if a.Confidence == nil || *a.Confidence < 0 || *a.Confidence > 1 {
-			t.Errorf("%s: confidence %v out of [0, 1]", name, a.Confidence)
-		}
-	}
-	anger := resp.Answers["anger"]
-	if anger.Score == nil || *anger.Score < 0 || *anger.Score > 2 {
-		t.Errorf("anger score %v out of [0, 2]", anger.Score)
-	}
-}
 
 // The engine must read the words: each case's text points one way.
 func TestAnswersFollowTheText(t *testing.T) {
@@ -171,57 +134,6 @@ func TestStructuredState(t *testing.T) {
 	}
 }
 
-func TestDeterministic(t *testing.T) {
-	req := decode(t, ticket)
-	first := ask(t, req)
-	for range 20 {
-		if again := ask(t, decode(t, ticket)); !reflect.DeepEqual(first, again) {
-			t.Fatalf("answers differ between runs:\n%+v\n%+v", first, again)
-		}
-	}
-}
-
-func TestOptionOrderDoesNotMatter(t *testing.T) {
-	req := decode(t, ticket)
-	want := ask(t, req).Answers["team"]
-	opts := req.Questions["team"].Options
-	// Every rotation and the reversal of the three options.
-	perms := [][]int{{1, 2, 0}, {2, 0, 1}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}}
-	for _, perm := range perms {
-		q := req.Questions["team"]
-		q.Options = make([]systemone.Option, len(opts))
-		for i, j := range perm {
-			q.Options[i] = opts[j]
-		}
-		r := systemone.Request{Model: req.Model, State: req.State, Questions: map[string]systemone.Question{"team": q}}
-		if got := ask(t, r).Answers["team"]; !reflect.DeepEqual(got, want) {
-			t.Errorf("order %v: %+v, want %+v", perm, got, want)
-		}
-	}
-}
-
-func TestAloneEqualsBatchAndNamesDoNotMatter(t *testing.T) {
-	req := decode(t, ticket)
-	batch := ask(t, req)
-	for name, q := range req.Questions {
-		for _, alias := range []string{name, "renamed_" + name, "x"} {
-			alone := systemone.Request{Model: req.Model, State: req.State, Questions: map[string]systemone.Question{alias: q}}
-			got := ask(t, alone).Answers[alias]
-			if !reflect.DeepEqual(got, batch.Answers[name]) {
-				t.Errorf("%s asked alone as %q: %+v, in the batch: %+v", name, alias, got, batch.Answers[name])
-			}
-		}
-	}
-}
-
-func TestCancelledContext(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := (Engine{}).Ask(ctx, decode(t, ticket)); err == nil {
-		t.Fatal("a cancelled request was answered")
-	}
-}
-
 // request builds a request with n questions cycling through the three types.
 func request(n int) systemone.Request {
 	req := systemone.Request{
@@ -261,3 +173,5 @@ func BenchmarkAsk(b *testing.B) {
 		})
 	}
 }
+
+func TestConformance(t *testing.T) { enginetest.Run(t, Engine{}) }

@@ -37,7 +37,7 @@ type Decisions struct {
 	slots  *engine.Slots
 }
 
-var _ systemone.Backend = (*Decisions)(nil)
+var _ engine.Engine = (*Decisions)(nil)
 
 // NewDecisions returns the provider for s. The client is built the way
 // shared/chatmodel builds every OpenAI client of the project: the SDK's
@@ -303,3 +303,6 @@ func (p *Decisions) redact(s string) string {
 	}
 	return s
 }
+
+// PlannedInputTokens is the request's own tokens: the upstream calls carry the request once between them.
+func (*Decisions) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

@@ -235,25 +235,6 @@ func TestDecisionsCalibrates(t *testing.T) {
 	}
 }
 
-func TestDecisionsOptionOrderDoesNotMatter(t *testing.T) {
-	f := newFakeDecisions(t, nil)
-	p := newDecisions(t, f.srv.URL, calibrate.File{Version: calibrate.FileVersion, Models: map[string]calibrate.Model{
-		"gpt-6-luna": {Temperatures: map[string]float64{"choice": 1.3}},
-	}})
-	var first systemone.Answer
-	for i, order := range fiveOrders {
-		resp, err := p.Ask(context.Background(), request(map[string]systemone.Question{"team": choice(order...)}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			first = resp.Answers["team"]
-			continue
-		}
-		sameAnswers(t, order, resp.Answers["team"], first)
-	}
-}
-
 // A question the model refuses fails the request as the caller's, naming
 // the question; no other provider is to be asked.
 func TestDecisionsRefusal(t *testing.T) {

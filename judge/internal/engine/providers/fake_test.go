@@ -2,12 +2,17 @@ package providers
 
 import (
 	"encoding/json"
+	"github.com/judgeworks/judge/internal/engine/enginetest"
+	"github.com/judgeworks/shared/calibrate"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/judgeworks/shared/systemone"
 )
@@ -163,5 +168,41 @@ func sameAnswers(t *testing.T, order []string, got, want systemone.Answer) {
 	}
 	if got.Choice != want.Choice || *got.Confidence != *want.Confidence {
 		t.Errorf("order %v: choice %q (%v), want %q (%v)", order, got.Choice, *got.Confidence, want.Choice, *want.Confidence)
+	}
+}
+
+// choiceTemperature calibrates choices: the option-order law must hold
+// through the temperature as well.
+var choiceTemperature = calibrate.File{Version: calibrate.FileVersion, Models: map[string]calibrate.Model{
+	"peer/semantic-latest": {Temperatures: map[string]float64{"choice": 1.7}},
+	"gpt-6-luna":           {Temperatures: map[string]float64{"choice": 1.3}},
+}}
+
+// The providers obey the laws of every engine against upstreams biased to
+// the top of a list (the fakes here), calibrated or not, alone or behind
+// a Fallback.
+func TestConformance(t *testing.T) {
+	sys := newFakeSystemOne(t, nil)
+	dec := newFakeDecisions(t, nil)
+	for _, cal := range []struct {
+		name string
+		file calibrate.File
+	}{{"uncalibrated", calibrate.File{}}, {"calibrated", choiceTemperature}} {
+		t.Run("System One "+cal.name, func(t *testing.T) { enginetest.Run(t, newSystemOne(sys.srv.URL, cal.file)) })
+		t.Run("Decisions "+cal.name, func(t *testing.T) { enginetest.Run(t, newDecisions(t, dec.srv.URL, cal.file)) })
+	}
+	t.Run("Fallback", func(t *testing.T) {
+		enginetest.Run(t, NewFallback([]Provider{provider("system one", newSystemOne(sys.srv.URL, calibrate.File{}))}, time.Minute, slog.New(slog.DiscardHandler)))
+	})
+}
+
+// Shown in the caller's order, the fake's bias would move the answer: the
+// option-order law has teeth against these upstreams.
+func TestTheFakesAreBiased(t *testing.T) {
+	at := func(order []string, name string) float64 {
+		return optionWeight(slices.Index(order, name), name)
+	}
+	if at(fiveOrders[0], "billing") == at(fiveOrders[1], "billing") {
+		t.Fatal("the fake's bias does not depend on position")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -13,7 +14,7 @@ import (
 type Provider struct {
 	// Source names it in logs, as in Settings.
 	Source  string
-	Backend systemone.Backend
+	Backend engine.Engine
 }
 
 // Fallback answers with the first of its providers that can. A provider
@@ -28,7 +29,7 @@ type Fallback struct {
 	log       *slog.Logger
 }
 
-var _ systemone.Backend = (*Fallback)(nil)
+var _ engine.Engine = (*Fallback)(nil)
 
 // NewFallback tries providers in order, all within timeout per request
 // (when the request's context has no earlier deadline).
@@ -65,3 +66,6 @@ func (f *Fallback) Ask(ctx context.Context, req systemone.Request) (*systemone.R
 	}
 	return nil, err
 }
+
+// PlannedInputTokens is the request's own tokens: a fallback asks one provider at a time.
+func (*Fallback) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

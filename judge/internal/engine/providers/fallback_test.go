@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/judgeworks/judge/internal/engine"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -24,7 +25,7 @@ func status503(w http.ResponseWriter, _ systemone.Request) {
 	fmt.Fprint(w, "upstream down for maintenance")
 }
 
-func provider(source string, b systemone.Backend) Provider {
+func provider(source string, b engine.Engine) Provider {
 	return Provider{Source: source, Backend: b}
 }
 

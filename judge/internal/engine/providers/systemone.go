@@ -25,7 +25,7 @@ type SystemOne struct {
 	slots  *engine.Slots
 }
 
-var _ systemone.Backend = (*SystemOne)(nil)
+var _ engine.Engine = (*SystemOne)(nil)
 
 // NewSystemOne returns the provider for s. The client makes one attempt per
 // call: a retry is the next provider's job (Fallback), or the caller's,
@@ -99,7 +99,7 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 // this judge's validation, so most of its 4xx are about the settings; a
 // validation list (422) or a 413 is about what the caller asked, and goes
 // back to the caller as such. Statuses that mean busy or failing (429,
-// 5xx, no answer) stay *systemone.Error, which fault reads.
+// 5xx, no answer) are read by wire.
 func (p *SystemOne) failure(ctx context.Context, err error) error {
 	var e *systemone.Error
 	if !errors.As(err, &e) {
@@ -137,5 +137,36 @@ func (p *SystemOne) failure(ctx context.Context, err error) error {
 			return &systemone.ValidationError{Items: e.Detail}
 		}
 	}
-	return e
+	return wire(e)
+}
+
+// PlannedInputTokens is the request's own tokens: one upstream call carries the request.
+func (*SystemOne) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
+
+// wire reads the wire error of a remote System One service the judge
+// called, as busy or failing: no answer, its rate limit, saturation or a gateway timeout is
+// Overloaded; anything else Upstream. The service's message is kept (it was
+// written for clients), and so is its error_type, except a client-side
+// kind (timeout, rate_limit_exceeded, authentication_error) that would
+// mislead our caller.
+func wire(e *systemone.Error) *fault.Error {
+	msg := e.Message
+	if msg == "" {
+		msg = "the model backend failed"
+	}
+	switch e.Status {
+	case 0, http.StatusTooManyRequests, 529, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		fe := fault.Overload(msg, e.RetryAfter)
+		if e.Status != 0 && e.Status != http.StatusTooManyRequests {
+			fe.Type = e.Type
+		}
+		fe.Err = e
+		return fe
+	}
+	fe := fault.New(fault.Upstream, "%s", msg)
+	if e.Status < 400 || e.Status >= 500 {
+		fe.Type = e.Type
+	}
+	fe.Err = e
+	return fe
 }

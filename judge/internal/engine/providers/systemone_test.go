@@ -110,44 +110,6 @@ func TestSystemOneCalibrates(t *testing.T) {
 	}
 }
 
-// The same options in three orders give identical probabilities: the
-// upstream, biased to the top of the list, is shown one order.
-func TestSystemOneOptionOrderDoesNotMatter(t *testing.T) {
-	f := newFakeSystemOne(t, nil)
-	cal := calibrate.File{Version: calibrate.FileVersion, Models: map[string]calibrate.Model{
-		"peer/semantic-latest": {Temperatures: map[string]float64{"choice": 1.7}},
-	}}
-	for _, c := range []calibrate.File{{}, cal} {
-		p := newSystemOne(f.srv.URL, c)
-		var first systemone.Answer
-		for i, order := range fiveOrders {
-			resp, err := p.Ask(context.Background(), request(map[string]systemone.Question{"team": choice(order...)}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i == 0 {
-				first = resp.Answers["team"]
-				continue
-			}
-			sameAnswers(t, order, resp.Answers["team"], first)
-		}
-	}
-	// Shown in the caller's order the bias would have moved the answer:
-	// the test has teeth.
-	direct := func(order []string) float64 {
-		w := 0.0
-		for i, n := range order {
-			if n == "billing" {
-				w = optionWeight(i, n)
-			}
-		}
-		return w
-	}
-	if direct(fiveOrders[0]) == direct(fiveOrders[1]) {
-		t.Fatal("the fake's bias does not depend on position")
-	}
-}
-
 func TestSystemOneFailures(t *testing.T) {
 	detail := func(status int, body string) func(http.ResponseWriter, systemone.Request) {
 		return func(w http.ResponseWriter, _ systemone.Request) {
@@ -361,4 +323,41 @@ func optionNames(opts []systemone.Option) []string {
 		out[i] = o.Name
 	}
 	return out
+}
+
+// A System One upstream's wire error is read once, here: no answer, its
+// rate limit, saturation or a gateway timeout is Overloaded; anything else
+// Upstream; its message is kept, and its error_type unless it would
+// mislead the caller.
+func TestWire(t *testing.T) {
+	tests := []struct {
+		name       string
+		err        *systemone.Error
+		status     int
+		kind       string
+		message    string
+		retryAfter time.Duration
+	}{
+		{"upstream saturated", &systemone.Error{Status: 529, Type: "overloaded", Message: "upstream saturated", RetryAfter: 3 * time.Second},
+			529, "overloaded", "upstream saturated", 3 * time.Second},
+		{"upstream rate limit", &systemone.Error{Status: 429, Type: "rate_limit_exceeded", Message: "slow down"},
+			529, "overloaded", "slow down", fault.DefaultRetryAfter},
+		{"upstream unreachable", &systemone.Error{Type: "connection_error", Message: "no route"}, 529, "overloaded", "no route", fault.DefaultRetryAfter},
+		{"upstream misconfigured", &systemone.Error{Status: 502, Type: "upstream_misconfigured", Message: "model not found upstream"},
+			502, "upstream_misconfigured", "model not found upstream", 0},
+		{"upstream rejected our key", &systemone.Error{Status: 401, Type: "authentication_error", Message: "bad upstream key"},
+			502, "upstream_error", "bad upstream key", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fe := wire(tt.err)
+			if fe.Code.Status() != tt.status || fe.Kind() != tt.kind || fe.Message != tt.message || fe.RetryAfter != tt.retryAfter {
+				t.Errorf("wire(%+v) = %d %s %q after %v, want %d %s %q after %v", tt.err,
+					fe.Code.Status(), fe.Kind(), fe.Message, fe.RetryAfter, tt.status, tt.kind, tt.message, tt.retryAfter)
+			}
+			if !errors.Is(fe, tt.err) {
+				t.Error("the wire error is not kept as the cause")
+			}
+		})
+	}
 }

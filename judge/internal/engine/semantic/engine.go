@@ -652,3 +652,6 @@ func softmax(logits []float64) []float64 {
 	}
 	return out
 }
+
+// PlannedInputTokens is the request's own tokens: it reads the request once.
+func (*Engine) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

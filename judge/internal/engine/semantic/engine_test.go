@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/judgeworks/judge/internal/engine/enginetest"
 	"math"
 	"reflect"
 	"sync"
@@ -60,38 +61,6 @@ const ticket = `{"model": "local/semantic-latest",
                         "shipping": ["deliveries", "parcels"]}},
   "anger": {"type": "score", "instructions": "How angry is the customer?",
             "criteria": ["calm", "annoyed", "furious"]}}}`
-
-func TestAnswersAreWellFormed(t *testing.T) {
-	req := decode(t, ticket)
-	resp := ask(t, req)
-	if resp.Model != Name {
-		t.Errorf("model = %q, want %q", resp.Model, Name)
-	}
-	if len(resp.Answers) != len(req.Questions) {
-		t.Fatalf("%d answers for %d questions", len(resp.Answers), len(req.Questions))
-	}
-	for name, a := range resp.Answers {
-		if a.Type != req.Questions[name].Type {
-			t.Errorf("%s: type %q, want %q", name, a.Type, req.Questions[name].Type)
-		}
-		if a.Type == systemone.TypeNoul {
-			if a.Noul == nil || *a.Noul < 0 || *a.Noul > 1 || a.Confidence != nil {
-				t.Errorf("%s: bad noul answer %+v", name, a)
-			}
-			continue
-		}
-		sum := 0.0
-		for _, p := range a.Probabilities {
-			sum += p
-		}
-		if math.Abs(sum-1) > 1e-9 {
-			t.Errorf("%s: probabilities sum to %v", name, sum)
-		}
-		if a.Confidence == nil || *a.Confidence < 0 || *a.Confidence > 1 {
-			t.Errorf("%s: confidence %v out of [0, 1]", name, a.Confidence)
-		}
-	}
-}
 
 // The ticket shares no word with "refund", "billing" or "furious": the
 // engine must follow meaning, where the lexical engine sees nothing.
@@ -233,15 +202,6 @@ func TestNoEvidence(t *testing.T) {
 	}
 }
 
-func TestDeterministic(t *testing.T) {
-	first := ask(t, decode(t, ticket))
-	for range 20 {
-		if again := ask(t, decode(t, ticket)); !reflect.DeepEqual(first, again) {
-			t.Fatalf("answers differ between runs:\n%+v\n%+v", first, again)
-		}
-	}
-}
-
 // permutations lists every order of 0..n-1.
 func permutations(n int) [][]int {
 	if n == 1 {
@@ -255,43 +215,6 @@ func permutations(n int) [][]int {
 		}
 	}
 	return out
-}
-
-// Every order of the options gives exactly the same probabilities, to the
-// last bit.
-func TestOptionOrderDoesNotMatter(t *testing.T) {
-	req := decode(t, ticket)
-	want := ask(t, req).Answers["team"]
-	opts := req.Questions["team"].Options
-	perms := permutations(len(opts))
-	if len(perms) != 24 {
-		t.Fatalf("%d permutations of 4", len(perms))
-	}
-	for _, perm := range perms {
-		q := req.Questions["team"]
-		q.Options = make([]systemone.Option, len(opts))
-		for i, j := range perm {
-			q.Options[i] = opts[j]
-		}
-		r := systemone.Request{Model: req.Model, State: req.State, Questions: map[string]systemone.Question{"team": q}}
-		if got := ask(t, r).Answers["team"]; !reflect.DeepEqual(got, want) {
-			t.Errorf("order %v: %+v, want %+v", perm, got, want)
-		}
-	}
-}
-
-func TestAloneEqualsBatchAndNamesDoNotMatter(t *testing.T) {
-	req := decode(t, ticket)
-	batch := ask(t, req)
-	for name, q := range req.Questions {
-		for _, alias := range []string{name, "renamed_" + name, "x"} {
-			alone := systemone.Request{Model: req.Model, State: req.State, Questions: map[string]systemone.Question{alias: q}}
-			got := ask(t, alone).Answers[alias]
-			if !reflect.DeepEqual(got, batch.Answers[name]) {
-				t.Errorf("%s asked alone as %q: %+v, in the batch: %+v", name, alias, got, batch.Answers[name])
-			}
-		}
-	}
 }
 
 func TestConcurrentUse(t *testing.T) {
@@ -309,14 +232,6 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-}
-
-func TestCancelledContext(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := engine().Ask(ctx, decode(t, ticket)); err == nil {
-		t.Fatal("a cancelled request was answered")
-	}
 }
 
 func TestTokens(t *testing.T) {
@@ -471,3 +386,5 @@ func BenchmarkLongState(b *testing.B) {
 		}
 	}
 }
+
+func TestConformance(t *testing.T) { enginetest.Run(t, engine()) }
