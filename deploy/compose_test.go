@@ -18,7 +18,7 @@ import (
 // the judge's REDIS_URL (shared limits for replicas) and APP_ENV (strict keys
 // in production), by the service that reads them.
 var designSettings = map[string][]string{
-	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM",
+	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM", "JUDGE_RATE_LIMIT_BURST", "JUDGE_MODEL_ALIASES",
 		"APP_ENV", "REDIS_URL"},
 	"interview": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "STT_MODEL", "TTS_MODEL", "TTS_VOICE",
 		"VOICE_BASE_URL", "VOICE_API_KEY", "INTERVIEW_ADDR", "DATABASE_URL", "JWT_SECRET", "APP_ENV",

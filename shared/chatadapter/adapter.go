@@ -345,8 +345,8 @@ func (a *Adapter) askCore(ctx context.Context, req systemone.Request) (*systemon
 	// answer to the last bit. The order is not alphabetical, so no name
 	// buys the first place; rotations rotate it to average out the bias a
 	// position still carries. Score levels keep their order.
-	for name, q := range req.Questions {
-		qs = append(qs, question{name: name, q: q.Canonical()})
+	for _, name := range req.QuestionNames() {
+		qs = append(qs, question{name: name, q: req.Questions[name].Canonical()})
 	}
 	calls := 0
 	for i := range qs {
@@ -399,6 +399,7 @@ func (a *Adapter) askCore(ctx context.Context, req systemone.Request) (*systemon
 	return &systemone.Response{
 		Model:   model,
 		Answers: answers,
+		Order:   req.QuestionNames(),
 		Usage:   systemone.Usage{InputTokens: int(j.input.Load()), OutputTokens: int(j.output.Load())},
 	}, nil
 }
@@ -759,7 +760,7 @@ func (c call) prompt(state string, labels []string) string {
 		case systemone.TypeChoice:
 			entries[i].text = optionText(c.q.Options[o])
 		case systemone.TypeScore:
-			entries[i].text = c.q.Levels[o]
+			entries[i].text = levelText(c.q.Levels[o])
 		}
 	}
 	return questionPrompt(state, *c.q, entries, heading, c.r)

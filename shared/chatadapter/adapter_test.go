@@ -39,7 +39,7 @@ func raw(s string) json.RawMessage { return json.RawMessage(s) }
 
 func noulQ(instr string) systemone.Question {
 	return systemone.Question{Type: systemone.TypeNoul, Instructions: raw(fmt.Sprintf("%q", instr)),
-		Noul: &systemone.NoulCriteria{True: "the customer is angry", False: "the customer is calm"}}
+		Noul: &systemone.NoulCriteria{True: systemone.Text("the customer is angry"), False: systemone.Text("the customer is calm")}}
 }
 
 // choiceQ is a choice of teams. The model is shown descriptions only,
@@ -53,7 +53,7 @@ func choiceQ(names ...string) systemone.Question {
 }
 
 func scoreQ(levels ...string) systemone.Question {
-	return systemone.Question{Type: systemone.TypeScore, Instructions: raw(`"How angry is the customer?"`), Levels: levels}
+	return systemone.Question{Type: systemone.TypeScore, Instructions: raw(`"How angry is the customer?"`), Levels: systemone.Texts(levels...)}
 }
 
 func request(qs map[string]systemone.Question) systemone.Request {
@@ -144,7 +144,7 @@ func TestLogprobsScore(t *testing.T) {
 	a := newTestAdapter(t, f)
 	resp := ask(t, a, request(map[string]systemone.Question{"anger": scoreQ("calm", "annoyed", "angry")}))
 	ans := resp.Answers["anger"]
-	if !close9(*ans.Score, 0.6+2*0.3) || !close9(ans.Probabilities["1"], 0.6) || ans.Legend["2"] != "angry" {
+	if !close9(*ans.Score, 0.6+2*0.3) || !close9(ans.Probabilities["1"], 0.6) || string(ans.Legend["2"]) != `"angry"` {
 		t.Fatalf("score answer %+v", ans)
 	}
 	q := f.recorded()[0].question()

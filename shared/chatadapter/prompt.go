@@ -89,6 +89,16 @@ func levelLabels(n int) []string {
 
 var noulLabels = []string{"yes", "no"}
 
+// levelText is what the model reads for a level: the level given
+// literally (a string as is, JSON as compact JSON); a level given as null
+// or empty is read by its position alone.
+func levelText(l json.RawMessage) string {
+	if t := strings.TrimSpace(systemone.ContentText(l)); t != "" {
+		return t
+	}
+	return "(no description)"
+}
+
 // optionText is what the model reads for an option: its description
 // given literally (a string as is, JSON as compact JSON), or its name when
 // it has none (systemone.Option.Text). With a description the name is the
@@ -136,11 +146,11 @@ func questionPrompt(state string, q systemone.Question, entries []shown, heading
 	case systemone.TypeNoul:
 		b.WriteString("Answer yes or no.\n")
 		if q.Noul != nil {
-			if q.Noul.True != "" {
-				b.WriteString("yes means: " + q.Noul.True + "\n")
+			if t := strings.TrimSpace(systemone.ContentText(q.Noul.True)); t != "" {
+				b.WriteString("yes means: " + t + "\n")
 			}
-			if q.Noul.False != "" {
-				b.WriteString("no means: " + q.Noul.False + "\n")
+			if f := strings.TrimSpace(systemone.ContentText(q.Noul.False)); f != "" {
+				b.WriteString("no means: " + f + "\n")
 			}
 		}
 	default:

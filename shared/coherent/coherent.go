@@ -173,7 +173,9 @@ func yesNoPair(q systemone.Question) (systemone.Question, back, bool) {
 			texts = append(texts, o.Text())
 		}
 	case systemone.TypeScore:
-		texts = q.Levels
+		for _, l := range q.Levels {
+			texts = append(texts, systemone.ContentText(l))
+		}
 	default:
 		return q, nil, false
 	}
@@ -263,7 +265,7 @@ func cumulative(q systemone.Question) (systemone.Question, back, bool) {
 	if !ok {
 		return q, nil, false
 	}
-	core := systemone.Question{Type: systemone.TypeScore, Instructions: stringJSON(c.Question), Levels: c.Levels}
+	core := systemone.Question{Type: systemone.TypeScore, Instructions: stringJSON(c.Question), Levels: systemone.Texts(c.Levels...)}
 	return core, func(a systemone.Answer) (systemone.Answer, error) {
 		if a.Type != systemone.TypeScore {
 			return systemone.Answer{}, fmt.Errorf("a score question answered as %s", a.Type)

@@ -1,6 +1,7 @@
 package coherent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -126,8 +127,8 @@ func TestAskRewritesAndMapsBack(t *testing.T) {
 	req := systemone.Request{Model: "m", State: str("text"), Questions: map[string]systemone.Question{
 		"dup": {Type: systemone.TypeChoice, Instructions: str("Which?"), Options: []systemone.Option{
 			{Name: "a", Description: str("one")}, {Name: "b", Description: str("two")}, {Name: "c", Description: str(" one ")}}},
-		"yn":   {Type: systemone.TypeScore, Instructions: str("Is it?"), Levels: []string{"No", "Yes!"}},
-		"neg":  {Type: systemone.TypeNoul, Instructions: str("Is it not late?"), Noul: &systemone.NoulCriteria{True: "early", False: "late"}},
+		"yn":   {Type: systemone.TypeScore, Instructions: str("Is it?"), Levels: systemone.Texts("No", "Yes!")},
+		"neg":  {Type: systemone.TypeNoul, Instructions: str("Is it not late?"), Noul: &systemone.NoulCriteria{True: str("early"), False: str("late")}},
 		"deep": {Type: systemone.TypeNoul, Instructions: str(`Is it not the case that the answer to this question is yes: On the scale "low", "mid", "high", is it "mid" or higher?`)},
 	}}
 	var r recorder
@@ -143,10 +144,10 @@ func TestAskRewritesAndMapsBack(t *testing.T) {
 	if q := r.asked.Questions["yn"]; q.Type != systemone.TypeNoul {
 		t.Errorf("yes/no score asked as %s", q.Type)
 	}
-	if q := r.asked.Questions["neg"]; string(q.Instructions) != `"Is it late?"` || q.Noul.True != "late" {
+	if q := r.asked.Questions["neg"]; string(q.Instructions) != `"Is it late?"` || string(q.Noul.True) != `"late"` {
 		t.Errorf("negation asked as %s %+v", q.Instructions, q.Noul)
 	}
-	if q := r.asked.Questions["deep"]; q.Type != systemone.TypeScore || !slices.Equal(q.Levels, []string{"low", "mid", "high"}) {
+	if q := r.asked.Questions["deep"]; q.Type != systemone.TypeScore || !slices.EqualFunc(q.Levels, systemone.Texts("low", "mid", "high"), func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
 		t.Errorf("cumulative asked as %+v", q)
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }

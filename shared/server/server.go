@@ -100,11 +100,12 @@ func validID(id string) bool {
 	return true
 }
 
-// NewID returns a random 128-bit hex id.
+// NewID returns a new request id: "req_" and a random 128-bit hex
+// number, the form System One's request ids take.
 func NewID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return "req_" + hex.EncodeToString(b[:])
 }
 
 // logPathKey holds the path the access log shows instead of the request's.

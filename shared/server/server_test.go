@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -43,6 +44,9 @@ func TestRequestID(t *testing.T) {
 			}
 			if tc.keep != (got == tc.incoming) {
 				t.Fatalf("incoming %q, got %q, want kept=%v", tc.incoming, got, tc.keep)
+			}
+			if !tc.keep && !regexp.MustCompile(`^req_[0-9a-f]{32}$`).MatchString(got) {
+				t.Fatalf("new id %q, want req_ and 32 hex digits", got)
 			}
 			if !strings.Contains(logs.String(), `"request_id":"`+got+`"`) {
 				t.Fatalf("access log lacks the request id: %s", logs.String())

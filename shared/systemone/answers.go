@@ -35,7 +35,8 @@ func (a ChoiceAnswer) Confident(min float64) bool { return a.Confidence >= min }
 type ScoreAnswer struct {
 	// Score is the expected level, a fractional index into Legend.
 	Score float64
-	// Legend maps level indexes ("0", "1", …) to level texts.
+	// Legend maps level indexes ("0", "1", …) to level texts: each level
+	// as ContentText reads it ("" for a level given as null).
 	Legend map[string]string
 	// Probabilities maps level indexes to their probability.
 	Probabilities map[string]float64
@@ -91,7 +92,11 @@ func (r *Response) Scores() map[string]ScoreAnswer {
 		if a.Type != TypeScore || a.Score == nil || !finite(*a.Score) || a.Confidence == nil || !finite(*a.Confidence) {
 			continue
 		}
-		out[name] = ScoreAnswer{Score: *a.Score, Legend: a.Legend, Probabilities: a.Probabilities, Confidence: *a.Confidence}
+		legend := make(map[string]string, len(a.Legend))
+		for k, l := range a.Legend {
+			legend[k] = ContentText(l)
+		}
+		out[name] = ScoreAnswer{Score: *a.Score, Legend: legend, Probabilities: a.Probabilities, Confidence: *a.Confidence}
 	}
 	return out
 }

@@ -35,7 +35,7 @@ func DecodeRequest(body []byte) (Request, error) {
 		return req, &SyntaxError{Msg: err.Error()}
 	}
 	if kindOf(body) != kindObject {
-		v.add("the body must be a JSON object", "dict_type", "body")
+		v.addInput("the body must be a JSON object", "dict_type", body, "body")
 		return req, v.err()
 	}
 	top, dups := objectEntries(body)
@@ -52,30 +52,30 @@ func DecodeRequest(body []byte) (Request, error) {
 		switch e.key {
 		case "model":
 			if err := json.Unmarshal(e.val, &req.Model); err != nil || kindOf(e.val) != kindString {
-				v.add("model must be a string", "string_type", "body", "model")
+				v.addInput("model must be a string", "string_type", e.val, "body", "model")
 			}
 		case "state", DocumentField:
 			if e.key == DocumentField && seen["state"] {
-				v.add("document is the older name of state: give one of them, not both", "value_error", "body", DocumentField)
+				v.addInput("document is the older name of state: give one of them, not both", "value_error", e.val, "body", DocumentField)
 				continue
 			}
 			if !isContent(e.val) {
-				v.add(e.key+" must be a JSON string, object or array", "value_error", "body", e.key)
+				v.addInput(e.key+" must be a JSON string, object or array", "value_error", e.val, "body", e.key)
 				continue
 			}
 			req.State = compact(e.val)
 		case "questions":
-			req.Questions = decodeQuestions(&v, e.val)
+			req.Questions, req.Order = decodeQuestions(&v, e.val)
 		}
 	}
 	if !seen["model"] {
-		v.add("field required", "missing", "body", "model")
+		v.addInput("field required", "missing", body, "body", "model")
 	}
 	if !seen["state"] && !seen[DocumentField] {
-		v.add("field required", "missing", "body", "state")
+		v.addInput("field required", "missing", body, "body", "state")
 	}
 	if !seen["questions"] {
-		v.add("field required", "missing", "body", "questions")
+		v.addInput("field required", "missing", body, "body", "questions")
 	}
 	return req, v.err()
 }
@@ -90,20 +90,24 @@ func (r *Request) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func decodeQuestions(v *validator, raw json.RawMessage) map[string]Question {
+// decodeQuestions returns the questions by name and their names in the
+// order they were sent.
+func decodeQuestions(v *validator, raw json.RawMessage) (map[string]Question, []string) {
 	if kindOf(raw) != kindObject {
-		v.add("questions must be an object of question name to question", "dict_type", "body", "questions")
-		return nil
+		v.addInput("questions must be an object of question name to question", "dict_type", raw, "body", "questions")
+		return nil, nil
 	}
 	entries, dups := objectEntries(raw)
 	for _, k := range dups {
 		v.add("question name given more than once", "value_error", "body", "questions", k)
 	}
 	qs := make(map[string]Question, len(entries))
-	for _, e := range entries {
+	order := make([]string, len(entries))
+	for i, e := range entries {
 		qs[e.key] = decodeQuestion(v, e.val, "body", "questions", e.key)
+		order[i] = e.key
 	}
-	return qs
+	return qs, order
 }
 
 // UnmarshalJSON decodes the wire form {type, instructions, criteria}.
@@ -120,43 +124,50 @@ func (q *Question) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// decodeQuestion reads one question at loc. As the service's OpenAPI
+// document has it, instructions may be absent or null on every type, and
+// once the type is known the path of every later problem names it
+// (body, questions, q, score, criteria), as a tagged union's does.
 func decodeQuestion(v *validator, raw json.RawMessage, loc ...string) Question {
 	var q Question
 	if kindOf(raw) != kindObject {
-		v.add("a question must be an object with type, instructions and criteria", "dict_type", loc...)
+		v.addInput("a question must be an object with type, instructions and criteria", "dict_type", raw, loc...)
 		return q
 	}
 	entries, _ := objectEntries(raw)
-	var criteria json.RawMessage
-	var haveType, typeOK, haveInstructions bool
+	var criteria, instructions json.RawMessage
+	var haveType, typeOK bool
 	for _, e := range entries {
 		switch e.key {
 		case "type":
 			haveType = true
 			var s string
 			if kindOf(e.val) != kindString || json.Unmarshal(e.val, &s) != nil {
-				v.add("type must be a string", "string_type", at(loc, "type")...)
+				v.addInput("type must be a string", "string_type", e.val, at(loc, "type")...)
 				continue
 			}
 			q.Type, typeOK = QuestionType(s), true
 		case "instructions":
-			haveInstructions = true
-			if !isContent(e.val) {
-				v.add("instructions must be a JSON string, object or array", "value_error", at(loc, "instructions")...)
-				continue
-			}
-			q.Instructions = compact(e.val)
+			instructions = e.val
 		case "criteria":
 			criteria = e.val
 		}
 	}
 	if !haveType {
-		v.add("field required", "missing", at(loc, "type")...)
+		v.addInput("field required", "missing", raw, at(loc, "type")...)
 	}
-	if !haveInstructions {
-		v.add("field required", "missing", at(loc, "instructions")...)
+	tloc := loc
+	if q.Type.Known() {
+		tloc = at(loc, string(q.Type))
 	}
-	cloc := at(loc, "criteria")
+	switch kindOf(instructions) {
+	case kindNone, kindNull:
+	case kindString, kindObject, kindArray:
+		q.Instructions = compact(instructions)
+	default:
+		v.addInput("instructions must be a JSON string, object, array or null", "value_error", instructions, at(tloc, "instructions")...)
+	}
+	cloc := at(tloc, "criteria")
 	switch q.Type {
 	case TypeNoul:
 		q.Noul = decodeNoulCriteria(v, criteria, cloc)
@@ -166,23 +177,32 @@ func decodeQuestion(v *validator, raw json.RawMessage, loc ...string) Question {
 		q.Levels = decodeLevels(v, criteria, cloc)
 	default:
 		if typeOK {
-			v.add(unknownTypeMsg(q.Type), "enum", at(loc, "type")...)
+			v.addInput(unknownTypeMsg(q.Type), "enum", []byte(strconv.Quote(string(q.Type))), at(loc, "type")...)
 		}
 	}
 	return q
+}
+
+// Known reports whether t is noul, choice or score.
+func (t QuestionType) Known() bool {
+	return t == TypeNoul || t == TypeChoice || t == TypeScore
 }
 
 func unknownTypeMsg(t QuestionType) string {
 	return fmt.Sprintf("type must be one of noul, choice, score (got %q)", string(t))
 }
 
+// decodeNoulCriteria reads a noul question's optional criteria: absent or
+// null, or an object whose keys true and false are each optional and a
+// string, object, array or null. Other keys are ignored, as the service
+// ignores them.
 func decodeNoulCriteria(v *validator, raw json.RawMessage, loc []string) *NoulCriteria {
 	switch kindOf(raw) {
 	case kindNone, kindNull:
 		return nil
 	case kindObject:
 	default:
-		v.add(`noul criteria must be an object with the keys "true" and "false"`, "dict_type", loc...)
+		v.addInput(`noul criteria must be an object with the keys "true" and "false", or null`, "dict_type", raw, loc...)
 		return nil
 	}
 	entries, dups := objectEntries(raw)
@@ -190,29 +210,32 @@ func decodeNoulCriteria(v *validator, raw json.RawMessage, loc []string) *NoulCr
 		v.add("key given more than once", "value_error", at(loc, k)...)
 	}
 	var c NoulCriteria
-	var haveTrue, haveFalse bool
 	for _, e := range entries {
-		var dst *string
+		var dst *json.RawMessage
 		switch e.key {
 		case "true":
-			dst, haveTrue = &c.True, true
+			dst = &c.True
 		case "false":
-			dst, haveFalse = &c.False, true
+			dst = &c.False
 		default:
-			v.add(`noul criteria allow only the keys "true" and "false"`, "extra_forbidden", at(loc, e.key)...)
 			continue
 		}
-		if kindOf(e.val) != kindString || json.Unmarshal(e.val, dst) != nil {
-			v.add("the meaning must be a string", "string_type", at(loc, e.key)...)
-		}
-	}
-	if !haveTrue {
-		v.add("field required", "missing", at(loc, "true")...)
-	}
-	if !haveFalse {
-		v.add("field required", "missing", at(loc, "false")...)
+		*dst = decodeEntry(v, e.val, "the meaning", at(loc, e.key))
 	}
 	return &c
+}
+
+// decodeEntry reads a value that may be a string, object, array or null
+// (a meaning, a description, a level): compacted, or nil for null.
+func decodeEntry(v *validator, raw json.RawMessage, what string, loc []string) json.RawMessage {
+	switch kindOf(raw) {
+	case kindNull:
+		return nil
+	case kindString, kindObject, kindArray:
+		return compact(raw)
+	}
+	v.addInput(what+" must be a JSON string, object, array or null", "value_error", raw, loc...)
+	return nil
 }
 
 func decodeOptions(v *validator, raw json.RawMessage, loc []string) []Option {
@@ -222,7 +245,7 @@ func decodeOptions(v *validator, raw json.RawMessage, loc []string) []Option {
 		return nil
 	case kindObject:
 	default:
-		v.add("choice criteria must be an object of option name to description", "dict_type", loc...)
+		v.addInput("choice criteria must be an object of option name to description", "dict_type", raw, loc...)
 		return nil
 	}
 	entries, dups := objectEntries(raw)
@@ -231,44 +254,35 @@ func decodeOptions(v *validator, raw json.RawMessage, loc []string) []Option {
 	}
 	opts := make([]Option, 0, len(entries))
 	for _, e := range entries {
-		o := Option{Name: e.key}
-		if kindOf(e.val) == kindNull {
-			o.Description = nil
-		} else if isContent(e.val) {
-			o.Description = compact(e.val)
-		} else {
-			v.add("an option description must be a JSON string, object, array or null", "value_error", at(loc, e.key)...)
-		}
-		opts = append(opts, o)
+		opts = append(opts, Option{Name: e.key, Description: decodeEntry(v, e.val, "an option description", at(loc, e.key))})
 	}
 	return opts
 }
 
-func decodeLevels(v *validator, raw json.RawMessage, loc []string) []string {
+func decodeLevels(v *validator, raw json.RawMessage, loc []string) []json.RawMessage {
 	switch kindOf(raw) {
 	case kindNone:
 		v.add("field required", "missing", loc...)
 		return nil
 	case kindArray:
 	default:
-		v.add("score criteria must be an array of level texts, lowest first", "list_type", loc...)
+		v.addInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
 		return nil
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(raw, &elems); err != nil {
-		v.add("score criteria must be an array of level texts, lowest first", "list_type", loc...)
+		v.addInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
 		return nil
 	}
-	levels := make([]string, len(elems))
+	levels := make([]json.RawMessage, len(elems))
 	for i, e := range elems {
-		if kindOf(e) != kindString || json.Unmarshal(e, &levels[i]) != nil {
-			v.add("a level must be a string", "string_type", at(loc, strconv.Itoa(i))...)
-		}
+		levels[i] = decodeEntry(v, e, "a level", at(loc, strconv.Itoa(i)))
 	}
 	return levels
 }
 
-// MarshalJSON writes the wire form, keeping the order of options and levels.
+// MarshalJSON writes the wire form, keeping the order of options and
+// levels; values given as null are written as null, instructions left out.
 func (q Question) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString(`{"type":`)
@@ -280,10 +294,18 @@ func (q Question) MarshalJSON() ([]byte, error) {
 	switch q.Type {
 	case TypeNoul:
 		if q.Noul != nil {
-			b.WriteString(`,"criteria":{"true":`)
-			writeString(&b, q.Noul.True)
-			b.WriteString(`,"false":`)
-			writeString(&b, q.Noul.False)
+			b.WriteString(`,"criteria":{`)
+			sep := ""
+			for _, kv := range [2]struct {
+				k string
+				v json.RawMessage
+			}{{"true", q.Noul.True}, {"false", q.Noul.False}} {
+				if kv.v != nil {
+					b.WriteString(sep + `"` + kv.k + `":`)
+					b.Write(kv.v)
+					sep = ","
+				}
+			}
 			b.WriteByte('}')
 		}
 	case TypeChoice:
@@ -294,11 +316,7 @@ func (q Question) MarshalJSON() ([]byte, error) {
 			}
 			writeString(&b, o.Name)
 			b.WriteByte(':')
-			if o.Description == nil {
-				b.WriteString("null")
-			} else {
-				b.Write(o.Description)
-			}
+			writeEntry(&b, o.Description)
 		}
 		b.WriteByte('}')
 	case TypeScore:
@@ -307,12 +325,126 @@ func (q Question) MarshalJSON() ([]byte, error) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeString(&b, l)
+			writeEntry(&b, l)
 		}
 		b.WriteByte(']')
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// writeEntry writes a value that may be null (nil).
+func writeEntry(b *bytes.Buffer, raw json.RawMessage) {
+	if raw == nil {
+		b.WriteString("null")
+		return
+	}
+	b.Write(raw)
+}
+
+// MarshalJSON writes the request with its questions in the caller's order
+// (QuestionNames), which a Go map would sort.
+func (r Request) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"model":`)
+	writeString(&b, r.Model)
+	b.WriteString(`,"state":`)
+	writeEntry(&b, r.State)
+	b.WriteString(`,"questions":`)
+	if err := writeObject(&b, r.QuestionNames(), r.Questions, Question.MarshalJSON); err != nil {
+		return nil, err
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// MarshalJSON writes the response with its answers in order (Names).
+func (r Response) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"model":`)
+	writeString(&b, r.Model)
+	b.WriteString(`,"answers":`)
+	err := writeObject(&b, r.Names(), r.Answers, func(a Answer) ([]byte, error) { return json.Marshal(a) })
+	if err != nil {
+		return nil, err
+	}
+	b.WriteString(`,"usage":`)
+	u, err := json.Marshal(r.Usage)
+	if err != nil {
+		return nil, err
+	}
+	b.Write(u)
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// writeObject writes the members of m that names names, in that order,
+// each value encoded by enc.
+func writeObject[V any](b *bytes.Buffer, names []string, m map[string]V, enc func(V) ([]byte, error)) error {
+	b.WriteByte('{')
+	for i, name := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeString(b, name)
+		b.WriteByte(':')
+		v, err := enc(m[name])
+		if err != nil {
+			return err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+// UnmarshalJSON reads a response and the order its answers came in.
+func (r *Response) UnmarshalJSON(data []byte) error {
+	type plain Response // without these methods
+	var p struct {
+		plain
+		Answers json.RawMessage `json:"answers"`
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*r = Response(p.plain)
+	if kindOf(p.Answers) != kindObject {
+		return json.Unmarshal(p.Answers, &r.Answers) // null, or the type error
+	}
+	if err := json.Unmarshal(p.Answers, &r.Answers); err != nil {
+		return err
+	}
+	entries, _ := objectEntries(p.Answers)
+	r.Order = make([]string, len(entries))
+	for i, e := range entries {
+		r.Order[i] = e.key
+	}
+	return nil
+}
+
+// orderedNames lists the keys of m: those of order first, as they come
+// (each once), then the rest sorted.
+func orderedNames[V any](order []string, m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	seen := make(map[string]bool, len(m))
+	for _, n := range order {
+		if _, ok := m[n]; ok && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	if len(out) == len(m) {
+		return out
+	}
+	rest := make([]string, 0, len(m)-len(out))
+	for n := range m {
+		if !seen[n] {
+			rest = append(rest, n)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 func writeString(b *bytes.Buffer, s string) {

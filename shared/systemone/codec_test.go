@@ -40,7 +40,7 @@ func TestDecodeRequestExample(t *testing.T) {
 		t.Errorf("state = %s", got)
 	}
 	urgent := req.Questions["urgent"]
-	if urgent.Type != TypeNoul || urgent.Noul == nil || urgent.Noul.True != "needs an answer today" || urgent.Noul.False != "can wait" {
+	if urgent.Type != TypeNoul || urgent.Noul == nil || string(urgent.Noul.True) != `"needs an answer today"` || string(urgent.Noul.False) != `"can wait"` {
 		t.Errorf("urgent = %+v", urgent)
 	}
 	team := req.Questions["team"]
@@ -59,7 +59,7 @@ func TestDecodeRequestExample(t *testing.T) {
 		t.Errorf("null description = %s, want nil", team.Options[2].Description)
 	}
 	anger := req.Questions["anger"]
-	if !slices.Equal(anger.Levels, []string{"calm", "annoyed", "angry"}) {
+	if !reflect.DeepEqual(anger.Levels, Texts("calm", "annoyed", "angry")) {
 		t.Errorf("levels = %v", anger.Levels)
 	}
 }
@@ -106,11 +106,11 @@ func TestQuestionMarshalWireForm(t *testing.T) {
 		want string
 	}{
 		{Question{Type: TypeNoul, Instructions: json.RawMessage(`"spam?"`)}, `{"type":"noul","instructions":"spam?"}`},
-		{Question{Type: TypeNoul, Instructions: json.RawMessage(`"spam?"`), Noul: &NoulCriteria{True: "spam", False: "ham"}},
+		{Question{Type: TypeNoul, Instructions: json.RawMessage(`"spam?"`), Noul: &NoulCriteria{True: Text("spam"), False: Text("ham")}},
 			`{"type":"noul","instructions":"spam?","criteria":{"true":"spam","false":"ham"}}`},
 		{Question{Type: TypeChoice, Instructions: json.RawMessage(`"team"`), Options: []Option{{Name: "z"}, {Name: "a", Description: json.RawMessage(`[1]`)}}},
 			`{"type":"choice","instructions":"team","criteria":{"z":null,"a":[1]}}`},
-		{Question{Type: TypeScore, Instructions: json.RawMessage(`{"q":"anger"}`), Levels: []string{"low", "high"}},
+		{Question{Type: TypeScore, Instructions: json.RawMessage(`{"q":"anger"}`), Levels: Texts("low", "high")},
 			`{"type":"score","instructions":{"q":"anger"},"criteria":["low","high"]}`},
 	}
 	for _, tt := range tests {
@@ -153,22 +153,18 @@ func TestDecodeRequestShapes(t *testing.T) {
 		{"unknown type", body(`{"type":"rank","instructions":"x"}`), "body.questions.q.type", "enum"},
 		{"type not a string", body(`{"type":1,"instructions":"x"}`), "body.questions.q.type", "string_type"},
 		{"missing type", body(`{"instructions":"x"}`), "body.questions.q.type", "missing"},
-		{"missing instructions", body(`{"type":"noul"}`), "body.questions.q.instructions", "missing"},
-		{"number instructions", body(`{"type":"noul","instructions":3}`), "body.questions.q.instructions", "value_error"},
-		{"noul criteria array", body(`{"type":"noul","instructions":"x","criteria":["yes","no"]}`), "body.questions.q.criteria", "dict_type"},
-		{"noul criteria string", body(`{"type":"noul","instructions":"x","criteria":"yes"}`), "body.questions.q.criteria", "dict_type"},
-		{"noul criteria extra key", body(`{"type":"noul","instructions":"x","criteria":{"true":"a","false":"b","maybe":"c"}}`), "body.questions.q.criteria.maybe", "extra_forbidden"},
-		{"noul criteria missing false", body(`{"type":"noul","instructions":"x","criteria":{"true":"a"}}`), "body.questions.q.criteria.false", "missing"},
-		{"noul criteria yes/no keys", body(`{"type":"noul","instructions":"x","criteria":{"yes":"a","no":"b"}}`), "body.questions.q.criteria.yes", "extra_forbidden"},
-		{"noul criteria not strings", body(`{"type":"noul","instructions":"x","criteria":{"true":1,"false":"b"}}`), "body.questions.q.criteria.true", "string_type"},
-		{"choice criteria array", body(`{"type":"choice","instructions":"x","criteria":["a","b"]}`), "body.questions.q.criteria", "dict_type"},
-		{"choice criteria missing", body(`{"type":"choice","instructions":"x"}`), "body.questions.q.criteria", "missing"},
-		{"choice description number", body(`{"type":"choice","instructions":"x","criteria":{"a":1,"b":"x"}}`), "body.questions.q.criteria.a", "value_error"},
-		{"choice description boolean", body(`{"type":"choice","instructions":"x","criteria":{"a":"x","b":false}}`), "body.questions.q.criteria.b", "value_error"},
-		{"duplicate option", body(`{"type":"choice","instructions":"x","criteria":{"a":"x","a":"y"}}`), "body.questions.q.criteria.a", "value_error"},
-		{"score criteria object", body(`{"type":"score","instructions":"x","criteria":{"0":"low","1":"high"}}`), "body.questions.q.criteria", "list_type"},
-		{"score criteria missing", body(`{"type":"score","instructions":"x"}`), "body.questions.q.criteria", "missing"},
-		{"score level number", body(`{"type":"score","instructions":"x","criteria":["low",2]}`), "body.questions.q.criteria.1", "string_type"},
+		{"number instructions", body(`{"type":"noul","instructions":3}`), "body.questions.q.noul.instructions", "value_error"},
+		{"noul criteria array", body(`{"type":"noul","instructions":"x","criteria":["yes","no"]}`), "body.questions.q.noul.criteria", "dict_type"},
+		{"noul criteria string", body(`{"type":"noul","instructions":"x","criteria":"yes"}`), "body.questions.q.noul.criteria", "dict_type"},
+		{"noul criteria not strings", body(`{"type":"noul","instructions":"x","criteria":{"true":1,"false":"b"}}`), "body.questions.q.noul.criteria.true", "value_error"},
+		{"choice criteria array", body(`{"type":"choice","instructions":"x","criteria":["a","b"]}`), "body.questions.q.choice.criteria", "dict_type"},
+		{"choice criteria missing", body(`{"type":"choice","instructions":"x"}`), "body.questions.q.choice.criteria", "missing"},
+		{"choice description number", body(`{"type":"choice","instructions":"x","criteria":{"a":1,"b":"x"}}`), "body.questions.q.choice.criteria.a", "value_error"},
+		{"choice description boolean", body(`{"type":"choice","instructions":"x","criteria":{"a":"x","b":false}}`), "body.questions.q.choice.criteria.b", "value_error"},
+		{"duplicate option", body(`{"type":"choice","instructions":"x","criteria":{"a":"x","a":"y"}}`), "body.questions.q.choice.criteria.a", "value_error"},
+		{"score criteria object", body(`{"type":"score","instructions":"x","criteria":{"0":"low","1":"high"}}`), "body.questions.q.score.criteria", "list_type"},
+		{"score criteria missing", body(`{"type":"score","instructions":"x"}`), "body.questions.q.score.criteria", "missing"},
+		{"score level number", body(`{"type":"score","instructions":"x","criteria":["low",2]}`), "body.questions.q.score.criteria.1", "value_error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,7 +236,7 @@ func TestDecodeRequestReportsEveryProblem(t *testing.T) {
 	}
 	// The items render as FastAPI's detail list.
 	b, _ := json.Marshal(ve.Items[0])
-	if want := `{"loc":["body","model"],"msg":"model must be a string","type":"string_type"}`; string(b) != want {
+	if want := `{"loc":["body","model"],"msg":"model must be a string","type":"string_type","input":1}`; string(b) != want {
 		t.Errorf("item JSON = %s, want %s", b, want)
 	}
 }
@@ -324,6 +320,64 @@ func BenchmarkDecodeRequest(b *testing.B) {
 	for b.Loop() {
 		if _, err := DecodeRequest(reqBody); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// The order of the questions survives decoding, encoding a request (the
+// judge's call to a System One upstream) and a response both ways.
+func TestOrderKeptEndToEnd(t *testing.T) {
+	req, err := DecodeRequest([]byte(`{"model":"m","state":"s","questions":{
+		"zeta":{"type":"noul"},"alpha":{"type":"noul","instructions":null},"mid":{"type":"noul","instructions":"x"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"zeta", "alpha", "mid"}
+	if got := req.QuestionNames(); !slices.Equal(got, want) {
+		t.Fatalf("QuestionNames %v, want %v", got, want)
+	}
+	wire, _ := json.Marshal(req)
+	if !strings.Contains(string(wire), `"questions":{"zeta":{"type":"noul"},"alpha":{"type":"noul"},"mid":`) {
+		t.Errorf("request written as %s", wire)
+	}
+	p := 0.5
+	resp := Response{Model: "m", Order: want, Answers: map[string]Answer{
+		"alpha": {Type: TypeNoul, Noul: &p}, "mid": {Type: TypeNoul, Noul: &p}, "zeta": {Type: TypeNoul, Noul: &p}}}
+	body, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(body), `{"model":"m","answers":{"zeta":`) || !strings.Contains(string(body), `"alpha":{"type":"noul","noul":0.5},"mid"`) {
+		t.Errorf("response written as %s", body)
+	}
+	var back Response
+	if err := json.Unmarshal(body, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Names(); !slices.Equal(got, want) {
+		t.Errorf("decoded response names %v, want %v", got, want)
+	}
+	// Names left out of Order follow, sorted.
+	resp.Order = []string{"mid"}
+	if got := resp.Names(); !slices.Equal(got, []string{"mid", "alpha", "zeta"}) {
+		t.Errorf("partial order: %v", got)
+	}
+}
+
+func TestShortInput(t *testing.T) {
+	long := strings.Repeat("é", 300)
+	for _, tt := range []struct{ in, want string }{
+		{``, `null`},
+		{`{"a": 1}`, `{"a":1}`},
+		{`"` + long + `"`, `"` + strings.Repeat("é", MaxInputBytes/2) + `…"`},
+		{`[` + strings.Repeat(`"xx",`, 100) + `"x"]`, `"[` + strings.Repeat(`\"xx\",`, 51) + `…"`},
+	} {
+		got := string(ShortInput(json.RawMessage(tt.in)))
+		if got != tt.want {
+			t.Errorf("ShortInput(%.40s…) = %.80s…, want %.80s…", tt.in, got, tt.want)
+		}
+		if !json.Valid([]byte(got)) {
+			t.Errorf("ShortInput(%.40s…) is not JSON: %s", tt.in, got)
 		}
 	}
 }

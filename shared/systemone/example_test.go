@@ -35,7 +35,7 @@ func ExampleClient_Ask() {
 					{Name: "technical", Description: json.RawMessage(`"bugs and outages"`)},
 				}},
 			"anger": {Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry is the customer?"`),
-				Levels: []string{"calm", "annoyed", "angry"}},
+				Levels: systemone.Texts("calm", "annoyed", "angry")},
 		},
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package systemone
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -157,7 +158,7 @@ func BuildAnswer(q Question, weights []float64) (Answer, error) {
 		}
 		a := Answer{
 			Type:          TypeScore,
-			Legend:        make(map[string]string, len(p)),
+			Legend:        make(map[string]json.RawMessage, len(p)),
 			Probabilities: make(map[string]float64, len(p)),
 		}
 		for i, level := range q.Levels {

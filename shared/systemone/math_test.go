@@ -106,13 +106,13 @@ func TestBuildAnswer(t *testing.T) {
 		}
 	}
 
-	score := Question{Type: TypeScore, Instructions: ins, Levels: []string{"calm", "annoyed", "angry"}}
+	score := Question{Type: TypeScore, Instructions: ins, Levels: Texts("calm", "annoyed", "angry")}
 	a, err = BuildAnswer(score, []float64{.1, .6, .3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(a)
-	if !near(*a.Score, 1.2) || !near(*a.Confidence, 0.4) || a.Legend["0"] != "calm" || a.Legend["2"] != "angry" ||
+	if !near(*a.Score, 1.2) || !near(*a.Confidence, 0.4) || string(a.Legend["0"]) != `"calm"` || string(a.Legend["2"]) != `"angry"` ||
 		!near(a.Probabilities["1"], .6) || len(a.Probabilities) != 3 {
 		t.Errorf("score = %s", b)
 	}

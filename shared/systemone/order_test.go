@@ -2,6 +2,7 @@ package systemone
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -89,8 +90,8 @@ func TestCanonicalOptionsKeysOnWhatTheModelReads(t *testing.T) {
 }
 
 func TestQuestionCanonical(t *testing.T) {
-	score := Question{Type: TypeScore, Levels: []string{"low", "mid", "high"}}
-	if got := score.Canonical(); !slices.Equal(got.Levels, score.Levels) {
+	score := Question{Type: TypeScore, Levels: Texts("low", "mid", "high")}
+	if got := score.Canonical(); !reflect.DeepEqual(got.Levels, score.Levels) {
 		t.Errorf("score levels reordered: %v", got.Levels)
 	}
 	choice := Question{Type: TypeChoice, Options: fiveOptions()}

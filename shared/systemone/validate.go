@@ -3,9 +3,9 @@ package systemone
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Bounds of a request (docs/api.md, "Judge: POST /v1/systemone").
@@ -24,12 +24,44 @@ type ValidationError struct {
 }
 
 // ValidationItem is one problem: Loc is the field path starting at "body"
-// (for example body, questions, team, criteria), Msg a human sentence and
-// Type a stable machine-readable kind (missing, string_type, too_short…).
+// (for example body, questions, team, choice, criteria: a question's path
+// names its type once the type is known), Msg a human sentence, Type a
+// stable machine-readable kind (missing, string_type, too_short…) and
+// Input the offending value, cut short (ShortInput); null when the problem
+// is not one value's (a token limit).
 type ValidationItem struct {
-	Loc  []string `json:"loc"`
-	Msg  string   `json:"msg"`
-	Type string   `json:"type"`
+	Loc   []string        `json:"loc"`
+	Msg   string          `json:"msg"`
+	Type  string          `json:"type"`
+	Input json.RawMessage `json:"input"`
+}
+
+// MaxInputBytes bounds the offending value a ValidationItem quotes.
+const MaxInputBytes = 256
+
+// ShortInput is raw as a ValidationItem quotes it: as it is when its
+// compact JSON takes at most MaxInputBytes, else cut to about that many
+// bytes and ended with "…": a string stays a string; an object or array
+// becomes a string of the start of its JSON text. A value that is not
+// valid JSON (or none) is null.
+func ShortInput(raw json.RawMessage) json.RawMessage {
+	if kindOf(raw) == kindNone || !json.Valid(raw) {
+		return json.RawMessage("null")
+	}
+	c := compact(raw)
+	if len(c) <= MaxInputBytes {
+		return c
+	}
+	text := string(c)
+	if kindOf(c) == kindString {
+		_ = json.Unmarshal(c, &text)
+	}
+	cut := MaxInputBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	out, _ := json.Marshal(text[:cut] + "…")
+	return out
 }
 
 func (e *ValidationError) Error() string {
@@ -46,7 +78,12 @@ type validator struct {
 }
 
 func (v *validator) add(msg, typ string, loc ...string) {
-	v.items = append(v.items, ValidationItem{Loc: loc, Msg: msg, Type: typ})
+	v.addInput(msg, typ, nil, loc...)
+}
+
+// addInput adds a problem with the value it concerns.
+func (v *validator) addInput(msg, typ string, input json.RawMessage, loc ...string) {
+	v.items = append(v.items, ValidationItem{Loc: loc, Msg: msg, Type: typ, Input: ShortInput(input)})
 }
 
 func (v *validator) err() error {
@@ -58,10 +95,11 @@ func (v *validator) err() error {
 
 // Validate checks the shape docs/api.md, "Judge: POST /v1/systemone",
 // asks of a request: a model, at least one question, non-empty question
-// names, known types, 2–255 options and 2–10 levels with non-empty names,
-// noul criteria, and the shape of state, instructions and descriptions.
-// The error is a *ValidationError listing every problem. A server adds
-// its own limits (the judge's token limits, judge/internal/limits).
+// names, known types, 2–255 options with non-empty unique names and 2–10
+// levels, and the shape of state, instructions, meanings, descriptions
+// and levels. The error is a *ValidationError listing every problem. A
+// server adds its own limits (the judge's token limits,
+// judge/internal/limits).
 func (r Request) Validate() error {
 	var v validator
 	if strings.TrimSpace(r.Model) == "" {
@@ -71,17 +109,13 @@ func (r Request) Validate() error {
 	case r.State == nil:
 		v.add("field required", "missing", "body", "state")
 	case !isContent(r.State) || !json.Valid(r.State):
-		v.add("state must be a JSON string, object or array", "value_error", "body", "state")
+		v.addInput("state must be a JSON string, object or array", "value_error", r.State, "body", "state")
 	}
 	if len(r.Questions) == 0 {
-		v.add("at least one question is required", "too_short", "body", "questions")
+		v.addInput("at least one question is required", "too_short", json.RawMessage("{}"), "body", "questions")
 	}
-	names := make([]string, 0, len(r.Questions))
-	for name := range r.Questions {
-		names = append(names, name)
-	}
-	// Sorted so the same request always gets the same error text.
-	slices.Sort(names)
+	// In the caller's order, so problems are listed as the questions were.
+	names := r.QuestionNames()
 	for _, name := range names {
 		r.Questions[name].validate(&v, name)
 	}
@@ -91,70 +125,95 @@ func (r Request) Validate() error {
 func (q Question) validate(v *validator, name string) {
 	loc := []string{"body", "questions", name}
 	if strings.TrimSpace(name) == "" {
-		v.add("question name must not be empty", "string_too_short", loc...)
+		v.addInput("question name must not be empty", "string_too_short", Text(name), loc...)
 	}
-	switch {
-	case q.Instructions == nil:
-		v.add("field required", "missing", at(loc, "instructions")...)
-	case !isContent(q.Instructions) || !json.Valid(q.Instructions):
-		v.add("instructions must be a JSON string, object or array", "value_error", at(loc, "instructions")...)
+	tloc := loc
+	if q.Type.Known() {
+		tloc = at(loc, string(q.Type))
 	}
-	cloc := at(loc, "criteria")
+	if q.Instructions != nil && (!isContent(q.Instructions) || !json.Valid(q.Instructions)) {
+		v.addInput("instructions must be a JSON string, object, array or null", "value_error", q.Instructions, at(tloc, "instructions")...)
+	}
+	cloc := at(tloc, "criteria")
+	criteria := func() json.RawMessage { return q.criteriaJSON() }
 	switch q.Type {
 	case TypeNoul:
 		if q.Options != nil || q.Levels != nil {
-			v.add(`noul criteria must be an object with the keys "true" and "false"`, "dict_type", cloc...)
+			v.addInput(`noul criteria must be an object with the keys "true" and "false", or null`, "dict_type", criteria(), cloc...)
+		}
+		if q.Noul != nil {
+			validEntry(v, q.Noul.True, "the meaning", at(cloc, "true"))
+			validEntry(v, q.Noul.False, "the meaning", at(cloc, "false"))
 		}
 	case TypeChoice:
 		if q.Noul != nil || q.Levels != nil {
-			v.add("choice criteria must be an object of option name to description", "dict_type", cloc...)
+			v.addInput("choice criteria must be an object of option name to description", "dict_type", criteria(), cloc...)
 		}
 		switch n := len(q.Options); {
 		case n < MinOptions:
-			v.add(fmt.Sprintf("a choice question needs at least %d options, got %d", MinOptions, n), "too_short", cloc...)
+			v.addInput(fmt.Sprintf("a choice question needs at least %d options, got %d", MinOptions, n), "too_short", criteria(), cloc...)
 		case n > MaxOptions:
-			v.add(fmt.Sprintf("a choice question allows at most %d options, got %d", MaxOptions, n), "too_long", cloc...)
+			v.addInput(fmt.Sprintf("a choice question allows at most %d options, got %d", MaxOptions, n), "too_long", criteria(), cloc...)
 		}
 		seen := make(map[string]bool, len(q.Options))
 		for _, o := range q.Options {
 			oloc := at(cloc, o.Name)
 			if strings.TrimSpace(o.Name) == "" {
-				v.add("option name must not be empty", "string_too_short", oloc...)
+				v.addInput("option name must not be empty", "string_too_short", Text(o.Name), oloc...)
 			}
 			if seen[o.Name] {
-				v.add("option name given more than once", "value_error", oloc...)
+				v.addInput("option name given more than once", "value_error", Text(o.Name), oloc...)
 			}
 			seen[o.Name] = true
-			if o.Description != nil && kindOf(o.Description) != kindNull &&
-				(!isContent(o.Description) || !json.Valid(o.Description)) {
-				v.add("an option description must be a JSON string, object, array or null", "value_error", oloc...)
-			}
+			validEntry(v, o.Description, "an option description", oloc)
 		}
 	case TypeScore:
 		if q.Noul != nil || q.Options != nil {
-			v.add("score criteria must be an array of level texts, lowest first", "list_type", cloc...)
+			v.addInput("score criteria must be an array of levels, lowest first", "list_type", criteria(), cloc...)
 		}
 		switch n := len(q.Levels); {
 		case n < MinLevels:
-			v.add(fmt.Sprintf("a score question needs at least %d levels, got %d", MinLevels, n), "too_short", cloc...)
+			v.addInput(fmt.Sprintf("a score question needs at least %d levels, got %d", MinLevels, n), "too_short", criteria(), cloc...)
 		case n > MaxLevels:
-			v.add(fmt.Sprintf("a score question allows at most %d levels, got %d", MaxLevels, n), "too_long", cloc...)
+			v.addInput(fmt.Sprintf("a score question allows at most %d levels, got %d", MaxLevels, n), "too_long", criteria(), cloc...)
 		}
 		for i, l := range q.Levels {
-			if strings.TrimSpace(l) == "" {
-				v.add("level text must not be empty", "string_too_short", at(cloc, strconv.Itoa(i))...)
-			}
+			validEntry(v, l, "a level", at(cloc, strconv.Itoa(i)))
 		}
 	default:
-		v.add(unknownTypeMsg(q.Type), "enum", at(loc, "type")...)
+		v.addInput(unknownTypeMsg(q.Type), "enum", Text(string(q.Type)), at(loc, "type")...)
 	}
 }
 
+// validEntry checks a value that may be a string, object, array or null
+// (nil): one built in Go rather than decoded may hold anything.
+func validEntry(v *validator, raw json.RawMessage, what string, loc []string) {
+	if raw != nil && kindOf(raw) != kindNull && (!isContent(raw) || !json.Valid(raw)) {
+		v.addInput(what+" must be a JSON string, object, array or null", "value_error", raw, loc...)
+	}
+}
+
+// criteriaJSON is q's criteria as the wire has them, for error messages.
+func (q Question) criteriaJSON() json.RawMessage {
+	wire, _ := q.MarshalJSON()
+	var w struct {
+		Criteria json.RawMessage `json:"criteria"`
+	}
+	if json.Unmarshal(wire, &w) != nil {
+		return nil
+	}
+	return w.Criteria
+}
+
 // ContentText is the text a model is shown for a content value (state,
-// instructions, an option's description): a JSON string without its quotes
-// and escapes, anything else as compact JSON. The token limits count it, and
-// a prompt shows it.
+// instructions, a meaning, an option's description, a level): a JSON
+// string without its quotes and escapes, null or nothing as "", anything
+// else as compact JSON. The judge's token limits count it, and every
+// engine reads it.
 func ContentText(raw json.RawMessage) string {
+	if kindOf(raw) == kindNull {
+		return ""
+	}
 	if kindOf(raw) == kindString {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {

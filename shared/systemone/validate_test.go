@@ -15,10 +15,10 @@ func options(n int) []Option {
 	return opts
 }
 
-func levels(n int) []string {
-	ls := make([]string, n)
+func levels(n int) []json.RawMessage {
+	ls := make([]json.RawMessage, n)
 	for i := range ls {
-		ls[i] = fmt.Sprintf("level %d", i)
+		ls[i] = Text(fmt.Sprintf("level %d", i))
 	}
 	return ls
 }
@@ -49,23 +49,23 @@ func TestValidateBounds(t *testing.T) {
 		{"valid", func(*Request) {}, "", ""},
 		{"2 options", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(2)}), "", ""},
 		{"255 options", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(255)}), "", ""},
-		{"1 option", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(1)}), "body.questions.x.criteria", "too_short"},
-		{"0 options", withQuestion(Question{Type: TypeChoice, Instructions: ins}), "body.questions.x.criteria", "too_short"},
-		{"256 options", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(256)}), "body.questions.x.criteria", "too_long"},
+		{"1 option", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(1)}), "body.questions.x.choice.criteria", "too_short"},
+		{"0 options", withQuestion(Question{Type: TypeChoice, Instructions: ins}), "body.questions.x.choice.criteria", "too_short"},
+		{"256 options", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(256)}), "body.questions.x.choice.criteria", "too_long"},
 		{"10 levels", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(10)}), "", ""},
-		{"1 level", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(1)}), "body.questions.x.criteria", "too_short"},
-		{"11 levels", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(11)}), "body.questions.x.criteria", "too_long"},
-		{"empty level text", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: []string{"low", " "}}), "body.questions.x.criteria.1", "string_too_short"},
-		{"empty option name", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: []Option{{Name: "a"}, {Name: ""}}}), "body.questions.x.criteria.", "string_too_short"},
-		{"duplicate option name", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: []Option{{Name: "a"}, {Name: "a"}}}), "body.questions.x.criteria.a", "value_error"},
-		{"number description", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: []Option{{Name: "a", Description: json.RawMessage(`1`)}, {Name: "b"}}}), "body.questions.x.criteria.a", "value_error"},
-		{"noul with levels", withQuestion(Question{Type: TypeNoul, Instructions: ins, Levels: levels(2)}), "body.questions.x.criteria", "dict_type"},
-		{"choice with levels", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(2), Levels: levels(2)}), "body.questions.x.criteria", "dict_type"},
-		{"score with options", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(2), Options: options(2)}), "body.questions.x.criteria", "list_type"},
+		{"1 level", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(1)}), "body.questions.x.score.criteria", "too_short"},
+		{"11 levels", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(11)}), "body.questions.x.score.criteria", "too_long"},
+		{"blank level: read by its position", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: Texts("low", " ")}), "", ""},
+		{"empty option name", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: []Option{{Name: "a"}, {Name: ""}}}), "body.questions.x.choice.criteria.", "string_too_short"},
+		{"duplicate option name", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: []Option{{Name: "a"}, {Name: "a"}}}), "body.questions.x.choice.criteria.a", "value_error"},
+		{"number description", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: []Option{{Name: "a", Description: json.RawMessage(`1`)}, {Name: "b"}}}), "body.questions.x.choice.criteria.a", "value_error"},
+		{"noul with levels", withQuestion(Question{Type: TypeNoul, Instructions: ins, Levels: levels(2)}), "body.questions.x.noul.criteria", "dict_type"},
+		{"choice with levels", withQuestion(Question{Type: TypeChoice, Instructions: ins, Options: options(2), Levels: levels(2)}), "body.questions.x.choice.criteria", "dict_type"},
+		{"score with options", withQuestion(Question{Type: TypeScore, Instructions: ins, Levels: levels(2), Options: options(2)}), "body.questions.x.score.criteria", "list_type"},
 		{"unknown type", withQuestion(Question{Type: "rank", Instructions: ins}), "body.questions.x.type", "enum"},
 		{"empty type", withQuestion(Question{Instructions: ins}), "body.questions.x.type", "enum"},
-		{"missing instructions", withQuestion(Question{Type: TypeNoul}), "body.questions.x.instructions", "missing"},
-		{"number instructions", withQuestion(Question{Type: TypeNoul, Instructions: json.RawMessage(`5`)}), "body.questions.x.instructions", "value_error"},
+		{"no instructions", withQuestion(Question{Type: TypeNoul}), "", ""},
+		{"number instructions", withQuestion(Question{Type: TypeNoul, Instructions: json.RawMessage(`5`)}), "body.questions.x.noul.instructions", "value_error"},
 		{"empty question name", func(r *Request) { r.Questions[""] = Question{Type: TypeNoul, Instructions: ins} }, "body.questions.", "string_too_short"},
 		{"blank question name", func(r *Request) { r.Questions["  "] = Question{Type: TypeNoul, Instructions: ins} }, "body.questions.  ", "string_too_short"},
 		{"no questions", func(r *Request) { r.Questions = nil }, "body.questions", "too_short"},
@@ -117,7 +117,7 @@ func TestValidateDecodedBounds(t *testing.T) {
 			}
 			continue
 		}
-		assertItem(t, err, "body.questions.q.criteria", tt.errType)
+		assertItem(t, err, "body.questions.q.choice.criteria", tt.errType)
 	}
 }
 

@@ -119,8 +119,8 @@ func (j *Judge) Request(s interviewer.Setup, q interviewer.Question, answer stri
 		Model: j.model,
 		State: st,
 		Questions: map[string]systemone.Question{
-			TechnicalQuestion:     {Type: systemone.TypeScore, Instructions: ti, Levels: technicalLevels},
-			CommunicationQuestion: {Type: systemone.TypeScore, Instructions: ci, Levels: communicationLevels},
+			TechnicalQuestion:     {Type: systemone.TypeScore, Instructions: ti, Levels: systemone.Texts(technicalLevels...)},
+			CommunicationQuestion: {Type: systemone.TypeScore, Instructions: ci, Levels: systemone.Texts(communicationLevels...)},
 		},
 	}, nil
 }

@@ -97,7 +97,8 @@ func TestRequestShape(t *testing.T) {
 			t.Fatalf("question %s instructions %s", name, qq.Instructions)
 		}
 		seen := map[string]bool{}
-		for i, l := range qq.Levels {
+		for i, raw := range qq.Levels {
+			l := systemone.ContentText(raw)
 			if len(l) < 20 || seen[l] {
 				t.Fatalf("question %s level %d %q: every level needs its own description", name, i, l)
 			}

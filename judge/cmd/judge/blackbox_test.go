@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -209,17 +210,18 @@ func TestModelPriceIsConfigurable(t *testing.T) {
 func TestErrors(t *testing.T) {
 	j := start(t, keysEnv("good-key,llm-only:llm-latest")...)
 	t.Run("missing key", func(t *testing.T) {
+		// 403, as the hosted service answers a request without a key.
 		r := j.ask(t, "", good)
-		wantError(t, r, http.StatusUnauthorized, "authentication_error")
+		wantError(t, r, http.StatusForbidden, "authentication_error")
 		if r.header.Get("WWW-Authenticate") == "" {
-			t.Error("401 without WWW-Authenticate")
+			t.Error("403 without WWW-Authenticate")
 		}
 	})
 	t.Run("unknown key", func(t *testing.T) {
 		wantError(t, j.ask(t, "wrong-key", good), http.StatusUnauthorized, "authentication_error")
 	})
 	t.Run("models need a key", func(t *testing.T) {
-		wantError(t, j.do(t, http.MethodGet, "/v1/models", "", nil), http.StatusUnauthorized, "authentication_error")
+		wantError(t, j.do(t, http.MethodGet, "/v1/models", "", nil), http.StatusForbidden, "authentication_error")
 	})
 	t.Run("key limited to another model", func(t *testing.T) {
 		r := j.ask(t, "llm-only", good)
@@ -238,7 +240,7 @@ func TestErrors(t *testing.T) {
 	t.Run("unknown model", func(t *testing.T) {
 		body := strings.Replace(good, "local/lexical-latest", "local/lexical-9.9", 1)
 		r := j.ask(t, "good-key", body)
-		wantError(t, r, http.StatusBadRequest, "invalid_request")
+		wantError(t, r, http.StatusBadRequest, "api_usage_error")
 		if !strings.Contains(string(r.body), "local/lexical-9.9") {
 			t.Errorf("400 does not name the model: %s", r.body)
 		}
@@ -321,21 +323,29 @@ func TestModelsAndProbes(t *testing.T) {
 			Name        string   `json:"name"`
 			Description string   `json:"description"`
 			ReleaseDate string   `json:"release_date"`
+			AliasOf     string   `json:"alias_of"`
 			Aliases     []string `json:"aliases"`
 		} `json:"models"`
 	}
 	if err := json.Unmarshal(r.body, &list); err != nil || r.status != http.StatusOK {
 		t.Fatalf("%d %s %v", r.status, r.body, err)
 	}
-	// The two offline engines, sorted by name, each saying what it is not.
-	if len(list.Models) != 2 || list.Models[0].Name != "local/lexical-1.0" || list.Models[0].Aliases[0] != "local/lexical-latest" ||
-		list.Models[1].Name != "local/semantic-1.0" || list.Models[1].Aliases[0] != "local/semantic-latest" {
-		t.Errorf("models: %s", r.body)
-	}
+	// Every accepted name is an entry, as the service lists them: the two
+	// offline engines sorted by name, each followed by its aliases, and
+	// jev-latest (the SDKs' default model) naming the default engine.
+	var names, aliasOf []string
 	for _, m := range list.Models {
-		if m.ReleaseDate == "" || !strings.Contains(m.Description, "not a language model") {
+		names = append(names, m.Name)
+		aliasOf = append(aliasOf, m.AliasOf)
+		if m.ReleaseDate == "" || !strings.Contains(m.Description, "not a language model") || strings.Contains(strings.ToLower(m.Description), "jev") {
 			t.Errorf("model %s: release date %q, description %q", m.Name, m.ReleaseDate, m.Description)
 		}
+	}
+	if want := []string{"local/lexical-1.0", "local/lexical-latest", "local/semantic-1.0", "local/semantic-latest", "jev-latest"}; !slices.Equal(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+	if want := []string{"", "local/lexical-1.0", "", "local/semantic-1.0", "local/semantic-1.0"}; !slices.Equal(aliasOf, want) {
+		t.Errorf("alias_of %v, want %v", aliasOf, want)
 	}
 	r = j.do(t, http.MethodGet, "/v1/models", "llm-only", nil)
 	if r.status != http.StatusOK || !strings.Contains(string(r.body), `"models":[]`) {

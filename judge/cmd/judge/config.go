@@ -24,6 +24,9 @@ type config struct {
 	Keys *auth.BearerKeys
 	// RateLimitRPM is each key's limit per minute (JUDGE_RATE_LIMIT_RPM).
 	RateLimitRPM int
+	// RateLimitBurst is how many requests a key may send at once
+	// (JUDGE_RATE_LIMIT_BURST); zero means RateLimitRPM.
+	RateLimitBurst int
 	// RateLimitTPM is each key's input tokens per minute (JUDGE_RATE_LIMIT_TPM).
 	RateLimitTPM int
 	// MaxQuestions bounds the questions of one request (JUDGE_MAX_QUESTIONS).
@@ -39,6 +42,11 @@ type config struct {
 	// Prices override models' USD prices per million input tokens
 	// (JUDGE_MODEL_PRICES, "model=price,model=price").
 	Prices map[string]float64
+	// Aliases are operators' names for models, alias → model (exact name
+	// or alias), in the order given: the models file's aliases, then
+	// JUDGE_MODEL_ALIASES ("alias=model,…"), which wins for a name both
+	// give. jev-latest, unless named here, is the default model's.
+	Aliases []alias
 	// LLM is the language-model endpoint (LLM_*). Not Configured means the
 	// offline engine only; Configured means valid, or loadConfig fails.
 	LLM chatmodel.Settings
@@ -51,6 +59,8 @@ type config struct {
 	// names.
 	ModelsFile string
 	Models     []modelEntry
+	// FileAliases are the models file's aliases: (alias: model).
+	FileAliases []alias
 	// Adapter shapes the language model's answers (JUDGE_LLM_*).
 	Adapter adapterConfig
 	// CalibrationFile is loaded at start-up (JUDGE_CALIBRATION_FILE); empty
@@ -142,14 +152,55 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return cfg, fmt.Errorf("LLM_API %q: want %s", cfg.LLMAPI, strings.Join(apis, ", "))
 	}
 	if cfg.ModelsFile != "" {
-		if cfg.Models, err = loadModels(cfg.ModelsFile, getenv); err != nil {
+		if cfg.Models, cfg.FileAliases, err = loadModels(cfg.ModelsFile, getenv); err != nil {
 			return cfg, err
 		}
 	}
 	if cfg.Adapter, err = loadAdapterConfig(getenv); err != nil {
 		return cfg, err
 	}
+	env, err := parseAliases(getenv("JUDGE_MODEL_ALIASES"))
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Aliases = mergeAliases(cfg.FileAliases, env)
 	return cfg, nil
+}
+
+// alias is one operator's name for a model.
+type alias struct{ Name, Model string }
+
+// parseAliases reads JUDGE_MODEL_ALIASES: "alias=model,…".
+func parseAliases(s string) ([]alias, error) {
+	var out []alias
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	for item := range strings.SplitSeq(s, ",") {
+		name, model, ok := strings.Cut(strings.TrimSpace(item), "=")
+		name, model = strings.TrimSpace(name), strings.TrimSpace(model)
+		if !ok || name == "" || model == "" || strings.ContainsAny(name, " \t") {
+			return nil, fmt.Errorf("JUDGE_MODEL_ALIASES item %q: want alias=model (an exact model name or an alias)", item)
+		}
+		out = append(out, alias{name, model})
+	}
+	return out, nil
+}
+
+// mergeAliases lists file's aliases, then env's; a name in both takes
+// env's model, in env's place.
+func mergeAliases(file, env []alias) []alias {
+	inEnv := map[string]bool{}
+	for _, a := range env {
+		inEnv[a.Name] = true
+	}
+	var out []alias
+	for _, a := range file {
+		if !inEnv[a.Name] {
+			out = append(out, a)
+		}
+	}
+	return append(out, env...)
 }
 
 func loadAdapterConfig(getenv func(string) string) (adapterConfig, error) {

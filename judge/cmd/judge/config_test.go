@@ -62,6 +62,11 @@ func TestLoadConfigErrors(t *testing.T) {
 		{map[string]string{"JUDGE_RATE_LIMIT_RPM": "0"}, "JUDGE_RATE_LIMIT_RPM"},
 		{map[string]string{"JUDGE_RATE_LIMIT_RPM": "fast"}, "JUDGE_RATE_LIMIT_RPM"},
 		{map[string]string{"JUDGE_MODEL_PRICES": "m"}, "JUDGE_MODEL_PRICES"},
+		{map[string]string{"JUDGE_RATE_LIMIT_BURST": "0"}, "JUDGE_RATE_LIMIT_BURST"},
+		{map[string]string{"JUDGE_RATE_LIMIT_BURST": "1201"}, "JUDGE_RATE_LIMIT_BURST"},
+		{map[string]string{"JUDGE_MODEL_ALIASES": "fast"}, "JUDGE_MODEL_ALIASES"},
+		{map[string]string{"JUDGE_MODEL_ALIASES": "fast=,x=y"}, "JUDGE_MODEL_ALIASES"},
+		{map[string]string{"JUDGE_MODEL_ALIASES": "a b=local/semantic-latest"}, "JUDGE_MODEL_ALIASES"},
 		{map[string]string{"JUDGE_MODEL_PRICES": "m=-1"}, "JUDGE_MODEL_PRICES"},
 		{map[string]string{"JUDGE_MODEL_PRICES": "=1"}, "JUDGE_MODEL_PRICES"},
 		// A base URL or a key means a model is wanted: every LLM_* setting must then be right.

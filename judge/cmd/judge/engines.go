@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/judgeworks/judge/internal/engine"
@@ -58,12 +59,65 @@ func newRegistry(cfg config, logger *slog.Logger) (*registry.Registry, error) {
 			return nil, fmt.Errorf("JUDGE_MODELS_FILE %s: models[%d] (%s): %w", cfg.ModelsFile, i, m.Name, err)
 		}
 	}
+	if err := addAliases(reg, cfg, logger); err != nil {
+		return nil, err
+	}
 	for name, usd := range cfg.Prices {
 		if err := reg.SetPrice(name, usd); err != nil {
 			return nil, fmt.Errorf("JUDGE_MODEL_PRICES: %w", err)
 		}
 	}
 	return reg, nil
+}
+
+// DefaultAlias is the model every published System One SDK asks for when
+// its caller names none. Here it is another name of the judge's default
+// model (defaultModel), so that an SDK's quickstart works as written; the
+// answer names the model that answered, never this alias.
+const DefaultAlias = "jev-latest"
+
+// defaultModel is the model DefaultAlias names unless an operator's alias
+// says otherwise: the language model of the LLM_* settings when there is
+// one, else the models file's first model, else the default offline
+// engine.
+func defaultModel(cfg config) string {
+	switch {
+	case cfg.LLM.Configured():
+		return "llm-1.0"
+	case len(cfg.Models) > 0:
+		return cfg.Models[0].Name
+	}
+	return semantic.Alias
+}
+
+// addAliases registers the operator's aliases (cfg.Aliases), then
+// DefaultAlias for the default model unless one of them, or a model, has
+// that name. An alias may name another: they are added as their targets
+// become known, so their order does not matter.
+func addAliases(reg *registry.Registry, cfg config, logger *slog.Logger) error {
+	pending := cfg.Aliases
+	if _, taken := reg.Resolve(DefaultAlias); !taken && !slices.ContainsFunc(pending, func(a alias) bool { return a.Name == DefaultAlias }) {
+		pending = append(slices.Clone(pending), alias{DefaultAlias, defaultModel(cfg)})
+	}
+	for len(pending) > 0 {
+		var later []alias
+		for _, a := range pending {
+			if _, known := reg.Resolve(a.Model); !known {
+				later = append(later, a)
+				continue
+			}
+			if err := reg.AddAlias(a.Name, a.Model); err != nil {
+				return fmt.Errorf("JUDGE_MODEL_ALIASES: %w", err)
+			}
+			m, _ := reg.Resolve(a.Name)
+			logger.Info("model alias", "alias", a.Name, "model", m.Name)
+		}
+		if len(later) == len(pending) {
+			return fmt.Errorf("JUDGE_MODEL_ALIASES: alias %q: unknown model %q", later[0].Name, later[0].Model)
+		}
+		pending = later
+	}
+	return nil
 }
 
 // loadCalibration reads the calibration file once for every engine that

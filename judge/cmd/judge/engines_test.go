@@ -112,6 +112,58 @@ func TestOfflineRegistry(t *testing.T) {
 	}
 }
 
+// jev-latest, the model every System One SDK asks for by default, is the
+// default model's other name: the offline semantic engine without a
+// language model, llm-1.0 with one, unless an operator's alias (which may
+// name another alias) says otherwise. An alias naming no model stops
+// start-up, naming the setting.
+func TestModelAliases(t *testing.T) {
+	resolve := func(t *testing.T, settings map[string]string, name string) string {
+		t.Helper()
+		cfg, err := loadConfig(env(settings))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := newRegistry(cfg, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, ok := reg.Resolve(name)
+		if !ok {
+			t.Fatalf("%s resolves to no model", name)
+		}
+		return m.Name
+	}
+	if got := resolve(t, map[string]string{"JUDGE_API_KEYS": "k"}, DefaultAlias); got != semantic.Name {
+		t.Errorf("offline, jev-latest is %s, want %s", got, semantic.Name)
+	}
+	llm := map[string]string{"JUDGE_API_KEYS": "k", "LLM_BASE_URL": "http://127.0.0.1:1/v1", "LLM_API_KEY": "local", "LLM_MODEL": "m"}
+	if got := resolve(t, llm, DefaultAlias); got != "llm-1.0" {
+		t.Errorf("with a language model, jev-latest is %s, want llm-1.0", got)
+	}
+	aliased := map[string]string{"JUDGE_API_KEYS": "k", "JUDGE_MODEL_ALIASES": "jev-latest=fast, fast=local/lexical-latest"}
+	for _, name := range []string{DefaultAlias, "fast"} {
+		if got := resolve(t, aliased, name); got != lexical.Name {
+			t.Errorf("%s is %s, want %s by JUDGE_MODEL_ALIASES", name, got, lexical.Name)
+		}
+	}
+	cfg, err := loadConfig(env(map[string]string{"JUDGE_API_KEYS": "k", "JUDGE_MODEL_ALIASES": "fast=local/nothing-1.0"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newRegistry(cfg, slog.New(slog.DiscardHandler)); err == nil ||
+		!strings.Contains(err.Error(), "JUDGE_MODEL_ALIASES") || !strings.Contains(err.Error(), "local/nothing-1.0") {
+		t.Errorf("an alias of no model: err = %v, want one naming the setting and the model", err)
+	}
+	cfg, err = loadConfig(env(map[string]string{"JUDGE_API_KEYS": "k", "JUDGE_MODEL_ALIASES": "local/lexical-latest=local/semantic-latest"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newRegistry(cfg, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "already") {
+		t.Errorf("an alias taking a model's name: err = %v", err)
+	}
+}
+
 // A calibration file with a temperature no fit can produce stops start-up,
 // naming the setting.
 func TestBadCalibrationFileStopsServe(t *testing.T) {

@@ -24,6 +24,7 @@ func limitsFromEnv(getenv func(string) string, cfg *config) error {
 		unit string
 	}{
 		{"JUDGE_RATE_LIMIT_TPM", &cfg.RateLimitTPM, "input tokens per minute"},
+		{"JUDGE_RATE_LIMIT_BURST", &cfg.RateLimitBurst, "requests a key may send at once"},
 		{"JUDGE_MAX_QUESTIONS", &cfg.MaxQuestions, "questions per request"},
 	} {
 		if s := strings.TrimSpace(getenv(v.name)); s != "" {
@@ -33,6 +34,10 @@ func limitsFromEnv(getenv func(string) string, cfg *config) error {
 			}
 			*v.dst = n
 		}
+	}
+	if cfg.RateLimitBurst > cfg.RateLimitRPM {
+		return fmt.Errorf("JUDGE_RATE_LIMIT_BURST %d: at most JUDGE_RATE_LIMIT_RPM (%d); a key never sends more than its minute at once",
+			cfg.RateLimitBurst, cfg.RateLimitRPM)
 	}
 	if s := strings.TrimSpace(getenv("REDIS_URL")); s != "" {
 		opts, err := ratelimit.ParseRedisURL(s)

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -92,7 +93,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		}
 		ids = append(ids, k.ID)
 	}
-	limits := ratelimit.Settings{RPM: cfg.RateLimitRPM, TPM: cfg.RateLimitTPM, IDs: ids, Prefix: cfg.RedisPrefix, Logger: logger}
+	limits := ratelimit.Settings{RPM: cfg.RateLimitRPM, Burst: cfg.RateLimitBurst, TPM: cfg.RateLimitTPM,
+		IDs: ids, Prefix: cfg.RedisPrefix, Logger: logger}
 	// Idempotency keys share the rate limits' Redis client and prefix.
 	idem := idempotency.Settings{Prefix: cfg.RedisPrefix, Logger: logger}
 	if cfg.Redis != nil {
@@ -111,7 +113,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		MaxQuestions: cfg.MaxQuestions,
 		Idempotency:  idempotency.New(ctx, idem),
 	})
-	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM,
+	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM, "rate_limit_burst", cmp.Or(cfg.RateLimitBurst, cfg.RateLimitRPM),
 		"rate_limit_tpm", cfg.RateLimitTPM, "max_questions", cfg.MaxQuestions, "redis", cfg.Redis != nil)
 	return server.Run(ctx, e, cfg.Addr, logger)
 }

@@ -32,6 +32,10 @@ var apis = []string{apiChat, apiSystemOne, apiDecisions}
 // never written in the file, so the file can be committed.
 type modelsFile struct {
 	Models []modelEntry `yaml:"models"`
+	// Aliases are other names of served models, alias: model (an exact
+	// name or an alias of any model, the offline ones included), as
+	// JUDGE_MODEL_ALIASES gives them.
+	Aliases map[string]string `yaml:"aliases"`
 }
 
 // modelEntry is one served model.
@@ -66,34 +70,34 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // loadModels reads and checks the models file at path, reading each
 // provider's key from the environment variable it names. Errors name the
 // file, the entry and the field.
-func loadModels(path string, getenv func(string) string) ([]modelEntry, error) {
+func loadModels(path string, getenv func(string) string) ([]modelEntry, []alias, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("JUDGE_MODELS_FILE %s: %s", path, fmt.Sprintf(format, args...))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("JUDGE_MODELS_FILE: %w", err)
+		return nil, nil, fmt.Errorf("JUDGE_MODELS_FILE: %w", err)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fail("the file is empty; it must list models:")
+			return nil, nil, fail("the file is empty; it must list models:")
 		}
-		return nil, fail("%v", err)
+		return nil, nil, fail("%v", err)
 	}
 	if err := dec.Decode(new(yaml.Node)); !errors.Is(err, io.EOF) {
-		return nil, fail("more than one YAML document; the file holds one")
+		return nil, nil, fail("more than one YAML document; the file holds one")
 	}
 	if err := checkFields(&root, reflect.TypeFor[modelsFile](), ""); err != nil {
-		return nil, fail("%v", err)
+		return nil, nil, fail("%v", err)
 	}
 	var f modelsFile
 	if err := root.Decode(&f); err != nil {
-		return nil, fail("%v", err)
+		return nil, nil, fail("%v", err)
 	}
-	if len(f.Models) == 0 {
-		return nil, fail("no models: list them under models:")
+	if len(f.Models) == 0 && len(f.Aliases) == 0 {
+		return nil, nil, fail("no models: list them under models: (or aliases under aliases:)")
 	}
 	names := map[string]string{} // every name and alias → the entry that has it
 	for i := range f.Models {
@@ -104,54 +108,62 @@ func loadModels(path string, getenv func(string) string) ([]modelEntry, error) {
 		}
 		switch {
 		case strings.TrimSpace(m.Name) == "":
-			return nil, fail("%s: name is required", where)
+			return nil, nil, fail("%s: name is required", where)
 		case strings.HasSuffix(m.Name, "-latest"):
-			return nil, fail("%s: name %q ends in -latest, which marks an alias; name the exact version", where, m.Name)
+			return nil, nil, fail("%s: name %q ends in -latest, which marks an alias; name the exact version", where, m.Name)
 		}
 		for _, a := range m.Aliases {
 			if !strings.HasSuffix(a, "-latest") {
-				return nil, fail("%s: alias %q must end in -latest", where, a)
+				return nil, nil, fail("%s: alias %q must end in -latest", where, a)
 			}
 		}
 		for _, n := range append([]string{m.Name}, m.Aliases...) {
 			if other, dup := names[n]; dup {
-				return nil, fail("%s: the name %q is already used by %s", where, n, other)
+				return nil, nil, fail("%s: the name %q is already used by %s", where, n, other)
 			}
 			names[n] = where
 		}
 		if m.ReleaseDate != "" {
 			if _, err := time.Parse(time.DateOnly, m.ReleaseDate); err != nil {
-				return nil, fail("%s: release_date %q: want YYYY-MM-DD", where, m.ReleaseDate)
+				return nil, nil, fail("%s: release_date %q: want YYYY-MM-DD", where, m.ReleaseDate)
 			}
 		}
 		if p := m.PricePerMillion; p != nil && (*p < 0 || math.IsInf(*p, 0) || math.IsNaN(*p)) {
-			return nil, fail("%s: price_per_million %v: want USD per million input tokens, at least 0", where, *p)
+			return nil, nil, fail("%s: price_per_million %v: want USD per million input tokens, at least 0", where, *p)
 		}
 		if len(m.Providers) == 0 {
-			return nil, fail("%s: providers: list at least one", where)
+			return nil, nil, fail("%s: providers: list at least one", where)
 		}
 		for j := range m.Providers {
 			p := &m.Providers[j]
 			at := fmt.Sprintf("%s.providers[%d]", where, j)
 			if !slices.Contains(apis, p.API) {
-				return nil, fail("%s.api %q: want one of %s", at, p.API, strings.Join(apis, ", "))
+				return nil, nil, fail("%s.api %q: want one of %s", at, p.API, strings.Join(apis, ", "))
 			}
 			if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return nil, fail("%s.base_url %q: want an absolute http(s) URL", at, p.BaseURL)
+				return nil, nil, fail("%s.base_url %q: want an absolute http(s) URL", at, p.BaseURL)
 			}
 			if strings.TrimSpace(p.Model) == "" {
-				return nil, fail("%s.model is required: the model name the provider serves", at)
+				return nil, nil, fail("%s.model is required: the model name the provider serves", at)
 			}
 			if !envName.MatchString(p.APIKeyEnv) {
-				return nil, fail("%s.api_key_env %q: want the name of the environment variable that holds the key (keys never go in this file)", at, p.APIKeyEnv)
+				return nil, nil, fail("%s.api_key_env %q: want the name of the environment variable that holds the key (keys never go in this file)", at, p.APIKeyEnv)
 			}
 			if p.APIKey = strings.TrimSpace(getenv(p.APIKeyEnv)); p.APIKey == "" {
-				return nil, fail("%s.api_key_env: %s is not set (local servers accept any non-empty value)", at, p.APIKeyEnv)
+				return nil, nil, fail("%s.api_key_env: %s is not set (local servers accept any non-empty value)", at, p.APIKeyEnv)
 			}
 			p.Source = fmt.Sprintf("%s provider %d (%s)", m.Name, j+1, p.API)
 		}
 	}
-	return f.Models, nil
+	aliases := make([]alias, 0, len(f.Aliases))
+	for a, m := range f.Aliases {
+		if strings.TrimSpace(a) == "" || strings.TrimSpace(m) == "" || strings.ContainsAny(a, " \t,=") {
+			return nil, nil, fail("aliases: %q: %q: want alias: model, the alias without spaces, commas or =", a, m)
+		}
+		aliases = append(aliases, alias{a, m})
+	}
+	slices.SortFunc(aliases, func(x, y alias) int { return strings.Compare(x.Name, y.Name) })
+	return f.Models, aliases, nil
 }
 
 // checkFields refuses mapping keys that t (a struct, through its yaml

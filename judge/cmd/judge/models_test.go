@@ -36,6 +36,9 @@ models:
     price_per_million: 0
     providers:
       - {api: decisions, base_url: https://api.example/v1, api_key_env: OPENAI_API_KEY, model: gpt-6-luna}
+aliases:
+  triage: judge-latest
+  offline: local/lexical-latest
 `
 
 func writeModels(t *testing.T, body string) string {
@@ -51,12 +54,20 @@ var modelKeys = map[string]string{"PEER_KEY": "peer-secret-0123456789", "LLM_API
 
 func TestLoadModels(t *testing.T) {
 	path := writeModels(t, goodModels)
-	ms, err := loadModels(path, env(modelKeys))
+	ms, aliases, err := loadModels(path, env(modelKeys))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ms) != 2 {
 		t.Fatalf("%d models", len(ms))
+	}
+	if want := []alias{{"offline", "local/lexical-latest"}, {"triage", "judge-latest"}}; !slices.Equal(aliases, want) {
+		t.Errorf("aliases %v, want %v", aliases, want)
+	}
+	// JUDGE_MODEL_ALIASES wins over the file for a name both give.
+	merged := mergeAliases(aliases, []alias{{"triage", "luna-latest"}, {DefaultAlias, "luna-1.0"}})
+	if want := []alias{{"offline", "local/lexical-latest"}, {"triage", "luna-latest"}, {DefaultAlias, "luna-1.0"}}; !slices.Equal(merged, want) {
+		t.Errorf("merged aliases %v, want %v", merged, want)
 	}
 	j := ms[0]
 	if j.Name != "judge-1.0" || !slices.Equal(j.Aliases, []string{"judge-latest"}) || j.Description != "Our judge" ||
@@ -120,7 +131,7 @@ func TestLoadModelsErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeModels(t, tc.body)
-			_, err := loadModels(path, env(modelKeys))
+			_, _, err := loadModels(path, env(modelKeys))
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -137,7 +148,7 @@ func TestLoadModelsErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := loadModels(filepath.Join(t.TempDir(), "missing.yaml"), env(nil)); err == nil || !strings.Contains(err.Error(), "JUDGE_MODELS_FILE") {
+	if _, _, err := loadModels(filepath.Join(t.TempDir(), "missing.yaml"), env(nil)); err == nil || !strings.Contains(err.Error(), "JUDGE_MODELS_FILE") {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -264,7 +275,7 @@ func TestModelsFileNameClash(t *testing.T) {
 
 // The example in deploy/ is a file the judge accepts.
 func TestModelsExample(t *testing.T) {
-	ms, err := loadModels(filepath.Join("..", "..", "..", "deploy", "models.example.yaml"),
+	ms, _, err := loadModels(filepath.Join("..", "..", "..", "deploy", "models.example.yaml"),
 		env(map[string]string{"PEER_JUDGE_KEY": "p", "LOCAL_LLM_KEY": "l", "OPENAI_API_KEY": "o"}))
 	if err != nil {
 		t.Fatal(err)

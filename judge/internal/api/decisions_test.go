@@ -339,7 +339,7 @@ func TestDecisionsErrorsAsOpenAIErrors(t *testing.T) {
 		p := ticketParams()
 		p.Model = "gpt-6-luna"
 		_, err := client(srv.URL, "k").Decisions.New(ctx, p)
-		wantAPIError(t, err, http.StatusBadRequest, "invalid_request", "invalid_request", "")
+		wantAPIError(t, err, http.StatusBadRequest, "api_usage_error", "api_usage_error", "")
 	})
 	t.Run("413 body over 1 MiB", func(t *testing.T) {
 		p := ticketParams()

@@ -174,11 +174,11 @@ func TestLimitHeaders(t *testing.T) {
 		t.Errorf("422 before any charge: tokens %d/%d reset %v, want a full bucket", remaining, limit, reset)
 	}
 	c := post(t, srv.URL, "", body)
-	if c.status != http.StatusUnauthorized || c.header.Get("x-ratelimit-limit-requests") != "" {
-		t.Errorf("401: %d with x-ratelimit-limit-requests %q", c.status, c.header.Get("x-ratelimit-limit-requests"))
+	if c.status != http.StatusForbidden || c.header.Get("x-ratelimit-limit-requests") != "" {
+		t.Errorf("no key: %d with x-ratelimit-limit-requests %q, want 403 without", c.status, c.header.Get("x-ratelimit-limit-requests"))
 	}
 	if id := c.header.Get("x-request-id"); id == "" || c.header.Get("x-typesafe-request-id") != id {
-		t.Error("401 without both request ids")
+		t.Error("403 without both request ids")
 	}
 }
 

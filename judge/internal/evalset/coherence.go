@@ -326,7 +326,7 @@ func complementary(ctx context.Context, ask asker, state json.RawMessage, a, b s
 func scale(q systemone.Question) string {
 	quoted := make([]string, len(q.Levels))
 	for i, l := range q.Levels {
-		quoted[i] = strconv.Quote(l)
+		quoted[i] = strconv.Quote(systemone.ContentText(l))
 	}
 	return instructionText(q) + " On the scale " + strings.Join(quoted, ", ") + " (lowest first), is it "
 }
@@ -334,11 +334,11 @@ func scale(q systemone.Question) string {
 // atLeast and atMost are the noul questions "level k or higher" and "at
 // most level k" on q's scale.
 func atLeast(q systemone.Question, k int) systemone.Question {
-	return noulAbout(systemone.Question{}, scale(q)+strconv.Quote(q.Levels[k])+" or higher?", false)
+	return noulAbout(systemone.Question{}, scale(q)+strconv.Quote(systemone.ContentText(q.Levels[k]))+" or higher?", false)
 }
 
 func atMost(q systemone.Question, k int) systemone.Question {
-	return noulAbout(systemone.Question{}, scale(q)+"at most "+strconv.Quote(q.Levels[k])+"?", false)
+	return noulAbout(systemone.Question{}, scale(q)+"at most "+strconv.Quote(systemone.ContentText(q.Levels[k]))+"?", false)
 }
 
 // optionTexts is what each option says: its description, else its name.
@@ -507,7 +507,7 @@ var laws = []law{
 			if err != nil {
 				return false, err
 			}
-			q2 := systemone.Question{Type: systemone.TypeScore, Instructions: c.Question.Instructions, Levels: []string{"no", "yes"}}
+			q2 := systemone.Question{Type: systemone.TypeScore, Instructions: c.Question.Instructions, Levels: systemone.Texts("no", "yes")}
 			p2, err := probs(ctx, ask, c.State, q2)
 			if err != nil {
 				return false, err

@@ -115,7 +115,7 @@ func goldIndex(q systemone.Question, raw json.RawMessage) (int, error) {
 			}
 		case string:
 			for i, l := range q.Levels {
-				if l == x || strconv.Itoa(i) == x {
+				if systemone.ContentText(l) == x || strconv.Itoa(i) == x {
 					return i, nil
 				}
 			}

@@ -39,6 +39,10 @@ const (
 	IdempotencyKeyInUse  // a request with the same key is still running
 	IdempotencyKeyReused // the key was used for another request
 
+	// As the hosted System One service answers them (docs/api.md, "Judge errors").
+	NoKey        // no bearer key at all: 403, where a wrong key is 401
+	UnknownModel // the request names a model this judge does not serve
+
 	numCodes // the number of codes; keep it last
 )
 
@@ -65,6 +69,9 @@ var codes = map[Code]struct {
 
 	IdempotencyKeyInUse:  {http.StatusConflict, "idempotency_key_in_use"},
 	IdempotencyKeyReused: {http.StatusUnprocessableEntity, "idempotency_key_reused"},
+
+	NoKey:        {http.StatusForbidden, "authentication_error"},
+	UnknownModel: {http.StatusBadRequest, "api_usage_error"},
 }
 
 // Status is the HTTP status of c.

@@ -83,9 +83,9 @@ func question(count Counter, name string, q systemone.Question) int {
 	b.WriteString(systemone.ContentText(q.Instructions))
 	if q.Noul != nil {
 		b.WriteByte('\n')
-		b.WriteString(q.Noul.True)
+		b.WriteString(systemone.ContentText(q.Noul.True))
 		b.WriteByte('\n')
-		b.WriteString(q.Noul.False)
+		b.WriteString(systemone.ContentText(q.Noul.False))
 	}
 	for _, o := range q.Options {
 		b.WriteByte('\n')
@@ -97,7 +97,7 @@ func question(count Counter, name string, q systemone.Question) int {
 	}
 	for _, l := range q.Levels {
 		b.WriteByte('\n')
-		b.WriteString(l)
+		b.WriteString(systemone.ContentText(l))
 	}
 	return count.Count(b.String())
 }

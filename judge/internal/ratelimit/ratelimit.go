@@ -20,13 +20,6 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// MaxBurst is the request bucket's size. A client with eight concurrent
-// workers starts with eight requests at once and then settles to the refill
-// rate; a bucket of ten lets that opening wave through with two to spare for
-// a retry, while keeping the most a key can send above its rate to ten
-// requests.
-const MaxBurst = 10
-
 // DefaultRedisTimeout bounds one Redis call. A rate-limit decision that
 // takes longer is worth less than a per-replica decision now, so a hung
 // Redis costs a request at most this much before the fallback answers.
@@ -39,8 +32,14 @@ const ProbeInterval = time.Second
 
 // Settings say what to limit and where the buckets live.
 type Settings struct {
-	// RPM is each key's requests per minute; the burst is min(MaxBurst, RPM).
+	// RPM is each key's requests per minute.
 	RPM int
+	// Burst is how many requests a key may send at once, the request
+	// bucket's size, at most RPM; zero means RPM: a key may spend its
+	// minute as it likes, as the token bucket allows (docs/api.md, "Judge:
+	// limits and headers"). A small burst refuses a plain sequential loop
+	// of fast requests after that many.
+	Burst int
 	// TPM is each key's input tokens per minute; the burst is a whole
 	// minute's budget, as OpenAI's token limits allow.
 	TPM int
@@ -98,7 +97,11 @@ type Limiter struct {
 // a second) so that the first decisions already go where they should, and
 // logs the outcome; an unreachable Redis is not an error.
 func New(ctx context.Context, s Settings) *Limiter {
-	req := limit{perMinute: s.RPM, burst: min(MaxBurst, max(s.RPM, 1))}
+	burst := s.Burst
+	if burst <= 0 {
+		burst = s.RPM
+	}
+	req := limit{perMinute: s.RPM, burst: min(burst, max(s.RPM, 1))}
 	tok := limit{perMinute: s.TPM, burst: max(s.TPM, 1)}
 	l := &Limiter{
 		requests: make(map[int]*bucket, len(s.IDs)),

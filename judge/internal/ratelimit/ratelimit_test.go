@@ -14,12 +14,28 @@ func (c *clock) now() time.Time { return c.t }
 
 func newAt(rpm, tpm int, ids ...int) (*Limiter, *clock) {
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := New(context.Background(), Settings{RPM: rpm, TPM: tpm, IDs: ids})
+	l := New(context.Background(), Settings{RPM: rpm, TPM: tpm, Burst: testBurst, IDs: ids})
 	l.now = c.now
 	return l, c
 }
 
 var bg = context.Background()
+
+// testBurst is the request bucket of most tests here: smaller than their
+// per-minute limits, so a burst and its refill can be told apart.
+const testBurst = 10
+
+func TestBurstDefaultsToTheMinute(t *testing.T) {
+	l := New(bg, Settings{RPM: 50, TPM: 1000, IDs: []int{1}})
+	for i := range 50 {
+		if r := l.TakeRequest(bg, 1); !r.Allowed {
+			t.Fatalf("request %d of a sequential loop refused: the default burst is the whole minute's 50", i+1)
+		}
+	}
+	if r := l.TakeRequest(bg, 1); r.Allowed || r.RetryAfter <= 0 {
+		t.Fatalf("request 51 within the minute: %+v, want refused with a wait", r)
+	}
+}
 
 func TestBurstThenRefusal(t *testing.T) {
 	tests := []struct {
@@ -27,8 +43,8 @@ func TestBurstThenRefusal(t *testing.T) {
 		burst     int
 		wantDelay time.Duration
 	}{
-		{rpm: 1200, burst: MaxBurst, wantDelay: 50 * time.Millisecond},
-		{rpm: 60, burst: MaxBurst, wantDelay: time.Second},
+		{rpm: 1200, burst: testBurst, wantDelay: 50 * time.Millisecond},
+		{rpm: 60, burst: testBurst, wantDelay: time.Second},
 		{rpm: 3, burst: 3, wantDelay: 20 * time.Second},
 		{rpm: 1, burst: 1, wantDelay: time.Minute},
 	}
@@ -58,7 +74,7 @@ func TestBurstThenRefusal(t *testing.T) {
 
 func TestRefusalDoesNotConsume(t *testing.T) {
 	l, c := newAt(60, 1000, 1)
-	for range MaxBurst {
+	for range testBurst {
 		l.TakeRequest(bg, 1)
 	}
 	// Many refused attempts must not push the next token further away.
@@ -78,7 +94,7 @@ func TestRefusalDoesNotConsume(t *testing.T) {
 
 func TestKeysHaveSeparateBuckets(t *testing.T) {
 	l, _ := newAt(60, 1000, 1, 2)
-	for range MaxBurst {
+	for range testBurst {
 		l.TakeRequest(bg, 1)
 	}
 	if r := l.TakeRequest(bg, 1); r.Allowed {
@@ -171,13 +187,13 @@ func TestConcurrentRefusalsKeepCapacity(t *testing.T) {
 		wg.Wait()
 	}
 	phase()
-	if admitted != MaxBurst {
-		t.Fatalf("first phase admitted %d, want the burst of %d", admitted, MaxBurst)
+	if admitted != testBurst {
+		t.Fatalf("first phase admitted %d, want the burst of %d", admitted, testBurst)
 	}
 	for i := 1; i <= 5; i++ {
 		c.t = c.t.Add(250 * time.Millisecond) // 5 tokens at 20/s
 		phase()
-		if want := MaxBurst + 5*i; admitted != want {
+		if want := testBurst + 5*i; admitted != want {
 			t.Fatalf("after %d steps admitted %d, want %d", i, admitted, want)
 		}
 	}
@@ -186,8 +202,8 @@ func TestConcurrentRefusalsKeepCapacity(t *testing.T) {
 // TestLocalFloodOnRealClock: the in-process buckets on the real clock never
 // admit more than burst + rate × elapsed, for requests and for tokens.
 func TestLocalFloodOnRealClock(t *testing.T) {
-	l := New(bg, Settings{RPM: 600, TPM: 60_000, IDs: []int{1}})
-	checkFlood(t, []*Limiter{l}, 1, 600, MaxBurst, 60_000, 60_000)
+	l := New(bg, Settings{RPM: 600, TPM: 60_000, Burst: testBurst, IDs: []int{1}})
+	checkFlood(t, []*Limiter{l}, 1, 600, testBurst, 60_000, 60_000)
 }
 
 // flood runs 8 workers per limiter for about 600 ms (at most 3,000 calls
@@ -247,7 +263,7 @@ func checkFlood(t *testing.T, ls []*Limiter, id, rpm, burst, tpm, tokenBurst int
 // itself by sleeping after each call (so a slow machine only slows it),
 // is never refused.
 func TestCompliantCallerIsNeverRefused(t *testing.T) {
-	l := New(bg, Settings{RPM: 1200, TPM: 1_200_000, IDs: []int{1}})
+	l := New(bg, Settings{RPM: 1200, TPM: 1_200_000, Burst: testBurst, IDs: []int{1}})
 	checkCompliant(t, l, 1200, 1_200_000)
 }
 

@@ -53,7 +53,7 @@ func sharedLimiter(t *testing.T, url string, rpm, tpm int, logs io.Writer) *Limi
 	if logs == nil {
 		logs = io.Discard
 	}
-	l := New(bg, Settings{RPM: rpm, TPM: tpm, IDs: []int{1, 2, 3, 4}, Redis: client(t, url),
+	l := New(bg, Settings{RPM: rpm, TPM: tpm, Burst: testBurst, IDs: []int{1, 2, 3, 4}, Redis: client(t, url),
 		Prefix: "test:", Timeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if !l.Shared() || !l.RedisUp() {
 		t.Fatalf("limiter on %s: shared %v, up %v", url, l.Shared(), l.RedisUp())
@@ -64,7 +64,7 @@ func sharedLimiter(t *testing.T, url string, rpm, tpm int, logs io.Writer) *Limi
 func TestRedisFlood(t *testing.T) {
 	srv := redistest.New(t)
 	l := sharedLimiter(t, srv.URL(), 600, 60_000, nil)
-	checkFlood(t, []*Limiter{l}, 1, 600, MaxBurst, 60_000, 60_000)
+	checkFlood(t, []*Limiter{l}, 1, 600, testBurst, 60_000, 60_000)
 	if n := l.Fallbacks(); n != 0 {
 		t.Errorf("%d decisions fell back with Redis up", n)
 	}
@@ -76,7 +76,7 @@ func TestRedisSharedByTwoLimiters(t *testing.T) {
 	srv := redistest.New(t)
 	a := sharedLimiter(t, srv.URL(), 600, 60_000, nil)
 	b := sharedLimiter(t, srv.URL(), 600, 60_000, nil)
-	checkFlood(t, []*Limiter{a, b}, 1, 600, MaxBurst, 60_000, 60_000)
+	checkFlood(t, []*Limiter{a, b}, 1, 600, testBurst, 60_000, 60_000)
 	if n := a.Fallbacks() + b.Fallbacks(); n != 0 {
 		t.Errorf("%d decisions fell back with Redis up", n)
 	}
@@ -99,7 +99,7 @@ func TestRedisResults(t *testing.T) {
 	start := time.Now()
 	refilled := func() int { return 1 + int(100*time.Since(start).Seconds()) }
 	r := l.TakeRequest(bg, 1)
-	if !r.Allowed || r.Limit != 60 || r.Remaining != MaxBurst-1 || r.ResetAfter <= 0 || r.ResetAfter > time.Second {
+	if !r.Allowed || r.Limit != 60 || r.Remaining != testBurst-1 || r.ResetAfter <= 0 || r.ResetAfter > time.Second {
 		t.Errorf("first request: %+v", r)
 	}
 	if r := l.PeekTokens(bg, 1); !r.Allowed || r.Limit != 6000 || r.Remaining != 6000 {
@@ -241,7 +241,7 @@ func TestHungRedisDoesNotHoldRequests(t *testing.T) {
 	rdb := redis.NewClient(opts)
 	t.Cleanup(func() { rdb.Close() })
 	var logs logBuffer
-	l := New(bg, Settings{RPM: 60, TPM: 6000, IDs: []int{1}, Redis: rdb, Prefix: "test:",
+	l := New(bg, Settings{RPM: 60, TPM: 6000, Burst: testBurst, IDs: []int{1}, Redis: rdb, Prefix: "test:",
 		Timeout: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if l.RedisUp() {
 		t.Fatal("a Redis that never answers PING counts as up")

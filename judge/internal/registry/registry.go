@@ -2,7 +2,7 @@
 // "-latest" aliases, prices and the engine (a systemone.Backend) that
 // answers for each (judge/internal/engine), registered by judge/cmd/judge. It turns a request
 // naming a model into a response naming the exact version that answered,
-// with usage and cost.
+// with usage and cost, its answers in the order of the questions.
 package registry
 
 import (
@@ -27,7 +27,8 @@ const DefaultPricePerMillion = 0.042
 type Model struct {
 	// Name is the exact version, e.g. "local/lexical-1.0".
 	Name string
-	// Aliases float to Name; each ends in "-latest".
+	// Aliases float to Name: the engine's own, each ending in "-latest",
+	// then those added with AddAlias.
 	Aliases     []string
 	Description string
 	// ReleaseDate is the date Name was released, as YYYY-MM-DD.
@@ -82,6 +83,26 @@ func (r *Registry) Add(m Model) error {
 	for _, n := range names {
 		r.byName[n] = p
 	}
+	return nil
+}
+
+// AddAlias makes alias another name of the model target names (exact or
+// alias): an operator's name for a model, or jev-latest, the model System
+// One clients ask for by default. Unlike a model's own aliases it may be
+// any name no model has.
+func (r *Registry) AddAlias(alias, target string) error {
+	if strings.TrimSpace(alias) == "" || strings.ContainsAny(alias, " \t,=") {
+		return fmt.Errorf("alias %q: want a name without spaces, commas or =", alias)
+	}
+	m, ok := r.byName[target]
+	if !ok {
+		return fmt.Errorf("alias %q: unknown model %q", alias, target)
+	}
+	if other, dup := r.byName[alias]; dup {
+		return fmt.Errorf("alias %q: already a name of model %s", alias, other.Name)
+	}
+	m.Aliases = append(m.Aliases, alias)
+	r.byName[alias] = m
 	return nil
 }
 
@@ -179,5 +200,7 @@ func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*syst
 		usage.InputTokens = req.Tokens
 	}
 	usage.Cost = float64(usage.InputTokens) * m.PricePerMillion / 1e6
-	return &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage}, nil
+	// Answers go out in the order the questions came, whatever order the
+	// engine kept.
+	return &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage, Order: req.QuestionNames()}, nil
 }

@@ -60,7 +60,7 @@ func refund() systemone.Question {
 
 func upset() systemone.Question {
 	return systemone.Question{Type: systemone.TypeScore, Instructions: text("How upset is the customer?"),
-		Levels: []string{"calm", "annoyed", "angry", "furious"}}
+		Levels: systemone.Texts("calm", "annoyed", "angry", "furious")}
 }
 
 func text(s string) json.RawMessage {
@@ -145,7 +145,7 @@ func lawYesNoPairIsNoul(t *testing.T, b engine.Engine, _ Coherence) {
 	if got := askOne(t, b, described); !same(got.Probabilities["a"], p) {
 		t.Errorf("as a choice described yes and no: %v, noul %v", got.Probabilities, p)
 	}
-	score := systemone.Question{Type: systemone.TypeScore, Instructions: refund().Instructions, Levels: []string{"no", "yes"}}
+	score := systemone.Question{Type: systemone.TypeScore, Instructions: refund().Instructions, Levels: systemone.Texts("no", "yes")}
 	if got := askOne(t, b, score); !same(got.Probabilities["1"], p) || !same(*got.Score, p) {
 		t.Errorf("as a score: %v, noul %v", got.Probabilities, p)
 	}

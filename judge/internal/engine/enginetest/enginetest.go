@@ -72,7 +72,7 @@ func Request(order []int) systemone.Request {
 		Questions: map[string]systemone.Question{
 			"refund": {Type: systemone.TypeNoul, Instructions: json.RawMessage(`"Is the customer asking for a refund?"`)},
 			"team":   {Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team should handle it?"`), Options: opts},
-			"anger":  {Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry is the customer?"`), Levels: levels},
+			"anger":  {Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry is the customer?"`), Levels: systemone.Texts(levels...)},
 		},
 	}
 }

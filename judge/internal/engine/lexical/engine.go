@@ -87,8 +87,8 @@ func noulWeights(state bag, q systemone.Question) []float64 {
 	yes.add(instr)
 	no.add(instr.negate())
 	if q.Noul != nil {
-		yes.add(terms(q.Noul.True))
-		no.add(terms(q.Noul.False))
+		yes.add(terms(systemone.ContentText(q.Noul.True)))
+		no.add(terms(systemone.ContentText(q.Noul.False)))
 	}
 	return probabilities(state, []bag{yes, no})
 }
@@ -113,7 +113,8 @@ func choiceWeights(state bag, q systemone.Question) []float64 {
 func scoreWeights(state bag, q systemone.Question) []float64 {
 	cands := make([]bag, len(q.Levels))
 	for i, l := range q.Levels {
-		cands[i] = terms(l)
+		// A level given as null has no words: only its position counts.
+		cands[i] = terms(systemone.ContentText(l))
 	}
 	return probabilities(state, cands)
 }

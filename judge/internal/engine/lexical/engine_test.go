@@ -154,7 +154,7 @@ func request(n int) systemone.Request {
 			}}
 		case 2:
 			q = systemone.Question{Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry?"`),
-				Levels: []string{"calm", "mildly annoyed", "annoyed", "angry", "furious"}}
+				Levels: systemone.Texts("calm", "mildly annoyed", "annoyed", "angry", "furious")}
 		}
 		req.Questions[fmt.Sprintf("q%d", i)] = q
 	}

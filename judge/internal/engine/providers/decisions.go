@@ -8,7 +8,7 @@ import (
 	"github.com/judgeworks/judge/internal/engine"
 	"math"
 	"net/http"
-	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,12 +67,8 @@ func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		return nil, err
 	}
 	defer admitted.Done()
-	names := make([]string, 0, len(req.Questions))
-	for name := range req.Questions {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	out := &systemone.Response{Answers: make(map[string]systemone.Answer, len(names))}
+	names := req.QuestionNames()
+	out := &systemone.Response{Answers: make(map[string]systemone.Answer, len(names)), Order: names}
 	for start := 0; start < len(names); start += DecisionsMaxQuestions {
 		batch := names[start:min(start+DecisionsMaxQuestions, len(names))]
 		qs := make([]systemone.Question, len(batch))
@@ -124,8 +120,11 @@ func (p *Decisions) params(state json.RawMessage, qs []systemone.Question) opena
 			// A predicate is a statement to estimate; the caller's
 			// meanings of yes and no go with it, as the chat prompt
 			// shows them.
-			if q.Noul != nil && (q.Noul.True != "" || q.Noul.False != "") {
-				instructions += "\n\ntrue means: " + q.Noul.True + "\nfalse means: " + q.Noul.False
+			if q.Noul != nil {
+				t, f := systemone.ContentText(q.Noul.True), systemone.ContentText(q.Noul.False)
+				if t != "" || f != "" {
+					instructions += "\n\ntrue means: " + t + "\nfalse means: " + f
+				}
 			}
 			params.Questions[i].OfPredicate = &openai.DecisionNewParamsQuestionPredicate{
 				Instructions: openai.DecisionNewParamsQuestionPredicateInstructionsUnion{OfString: openai.String(instructions)},
@@ -148,7 +147,11 @@ func (p *Decisions) params(state json.RawMessage, qs []systemone.Question) opena
 		case systemone.TypeScore:
 			levels := make([]openai.DecisionNewParamsQuestionScoreLevel, len(q.Levels))
 			for j, l := range q.Levels {
-				levels[j].Label = l
+				// A level given as null is read by its position alone.
+				levels[j].Label = strings.TrimSpace(systemone.ContentText(l))
+				if levels[j].Label == "" {
+					levels[j].Label = strconv.Itoa(j)
+				}
 			}
 			params.Questions[i].OfScore = &openai.DecisionNewParamsQuestionScore{
 				Instructions: openai.DecisionNewParamsQuestionScoreInstructionsUnion{OfString: openai.String(instructions)},

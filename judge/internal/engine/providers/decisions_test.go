@@ -193,7 +193,7 @@ func TestDecisionsForwards(t *testing.T) {
 	}
 	// Score and confidence are ours, from the upstream's probabilities:
 	// uniform over 4 levels is 1.5 with no confidence.
-	if a := resp.Answers["anger"]; math.Abs(*a.Score-1.5) > 1e-12 || *a.Confidence != 0 || a.Legend["0"] != "calm" {
+	if a := resp.Answers["anger"]; math.Abs(*a.Score-1.5) > 1e-12 || *a.Confidence != 0 || string(a.Legend["0"]) != `"calm"` {
 		t.Errorf("anger %+v", a)
 	}
 	// The fake says confidence 0.5; ours follows from the probabilities.

@@ -142,9 +142,9 @@ func request(qs map[string]systemone.Question) systemone.Request {
 func mixed() systemone.Request {
 	return request(map[string]systemone.Question{
 		"refund": {Type: systemone.TypeNoul, Instructions: raw(`"Does the customer ask for a refund?"`),
-			Noul: &systemone.NoulCriteria{True: "a refund is asked for", False: "no refund is asked for"}},
+			Noul: &systemone.NoulCriteria{True: systemone.Text("a refund is asked for"), False: systemone.Text("no refund is asked for")}},
 		"team":  choice("billing", "technical", "sales"),
-		"anger": {Type: systemone.TypeScore, Instructions: raw(`"How angry is the customer?"`), Levels: []string{"calm", "annoyed", "angry", "furious"}},
+		"anger": {Type: systemone.TypeScore, Instructions: raw(`"How angry is the customer?"`), Levels: systemone.Texts("calm", "annoyed", "angry", "furious")},
 	})
 }
 

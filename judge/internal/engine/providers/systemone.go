@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"github.com/judgeworks/judge/internal/engine"
 	"net/http"
-	"sort"
 
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/shared/chatmodel"
@@ -52,7 +51,8 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		return nil, err
 	}
 	defer admitted.Done()
-	up := systemone.Request{Model: p.s.Model, State: req.State, Questions: make(map[string]systemone.Question, len(req.Questions))}
+	up := systemone.Request{Model: p.s.Model, State: req.State, Order: req.Order,
+		Questions: make(map[string]systemone.Question, len(req.Questions))}
 	for name, q := range req.Questions {
 		up.Questions[name] = q.Canonical()
 	}
@@ -61,11 +61,8 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		return nil, p.failure(ctx, err)
 	}
 	answers := make(map[string]systemone.Answer, len(up.Questions))
-	names := make([]string, 0, len(up.Questions))
-	for name := range up.Questions {
-		names = append(names, name)
-	}
-	sort.Strings(names) // the first problem reported is always the same one
+	// In the caller's order: the first problem reported is always the same one.
+	names := up.QuestionNames()
 	for _, name := range names {
 		q := up.Questions[name]
 		a, ok := resp.Answers[name]
@@ -93,6 +90,7 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 	return &systemone.Response{
 		Model:   model,
 		Answers: answers,
+		Order:   names,
 		Usage:   systemone.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens},
 	}, nil
 }

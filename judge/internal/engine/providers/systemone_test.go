@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,7 +43,7 @@ func TestSystemOneForwards(t *testing.T) {
 	if got, want := optionNames(c.req.Questions["team"].Options), optionNames(systemone.CanonicalOptions(choice("billing", "technical", "sales").Options)); !slices.Equal(got, want) {
 		t.Errorf("options sent as %v, want the canonical %v", got, want)
 	}
-	if got := c.req.Questions["anger"].Levels; !slices.Equal(got, []string{"calm", "annoyed", "angry", "furious"}) {
+	if got := c.req.Questions["anger"].Levels; !reflect.DeepEqual(got, systemone.Texts("calm", "annoyed", "angry", "furious")) {
 		t.Errorf("levels sent as %v", got)
 	}
 	if resp.Model != "peer-model-2026-01-01" || resp.Usage.InputTokens != 42 || resp.Usage.OutputTokens != 3 {
@@ -52,7 +53,7 @@ func TestSystemOneForwards(t *testing.T) {
 	if *resp.Answers["refund"].Noul != 0.8 {
 		t.Errorf("noul %v, want the peer's 0.8", *resp.Answers["refund"].Noul)
 	}
-	if len(resp.Answers) != 3 || resp.Answers["anger"].Legend["3"] != "furious" {
+	if len(resp.Answers) != 3 || string(resp.Answers["anger"].Legend["3"]) != `"furious"` {
 		t.Errorf("answers %+v", resp.Answers)
 	}
 }

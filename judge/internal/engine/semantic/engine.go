@@ -404,8 +404,8 @@ func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
 		no[i] = t
 	}
 	if q.Noul != nil {
-		yes = append(yes, e.terms(q.Noul.True, nil)...)
-		no = append(no, e.terms(q.Noul.False, nil)...)
+		yes = append(yes, e.terms(systemone.ContentText(q.Noul.True), nil)...)
+		no = append(no, e.terms(systemone.ContentText(q.Noul.False), nil)...)
 	}
 	ev := relevances(state, [][]term{yes, no}, false)
 	rel := []float64{ev[0].mixed(), ev[1].mixed()}
@@ -438,7 +438,8 @@ func (e *Engine) scoreWeights(state []term, q systemone.Question) []float64 {
 	pols := make([]float64, len(q.Levels))
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, l := range q.Levels {
-		cands[i] = e.terms(l, nil)
+		// A level given as null has no words: only its position counts.
+		cands[i] = e.terms(systemone.ContentText(l), nil)
 		pols[i] = meanPolarity(cands[i])
 		lo, hi = math.Min(lo, pols[i]), math.Max(hi, pols[i])
 	}

@@ -250,7 +250,7 @@ func FuzzAsk(f *testing.F) {
 	f.Fuzz(func(t *testing.T, state, level string) {
 		st, _ := json.Marshal(state)
 		req := systemone.Request{State: st, Questions: map[string]systemone.Question{
-			"s": {Type: systemone.TypeScore, Instructions: json.RawMessage(`"x"`), Levels: []string{level, "calm", "furious"}},
+			"s": {Type: systemone.TypeScore, Instructions: json.RawMessage(`"x"`), Levels: systemone.Texts(level, "calm", "furious")},
 			"n": {Type: systemone.TypeNoul, Instructions: st},
 		}}
 		resp, err := engine().Ask(context.Background(), req)
@@ -287,7 +287,7 @@ func request(n int) systemone.Request {
 			}}
 		case 2:
 			q = systemone.Question{Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry?"`),
-				Levels: []string{"calm", "mildly annoyed", "annoyed", "angry", "furious"}}
+				Levels: systemone.Texts("calm", "mildly annoyed", "annoyed", "angry", "furious")}
 		}
 		req.Questions[fmt.Sprintf("q%d", i)] = q
 	}
