@@ -45,6 +45,10 @@ type Adapter struct {
 	// readouts remembers, per model, that the provider gave no logprobs,
 	// so auto mode stops asking for them.
 	readouts sync.Map // model name → readout
+	// logprobsSeen says the provider has answered with logprobs, so in
+	// auto mode a request no longer needs the probabilities readout's
+	// second pass planned.
+	logprobsSeen atomic.Bool
 }
 
 var _ systemone.Backend = (*Adapter)(nil)
@@ -396,14 +400,17 @@ func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Re
 	}, nil
 }
 
-// PlannedInputTokens is the input tokens Ask will send for req, for the
-// judge's token budget (the registry's Planner): for every upstream call,
-// the system message and the user message (state block, then question)
-// exactly as Ask builds them, counted with shared/tokens, rotations and
-// the tournament's group and final calls included. Retries are not
-// planned, since nothing says in advance whether there will be any: a
-// provider fault, a malformed reply and its correction, the second pass
-// of a provider found to give no logprobs. req must be valid.
+// PlannedInputTokens is the input tokens Ask will send for req along its
+// most expensive path, for the judge's token budget (the registry's
+// Engine): for every upstream call, the system message and the user
+// message (state block, then question) exactly as Ask builds them,
+// counted with shared/tokens, rotations and the tournament's group and
+// final calls included. In auto mode, until the provider has answered
+// with logprobs, the probabilities readout's second pass is planned too:
+// a provider without logprobs makes every question run again. Retries
+// are not planned, since nothing says in advance whether there will be
+// any: a provider fault, a malformed reply and its correction. req must
+// be valid.
 func (a *Adapter) PlannedInputTokens(req systemone.Request) int {
 	count := tokens.Default()
 	state, err := renderState(req.State)
@@ -416,13 +423,18 @@ func (a *Adapter) PlannedInputTokens(req systemone.Request) int {
 	// the block is counted once and each call's question alone: a
 	// 30,000-token state is not tokenized again for every call.
 	perCall := systemPromptTokens() + count.Count(state)
-	r := a.readoutNow()
+	passes := []readout{a.readoutNow()}
+	if a.cfg.readout == ReadoutAuto && passes[0] == readoutLogprobs && !a.logprobsSeen.Load() {
+		passes = append(passes, readoutProbabilities)
+	}
 	total := 0
-	for _, q := range req.Questions {
-		q = q.Canonical()
-		for _, round := range a.rounds(&q, r) {
-			for _, c := range round {
-				total += perCall + count.Count(c.prompt("", c.labels()))
+	for _, r := range passes {
+		for _, q := range req.Questions {
+			q = q.Canonical()
+			for _, round := range a.rounds(&q, r) {
+				for _, c := range round {
+					total += perCall + count.Count(c.prompt("", c.labels()))
+				}
 			}
 		}
 	}
@@ -767,7 +779,9 @@ func (a *Adapter) read(ctx context.Context, j *job, c call) ([]float64, error) {
 			if len(tops) == 0 {
 				tops = []tokenLogprob{{Token: lp.Content[0].Token, Logprob: lp.Content[0].Logprob}}
 			}
-			p, err = readLogprobs(tops, labels)
+			if p, err = readLogprobs(tops, labels); err == nil {
+				a.logprobsSeen.Store(true)
+			}
 		case reply.Choices[0].Message.Refusal != "":
 			content = reply.Choices[0].Message.Refusal
 			err = malformed("the reply was a refusal instead of the JSON object")

@@ -175,7 +175,7 @@ func addFileModel(reg *registry.Registry, cfg config, cal calibrate.File, m mode
 // the JUDGE_LLM_* settings, or a System One or Decisions provider whose
 // calls in flight and deadline follow the same settings (one call there
 // answers the whole request).
-func newProvider(cfg config, cal calibrate.File, p providerEntry, logger *slog.Logger) (systemone.Backend, error) {
+func newProvider(cfg config, cal calibrate.File, p providerEntry, logger *slog.Logger) (registry.Engine, error) {
 	s := providers.Settings{
 		BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, Source: p.Source, KeyEnv: p.APIKeyEnv,
 		// The same slots, queue and admission wait as the chat adapter's,

@@ -36,6 +36,19 @@ type byteCounter struct{}
 
 func (byteCounter) Count(s string) int { return len(s) }
 
+// engine gives a test's backend a plan when it has none: the request's own
+// tokens, as an offline engine plans.
+func engine(b systemone.Backend) registry.Engine {
+	if e, ok := b.(registry.Engine); ok {
+		return e
+	}
+	return ownPlan{b}
+}
+
+type ownPlan struct{ systemone.Backend }
+
+func (ownPlan) PlannedInputTokens(req systemone.Request) int { return req.CountTokens(byteCounter{}) }
+
 func serve(t *testing.T, backend systemone.Backend) *httptest.Server {
 	t.Helper()
 	return serveLogging(t, backend, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -48,7 +61,7 @@ func serveLogging(t *testing.T, backend systemone.Backend, logger *slog.Logger) 
 		t.Fatal(err)
 	}
 	reg := registry.New(byteCounter{})
-	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
+	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: engine(backend)}); err != nil {
 		t.Fatal(err)
 	}
 	e := New(logger, Deps{

@@ -46,10 +46,10 @@ func listen(t *testing.T, s setup) *httptest.Server {
 		t.Fatal(err)
 	}
 	if s.backend == nil {
-		s.backend = lexical.Engine{}
+		s.backend = ownPlan{lexical.Engine{}} // counted in bytes, as the limits here are
 	}
 	reg := registry.New(byteCounter{})
-	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: s.backend}); err != nil {
+	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: engine(s.backend)}); err != nil {
 		t.Fatal(err)
 	}
 	if s.limits.RPM == 0 {

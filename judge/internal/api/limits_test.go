@@ -50,7 +50,7 @@ func judge(t *testing.T, backend systemone.Backend, limits ratelimit.Settings, m
 		t.Fatal(err)
 	}
 	reg := registry.New(byteCounter{})
-	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
+	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: engine(backend)}); err != nil {
 		t.Fatal(err)
 	}
 	limits.IDs = []int{1, 2}
@@ -289,7 +289,7 @@ func TestManyQuestionsRefusedCheaply(t *testing.T) {
 	keys, _ := auth.ParseBearerKeys("k")
 	reg := registry.New(count)
 	backend := &planned{tokens: 1}
-	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
+	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: engine(backend)}); err != nil {
 		t.Fatal(err)
 	}
 	e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{

@@ -14,6 +14,7 @@ import (
 	"sort"
 
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/tokens"
 )
 
 // Name is the exact model name of this engine's current method; Alias floats
@@ -33,6 +34,12 @@ const Temperature = 0.4
 // Engine answers requests lexically. The zero value is ready to use and safe
 // for concurrent use.
 type Engine struct{}
+
+// PlannedInputTokens is the request's own tokens: the engine sends nothing
+// upstream.
+func (Engine) PlannedInputTokens(req systemone.Request) int {
+	return req.CountTokens(tokens.Default())
+}
 
 // Ask answers every question of req from req.State. Each question is answered
 // from the state and its own text only, so asking it alone or in a batch gives

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/judgeworks/judge/internal/registry"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -37,7 +38,7 @@ type Decisions struct {
 	slots  slots
 }
 
-var _ systemone.Backend = (*Decisions)(nil)
+var _ registry.Engine = (*Decisions)(nil)
 
 // NewDecisions returns the provider for s. The client is built the way
 // shared/chatmodel builds every OpenAI client of the project: the SDK's
@@ -52,6 +53,10 @@ func NewDecisions(s Settings, extra ...option.RequestOption) (*Decisions, error)
 	}
 	return &Decisions{s: s, client: client, slots: newSlots(s)}, nil
 }
+
+// PlannedInputTokens is the request's own tokens: its state and questions
+// go upstream once, in as many calls as DecisionsMaxQuestions requires.
+func (p *Decisions) PlannedInputTokens(req systemone.Request) int { return ownTokens(req) }
 
 // Ask translates req into Decisions calls (questions in name order, at most
 // DecisionsMaxQuestions per call, each choice's options in canonical

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -13,7 +14,7 @@ import (
 type Provider struct {
 	// Source names it in logs, as in Settings.
 	Source  string
-	Backend systemone.Backend
+	Backend registry.Engine
 }
 
 // Fallback answers with the first of its providers that can. A provider
@@ -28,12 +29,23 @@ type Fallback struct {
 	log       *slog.Logger
 }
 
-var _ systemone.Backend = (*Fallback)(nil)
+var _ registry.Engine = (*Fallback)(nil)
 
 // NewFallback tries providers in order, all within timeout per request
 // (when the request's context has no earlier deadline).
 func NewFallback(providers []Provider, timeout time.Duration, log *slog.Logger) *Fallback {
 	return &Fallback{providers: providers, timeout: timeout, log: log}
+}
+
+// PlannedInputTokens is the largest of the providers' plans: whichever
+// answers, the request is charged at least what it sends. A provider that
+// failed before the next one answered is not planned, as retries are not.
+func (f *Fallback) PlannedInputTokens(req systemone.Request) int {
+	n := 0
+	for _, p := range f.providers {
+		n = max(n, p.Backend.PlannedInputTokens(req))
+	}
+	return n
 }
 
 // Ask asks each provider in turn until one answers.

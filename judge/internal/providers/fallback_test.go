@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -24,7 +25,7 @@ func status503(w http.ResponseWriter, _ systemone.Request) {
 	fmt.Fprint(w, "upstream down for maintenance")
 }
 
-func provider(source string, b systemone.Backend) Provider {
+func provider(source string, b registry.Engine) Provider {
 	return Provider{Source: source, Backend: b}
 }
 

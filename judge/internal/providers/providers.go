@@ -37,6 +37,7 @@ import (
 	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/tokens"
 )
 
 // Settings say where an upstream is and how the judge calls it.
@@ -204,6 +205,10 @@ func weights(q systemone.Question, a systemone.Answer) ([]float64, error) {
 	}
 	return w, nil
 }
+
+// ownTokens is the tokens of req itself, the plan of a provider that
+// forwards the request as it came.
+func ownTokens(req systemone.Request) int { return req.CountTokens(tokens.Default()) }
 
 // invalid is the error of an answer against the upstream's contract.
 func invalid(source, format string, args ...any) error {

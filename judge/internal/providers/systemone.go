@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/systemone"
@@ -26,7 +27,7 @@ type SystemOne struct {
 	slots  slots
 }
 
-var _ systemone.Backend = (*SystemOne)(nil)
+var _ registry.Engine = (*SystemOne)(nil)
 
 // NewSystemOne returns the provider for s. The client makes one attempt per
 // call: a retry is the next provider's job (Fallback), or the caller's,
@@ -42,6 +43,10 @@ func NewSystemOne(s Settings) *SystemOne {
 	)
 	return &SystemOne{s: s, client: client, slots: newSlots(s)}
 }
+
+// PlannedInputTokens is the request's own tokens: it goes upstream in one
+// call, as it came.
+func (p *SystemOne) PlannedInputTokens(req systemone.Request) int { return ownTokens(req) }
 
 // Ask sends req to the upstream under its model name, with each choice's
 // options in canonical order, and returns its answers calibrated. The

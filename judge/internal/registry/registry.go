@@ -1,5 +1,5 @@
 // Package registry holds the judge's models: their exact names, floating
-// "-latest" aliases, prices and the engine (a systemone.Backend) that
+// "-latest" aliases, prices and the engine (an Engine) that
 // answers for each: judge/internal/lexical offline, shared/chatadapter for
 // the language model, registered by judge/cmd/judge. It turns a request
 // naming a model into a response naming the exact version that answered,
@@ -33,7 +33,7 @@ type Model struct {
 	// PricePerMillion is the USD price per million input tokens; zero means
 	// DefaultPricePerMillion (use SetPrice for a free model).
 	PricePerMillion float64
-	Backend         systemone.Backend
+	Backend         Engine
 	// NameFromBackend makes the answering name Name + "/" + the model the
 	// backend reports (e.g. "llm-1.0/gpt-4o-mini-2024-07-18"), for backends
 	// that front an upstream model whose snapshot can change under an alias.
@@ -141,24 +141,27 @@ func (r *Registry) Unknown(names []string) []string {
 	return out
 }
 
-// Planner is implemented by a backend that knows how many input tokens it
-// will send to answer a request: every upstream call's prompt, with
-// repeated and follow-up calls, which can be many times the request's own
-// tokens. The judge charges that to the caller's token budget before any
-// work.
-type Planner interface {
+// Engine is what answers for a model: a systemone.Backend that also says,
+// before any work, how many input tokens answering a request will send.
+// The judge charges that plan to the caller's token budget, so every
+// engine must have one: the type, not a rule each wrapper remembers,
+// keeps a model from being charged less than it sends.
+type Engine interface {
+	systemone.Backend
+	// PlannedInputTokens is the input tokens answering req will send
+	// along its most expensive path: every upstream call's prompt, with
+	// repeated and follow-up calls, which can be many times the request's
+	// own tokens (an offline engine sends nothing and plans the request's
+	// own). Retries after a failure (a provider fault, a malformed reply,
+	// the next provider of a fallback) are not planned. req is valid.
 	PlannedInputTokens(req systemone.Request) int
 }
 
-// PlannedInputTokens is what answering req with m will cost in input tokens:
-// the backend's own plan when it is a Planner, else the request's tokens
-// counted as Ask reports them. req must be valid.
+// PlannedInputTokens is what answering req with m will cost in input
+// tokens: its engine's plan. req must be valid.
 func (r *Registry) PlannedInputTokens(m *Model, req systemone.Request) int {
-	if p, ok := m.Backend.(Planner); ok {
-		req.Model = m.Name
-		return p.PlannedInputTokens(req)
-	}
-	return req.CountTokens(r.count)
+	req.Model = m.Name
+	return m.Backend.PlannedInputTokens(req)
 }
 
 // Ask answers req with m and completes the response: the exact model name,

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/judgeworks/shared/systemone"
+	sharedtokens "github.com/judgeworks/shared/tokens"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -339,6 +340,12 @@ func dot(a, b []float32) float64 {
 		s0 += a[i] * b[i]
 	}
 	return float64((s0 + s1) + (s2 + s3))
+}
+
+// PlannedInputTokens is the request's own tokens: the engine sends nothing
+// upstream.
+func (e *Engine) PlannedInputTokens(req systemone.Request) int {
+	return req.CountTokens(sharedtokens.Default())
 }
 
 // Ask answers every question of req from req.State. Each question is
