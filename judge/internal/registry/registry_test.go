@@ -29,7 +29,9 @@ type backend struct {
 
 // PlannedInputTokens plans the request's own tokens, as an offline engine
 // does.
-func (b *backend) PlannedInputTokens(req systemone.Request) int { return req.CountTokens(runeCounter{}) }
+func (b *backend) PlannedInputTokens(req systemone.Request) int {
+	return req.CountTokens(runeCounter{})
+}
 
 func (b *backend) Ask(_ context.Context, req systemone.Request) (*systemone.Response, error) {
 	b.got = req
