@@ -38,7 +38,7 @@ func (h *handler) decisions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := h.resolveModel(key, d.req.Model)
+	m, err := h.resolveModel(c, key, d.req.Model)
 	if err != nil {
 		return err
 	}

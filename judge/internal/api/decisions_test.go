@@ -37,11 +37,15 @@ type setup struct {
 	limits       ratelimit.Settings // zero: 1000 requests and 1,000,000 tokens a minute
 	maxQuestions int
 	store        *idempotency.Store
+	keys         string // zero: "k,other,limited:elsewhere-latest"
 }
 
 func listen(t *testing.T, s setup) *httptest.Server {
 	t.Helper()
-	keys, err := auth.ParseBearerKeys("k,other,limited:elsewhere-latest")
+	if s.keys == "" {
+		s.keys = "k,other,limited:elsewhere-latest"
+	}
+	keys, err := auth.ParseBearerKeys(s.keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +59,7 @@ func listen(t *testing.T, s setup) *httptest.Server {
 	if s.limits.RPM == 0 {
 		s.limits.RPM, s.limits.TPM = 1000, 1_000_000
 	}
-	s.limits.IDs = []int{1, 2, 3}
+	s.limits.IDs = keyIDs(keys)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s.limits.Logger = quiet
 	e := New(quiet, Deps{
