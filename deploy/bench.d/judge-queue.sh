@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The language model's upstream queue (shared/fairqueue through the chat
+# The language model's upstream queue (judge/internal/fairqueue through the chat
 # adapter), through the judge's HTTP layer against a fake OpenAI-compatible
 # model: judge/internal/api's TestFairShareBetweenKeys (one key floods with
 # 100-question requests from 8 workers, a 1 s model, 16 slots) and

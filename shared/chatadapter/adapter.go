@@ -1,11 +1,11 @@
 // Package chatadapter answers System One requests with any
 // OpenAI-compatible chat model: the prompt (prompt.go), the readouts of
 // logprobs or stated probabilities and the tournament for large choices
-// (readout.go, adapter.go), the upstream queue (limit.go, on
-// shared/fairqueue: admission, fair slots per tenant, the adaptive limit),
-// and the reply decoding (wire.go). Its Adapter is a systemone.Backend, so a Go
-// program can use it in place of systemone.Client; the judge serves it as
-// llm-latest beside its offline engine, judge/internal/lexical.
+// (readout.go, adapter.go), the gate its calls pass (gate.go: the judge
+// plugs its fair queue in there) and the reply decoding (wire.go). Its
+// Adapter is a systemone.Backend, so a Go program can use it in place of
+// systemone.Client; the judge serves it as llm-latest beside its offline
+// engines (judge/internal/engine).
 //
 // It depends on shared/systemone (the wire types and math), shared/chatmodel
 // (the client and the LLM_* settings) and shared/calibrate (temperatures),
@@ -31,7 +31,6 @@ import (
 
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/chatmodel"
-	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
 )
@@ -41,7 +40,6 @@ import (
 type Adapter struct {
 	cfg    config
 	client openai.Client
-	queue  *fairqueue.Queue
 	// readouts remembers, per model, that the provider gave no logprobs,
 	// so auto mode stops asking for them.
 	readouts sync.Map // model name → readout
@@ -80,10 +78,6 @@ const (
 // Defaults of the adapter's settings.
 const (
 	DefaultMalformedRetries = 2
-	// DefaultUpstreamConcurrency lets a 100-question request run in one
-	// round trip with room for a second request beside it.
-	DefaultUpstreamConcurrency = 256
-	DefaultUpstreamQueue       = 4096
 	DefaultRequestTimeout      = 60 * time.Second
 	DefaultFaultRetries        = 4
 	UpstreamBackoffBase        = 200 * time.Millisecond
@@ -91,9 +85,6 @@ const (
 	// DefaultOverloadRetryAfter is an OverloadedError's RetryAfter when
 	// the provider named no wait of its own.
 	DefaultOverloadRetryAfter = 2 * time.Second
-	// DefaultUpstreamMaxWait is the longest estimated wait for upstream
-	// slots a request is admitted with (JUDGE_LLM_MAX_WAIT).
-	DefaultUpstreamMaxWait = 2 * time.Second
 )
 
 type config struct {
@@ -104,9 +95,7 @@ type config struct {
 	normalize        bool
 	malformedRetries int
 	readout          ReadoutMode
-	concurrency      int
-	queue            int
-	maxWait          time.Duration
+	gate             Gate
 	rotations        int
 	calibration      calibrate.File
 	requestTimeout   time.Duration
@@ -163,22 +152,6 @@ func WithReadout(m ReadoutMode) Option {
 	return func(c *config) { c.readout = m }
 }
 
-// WithUpstreamConcurrency sets the most chat calls in flight across all
-// requests and the most that may wait for a slot: a request whose calls
-// would take the waiting calls past queue is refused whole with an
-// OverloadedError.
-func WithUpstreamConcurrency(limit, queue int) Option {
-	return func(c *config) { c.concurrency, c.queue = max(limit, 1), max(queue, 0) }
-}
-
-// WithUpstreamMaxWait sets the longest estimated wait for upstream slots a
-// request is admitted with (default 2 s); a request that would wait longer
-// is refused at once with an OverloadedError, before any call. 0 admits
-// only requests whose calls can start at once.
-func WithUpstreamMaxWait(d time.Duration) Option {
-	return func(c *config) { c.maxWait = max(d, 0) }
-}
-
 // WithRotations evaluates choice and score questions under k rotations of
 // the option order and averages them, against position bias; it costs k
 // times the calls. k ≤ 1 turns it off (the default).
@@ -225,9 +198,7 @@ func New(opts ...Option) (*Adapter, error) {
 		normalize:        true,
 		malformedRetries: DefaultMalformedRetries,
 		readout:          ReadoutAuto,
-		concurrency:      DefaultUpstreamConcurrency,
-		queue:            DefaultUpstreamQueue,
-		maxWait:          DefaultUpstreamMaxWait,
+		gate:             open{},
 		rotations:        1,
 		calibration:      calibrate.File{Version: calibrate.FileVersion},
 		requestTimeout:   DefaultRequestTimeout,
@@ -259,8 +230,7 @@ func New(opts ...Option) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Adapter{cfg: cfg, client: client, queue: fairqueue.New(fairqueue.Config{
-		Slots: cfg.concurrency, Queue: cfg.queue, MaxWait: cfg.maxWait})}, nil
+	return &Adapter{cfg: cfg, client: client}, nil
 }
 
 // Model is the configured upstream model (LLM_MODEL).
@@ -288,7 +258,7 @@ func (a *Adapter) readoutNow() readout {
 // the provider's figures summed over the calls.
 type job struct {
 	state         string
-	admitted      *fairqueue.Request
+	admitted      Admission
 	input, output atomic.Int64
 	mu            sync.Mutex
 	snapshot      string
@@ -307,17 +277,15 @@ func (j *job) add(c *chatCompletion) {
 }
 
 // Ask answers every question of req with one chat call per question (more
-// for rotations and large choices), all in parallel under the adapter's
-// upstream queue. The request is admitted to the queue whole or refused at
-// once, before any call (limit.go); the queue's tenant is the one ctx
-// names (fairqueue.WithTenant). Response.Model is the model snapshot the
-// provider reported; Usage sums the provider's token counts, and Cost is
-// left to the caller's price table. A failure is an *OverloadedError,
+// for rotations and large choices), all in parallel through the adapter's
+// gate. The request's calls are admitted whole or refused at once, before
+// any call (gate.go). Response.Model is the model snapshot the provider
+// reported; Usage sums the provider's token counts, and Cost is left to
+// the caller's price table. A failure is an *OverloadedError,
 // *MisconfiguredError or *InvalidOutputError (errors.go), a
-// *systemone.ValidationError (the request's, or one needing more calls
-// than the queue can ever hold), or ctx's error.
+// *systemone.ValidationError, the gate's refusal, or ctx's error.
 func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	if err := a.validate(ctx, req); err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	if _, ok := ctx.Deadline(); !ok {
@@ -352,7 +320,7 @@ func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Re
 			calls += len(round)
 		}
 	}
-	admitted, err := a.admit(ctx, calls)
+	admitted, err := a.cfg.gate.Admit(ctx, calls)
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +383,7 @@ func (a *Adapter) PlannedInputTokens(req systemone.Request) int {
 	count := tokens.Default()
 	state, err := renderState(req.State)
 	if err != nil {
-		return req.CountTokens(count)
+		return 0 // not a valid request
 	}
 	// Every call's messages start with the same system message and state
 	// block, and the tokenizer always ends a piece at the block's end (its
@@ -444,15 +412,6 @@ func (a *Adapter) PlannedInputTokens(req systemone.Request) int {
 // systemPromptTokens is the system message's token count, the same for
 // every call.
 var systemPromptTokens = sync.OnceValue(func() int { return tokens.Default().Count(systemPrompt) })
-
-// validate checks req unless the caller marked it with systemone.Validated.
-// The error is the *systemone.ValidationError of Request.Validate.
-func (a *Adapter) validate(ctx context.Context, req systemone.Request) error {
-	if systemone.IsValidated(ctx, req) {
-		return nil
-	}
-	return req.Validate(nil)
-}
 
 // answer runs one question: its distribution over outcomes (falling back
 // from logprobs to probabilities when the provider has none), then the
@@ -823,16 +782,16 @@ func correction(reason string, labels []string) string {
 // has its slot, on every try. A call the budget cannot cover fails with an
 // OverloadedError; a provider that rejects the settings fails with a
 // MisconfiguredError naming the setting.
-func (a *Adapter) chat(ctx context.Context, admitted *fairqueue.Request, body func() ([]byte, error), r readout) (*chatCompletion, error) {
+func (a *Adapter) chat(ctx context.Context, admitted Admission, body func() ([]byte, error), r readout) (*chatCompletion, error) {
 	var last string
 	for attempt := 0; ; attempt++ {
-		slot, err := admitted.Acquire(ctx)
+		release, err := admitted.Acquire(ctx)
 		if err != nil {
 			return nil, a.budgetGone(ctx, last, 0)
 		}
 		b, err := body()
 		if err != nil {
-			slot.Release(fairqueue.Failed)
+			release(Failed)
 			return nil, err
 		}
 		var c chatCompletion
@@ -842,7 +801,7 @@ func (a *Adapter) chat(ctx context.Context, admitted *fairqueue.Request, body fu
 			err = readReply(res, &c)
 		}
 		f := a.classify(ctx, err, r)
-		slot.Release(f.outcome)
+		release(f.outcome)
 		if f.final {
 			if f.err != nil {
 				return nil, f.err
@@ -901,17 +860,17 @@ func (a *Adapter) backoff(attempt int) time.Duration {
 type fault struct {
 	final      bool // return err now (nil err: success)
 	err        error
-	outcome    fairqueue.Outcome
+	outcome    Outcome
 	retryAfter time.Duration
 	reason     string // why a retry is needed, for logs and the final OverloadedError
 }
 
 func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 	if err == nil {
-		return fault{final: true, outcome: fairqueue.Answered}
+		return fault{final: true, outcome: Answered}
 	}
 	misconfigured := func(setting, format string, args ...any) fault {
-		return fault{final: true, outcome: fairqueue.Failed, err: &MisconfiguredError{Setting: setting,
+		return fault{final: true, outcome: Failed, err: &MisconfiguredError{Setting: setting,
 			Message: fmt.Sprintf(format, args...) + "; check " + setting}}
 	}
 	var apiErr *openai.Error
@@ -920,13 +879,13 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 		msg := a.redact(apiErr.Message)
 		switch {
 		case status == http.StatusTooManyRequests:
-			f := fault{outcome: fairqueue.Throttled, reason: "provider 429"}
+			f := fault{outcome: Throttled, reason: "provider 429"}
 			if apiErr.Response != nil {
 				f.retryAfter, _ = systemone.RetryAfter(apiErr.Response.Header, time.Now())
 			}
 			return f
 		case status == http.StatusRequestTimeout || status >= 500:
-			f := fault{outcome: fairqueue.Failed, reason: fmt.Sprintf("provider %d", status)}
+			f := fault{outcome: Failed, reason: fmt.Sprintf("provider %d", status)}
 			if apiErr.Response != nil {
 				f.retryAfter, _ = systemone.RetryAfter(apiErr.Response.Header, time.Now())
 			}
@@ -940,21 +899,21 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 			}
 			return misconfigured(chatmodel.EnvBaseURL, "the provider has no chat completions endpoint under %s (404); the base URL must include /v1", chatmodel.EnvBaseURL)
 		case r == readoutLogprobs && strings.Contains(strings.ToLower(msg), "logprob"):
-			return fault{final: true, outcome: fairqueue.Failed, err: errNoLogprobs}
+			return fault{final: true, outcome: Failed, err: errNoLogprobs}
 		default:
 			return misconfigured(chatmodel.EnvModel, "the provider rejected the call (%d: %s)", status, msg)
 		}
 	}
 	if ctx.Err() != nil {
-		return fault{final: true, outcome: fairqueue.Failed, err: a.budgetGone(ctx, "timeout", 0)}
+		return fault{final: true, outcome: Failed, err: a.budgetGone(ctx, "timeout", 0)}
 	}
 	if chatmodel.IsUnreachable(err) {
 		return misconfigured(chatmodel.EnvBaseURL, "the provider at %s=%s cannot be reached", chatmodel.EnvBaseURL, a.cfg.llm.BaseURL)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fault{outcome: fairqueue.Failed, reason: "call timeout"}
+		return fault{outcome: Failed, reason: "call timeout"}
 	}
-	return fault{outcome: fairqueue.Failed, reason: a.redact(err.Error())}
+	return fault{outcome: Failed, reason: a.redact(err.Error())}
 }
 
 // redact removes the key from provider text that is about to be logged or

@@ -30,7 +30,7 @@ func TestDecodeRequestExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := req.Validate(nil); err != nil {
+	if err := req.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	if req.Model != "local/lexical-latest" {
@@ -195,7 +195,7 @@ func TestDecodeRequestDocumentAlias(t *testing.T) {
 		if string(viaDocument.State) != string(viaState.State) || viaDocument.State == nil {
 			t.Errorf("document %s decoded to state %s, want %s", state, viaDocument.State, viaState.State)
 		}
-		if err := viaDocument.Validate(nil); err != nil {
+		if err := viaDocument.Validate(); err != nil {
 			t.Errorf("document %s: %v", state, err)
 		}
 	}
@@ -215,7 +215,7 @@ func TestDecodeRequestIgnoresUnknownFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := req.Validate(nil); err != nil {
+	if err := req.Validate(); err != nil {
 		t.Fatal(err)
 	}
 }

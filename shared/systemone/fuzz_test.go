@@ -25,7 +25,7 @@ func FuzzDecodeRequest(f *testing.F) {
 			}
 			return
 		}
-		if req.Validate(byteCounter{}) != nil {
+		if req.Validate() != nil {
 			return
 		}
 		out, err := json.Marshal(req)
@@ -36,7 +36,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-decode %s: %v", out, err)
 		}
-		if err := back.Validate(byteCounter{}); err != nil {
+		if err := back.Validate(); err != nil {
 			t.Fatalf("re-decoded request is invalid: %v\n%s", err, out)
 		}
 		assertSameRequest(t, req, back)

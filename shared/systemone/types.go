@@ -5,7 +5,7 @@
 //
 // Whatever answers requests implements Backend: the Client (a remote
 // service), the chat-model adapter (shared/chatadapter) and the judge's
-// offline engine (judge/internal/lexical). Those depend on this package,
+// offline engine (judge/internal/engine/lexical). Those depend on this package,
 // never the reverse. See docs/client.md.
 package systemone
 

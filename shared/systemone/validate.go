@@ -1,16 +1,11 @@
 package systemone
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
-
-	"github.com/judgeworks/shared/tokens"
 )
 
 // Bounds of a request (docs/api.md, "Judge: POST /v1/systemone").
@@ -19,17 +14,7 @@ const (
 	MaxOptions = 255
 	MinLevels  = 2
 	MaxLevels  = 10
-	// MaxStateAndQuestionTokens bounds the state plus the longest question:
-	// what one model call sees when questions are asked one at a time.
-	MaxStateAndQuestionTokens = 32_000
-	// MaxRequestTokens bounds the whole request: state plus every question.
-	MaxRequestTokens = 64_000
 )
-
-// TokenCounter counts the tokens of a text. *tokens.Counter satisfies it.
-type TokenCounter interface {
-	Count(s string) int
-}
 
 // ValidationError lists every problem found in a request, each naming the
 // field it concerns. The judge renders it as {"detail": [items…]} with
@@ -71,14 +56,13 @@ func (v *validator) err() error {
 	return &ValidationError{Items: v.items}
 }
 
-// Validate checks every bound of docs/api.md, "Judge: POST /v1/systemone":
-// a model, at least one question, non-empty question names, known types,
-// 2–255 options and 2–10 levels with non-empty names, noul criteria, the
-// shape of state, instructions and descriptions, and the token limits
-// (state plus the longest question at most 32,000 tokens; the whole request
-// at most 64,000). A nil count uses tokens.Default(). The error is a
-// *ValidationError listing every problem.
-func (r Request) Validate(count TokenCounter) error {
+// Validate checks the shape docs/api.md, "Judge: POST /v1/systemone",
+// asks of a request: a model, at least one question, non-empty question
+// names, known types, 2–255 options and 2–10 levels with non-empty names,
+// noul criteria, and the shape of state, instructions and descriptions.
+// The error is a *ValidationError listing every problem. A server adds
+// its own limits (the judge's token limits, judge/internal/limits).
+func (r Request) Validate() error {
 	var v validator
 	if strings.TrimSpace(r.Model) == "" {
 		v.add("model must not be empty", "string_too_short", "body", "model")
@@ -101,63 +85,7 @@ func (r Request) Validate(count TokenCounter) error {
 	for _, name := range names {
 		r.Questions[name].validate(&v, name)
 	}
-	if len(v.items) > 0 {
-		// Token counts of a malformed request would only add noise.
-		return v.err()
-	}
-
-	if count == nil {
-		count = tokens.Default()
-	}
-	state := count.Count(ContentText(r.State))
-	longest, total := 0, state
-	for _, name := range names {
-		n := r.Questions[name].countTokens(count, name)
-		longest = max(longest, n)
-		total += n
-	}
-	if state+longest > MaxStateAndQuestionTokens {
-		v.add(fmt.Sprintf("state plus the longest question is %d tokens, more than the limit of %d",
-			state+longest, MaxStateAndQuestionTokens), "too_long", "body", "state")
-	}
-	if total > MaxRequestTokens {
-		v.add(fmt.Sprintf("the request is %d tokens, more than the limit of %d",
-			total, MaxRequestTokens), "too_long", "body")
-	}
 	return v.err()
-}
-
-type validatedKey struct{}
-
-// Validated returns ctx marked to say that req has passed Request.Validate
-// with the caller's token counter, so that a backend which would validate
-// it again (shared/chatadapter's Adapter) can skip the second pass: the
-// judge validates every request before it reaches a backend, and counting
-// the tokens of every question twice is the largest share of the adapter's
-// own work per question after the HTTP call. The mark names req's questions
-// (the map itself), so another request asked with the same context is
-// still validated.
-func Validated(ctx context.Context, req Request) context.Context {
-	return context.WithValue(ctx, validatedKey{}, reflect.ValueOf(req.Questions).UnsafePointer())
-}
-
-// IsValidated reports whether ctx carries the mark Validated put there for req.
-func IsValidated(ctx context.Context, req Request) bool {
-	p, _ := ctx.Value(validatedKey{}).(unsafe.Pointer)
-	return p != nil && p == reflect.ValueOf(req.Questions).UnsafePointer()
-}
-
-// CountTokens counts the input tokens of the request as Validate does: the
-// state once plus every question (name, instructions, criteria).
-func (r Request) CountTokens(count TokenCounter) int {
-	if count == nil {
-		count = tokens.Default()
-	}
-	n := count.Count(ContentText(r.State))
-	for name, q := range r.Questions {
-		n += q.countTokens(count, name)
-	}
-	return n
 }
 
 func (q Question) validate(v *validator, name string) {
@@ -220,34 +148,6 @@ func (q Question) validate(v *validator, name string) {
 	default:
 		v.add(unknownTypeMsg(q.Type), "enum", at(loc, "type")...)
 	}
-}
-
-// countTokens counts what a model sees of one question: its name,
-// instructions and criteria, one piece per line.
-func (q Question) countTokens(count TokenCounter, name string) int {
-	var b strings.Builder
-	b.WriteString(name)
-	b.WriteByte('\n')
-	b.WriteString(ContentText(q.Instructions))
-	if q.Noul != nil {
-		b.WriteByte('\n')
-		b.WriteString(q.Noul.True)
-		b.WriteByte('\n')
-		b.WriteString(q.Noul.False)
-	}
-	for _, o := range q.Options {
-		b.WriteByte('\n')
-		b.WriteString(o.Name)
-		if o.Description != nil {
-			b.WriteString(": ")
-			b.WriteString(ContentText(o.Description))
-		}
-	}
-	for _, l := range q.Levels {
-		b.WriteByte('\n')
-		b.WriteString(l)
-	}
-	return count.Count(b.String())
 }
 
 // ContentText is the text a model is shown for a content value (state,

@@ -5,15 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/judgeworks/shared/tokens"
 )
-
-// byteCounter counts one token per byte: a predictable stand-in for the
-// token limits, which the real tokenizer is tested against separately.
-type byteCounter struct{}
-
-func (byteCounter) Count(s string) int { return len(s) }
 
 func options(n int) []Option {
 	opts := make([]Option, n)
@@ -84,21 +76,12 @@ func TestValidateBounds(t *testing.T) {
 		{"missing state", func(r *Request) { r.State = nil }, "body.state", "missing"},
 		{"object state", func(r *Request) { r.State = json.RawMessage(`{"ticket":{"body":"hi"}}`) }, "", ""},
 		{"array state", func(r *Request) { r.State = json.RawMessage(`["hi","there"]`) }, "", ""},
-		{"state at the limit", func(r *Request) { r.State = stateOfTokens(MaxStateAndQuestionTokens - longestQuestion(r)) }, "", ""},
-		{"oversize state", func(r *Request) { r.State = stateOfTokens(MaxStateAndQuestionTokens - longestQuestion(r) + 1) }, "body.state", "too_long"},
-		{"oversize request", func(r *Request) {
-			// Each question fits with the state; together they do not.
-			r.State = stateOfTokens(1000)
-			for i := range 5 {
-				r.Questions[fmt.Sprint("big", i)] = Question{Type: TypeNoul, Instructions: stateOfTokens(13000)}
-			}
-		}, "body", "too_long"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := validRequest()
 			tt.edit(&r)
-			err := r.Validate(byteCounter{})
+			err := r.Validate()
 			if tt.loc == "" {
 				if err != nil {
 					t.Fatalf("Validate = %v, want nil", err)
@@ -108,19 +91,6 @@ func TestValidateBounds(t *testing.T) {
 			assertItem(t, err, tt.loc, tt.errType)
 		})
 	}
-}
-
-// stateOfTokens is a JSON string state of n tokens under byteCounter.
-func stateOfTokens(n int) json.RawMessage {
-	return json.RawMessage(`"` + strings.Repeat("a", n) + `"`)
-}
-
-func longestQuestion(r *Request) int {
-	longest := 0
-	for name, q := range r.Questions {
-		longest = max(longest, q.countTokens(byteCounter{}, name))
-	}
-	return longest
 }
 
 func TestValidateDecodedBounds(t *testing.T) {
@@ -140,7 +110,7 @@ func TestValidateDecodedBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = req.Validate(byteCounter{})
+		err = req.Validate()
 		if tt.errType == "" {
 			if err != nil {
 				t.Errorf("%d options: %v", tt.n, err)
@@ -151,36 +121,17 @@ func TestValidateDecodedBounds(t *testing.T) {
 	}
 }
 
-func TestValidateRealTokenizer(t *testing.T) {
-	// About 1.1 tokens per word with the default tokenizer: 40,000 words
-	// exceed 32,000 tokens although they would pass a words-as-tokens count.
-	r := validRequest()
-	r.State, _ = json.Marshal(strings.Repeat("refund ", 40_000))
-	assertItem(t, r.Validate(nil), "body.state", "too_long")
-
-	r.State, _ = json.Marshal(strings.Repeat("refund ", 1000))
-	if err := r.Validate(nil); err != nil {
-		t.Fatal(err)
-	}
-	if n := r.CountTokens(nil); n < 1000 || n > 1100 {
-		t.Errorf("CountTokens = %d, want about 1,030", n)
-	}
-}
-
 func BenchmarkDecodeValidate(b *testing.B) {
 	state := strings.Repeat("My order #4411 arrived damaged and support has not replied in 3 days. ", 30)[:2048]
 	stateJSON, _ := json.Marshal(state)
 	reqBody := []byte(strings.Replace(exampleBody, `"My card was charged twice and nobody answers. This is unacceptable!"`, string(stateJSON), 1))
 	b.SetBytes(int64(len(reqBody)))
-	// The tokenizer loads on first use (a third of a second, 35 MB); that
-	// is start-up, not the per-request cost measured here.
-	tokens.Default().Count("")
 	for b.Loop() {
 		req, err := DecodeRequest(reqBody)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := req.Validate(nil); err != nil {
+		if err := req.Validate(); err != nil {
 			b.Fatal(err)
 		}
 	}

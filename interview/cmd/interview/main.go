@@ -30,7 +30,7 @@ import (
 	"github.com/judgeworks/interview/internal/throttle"
 	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/interview/web"
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/judgeworks/interview/internal/problem"
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/interview/internal/auth"
 )
 
 // Limits on registration input. A password needs 8 characters at least and

@@ -17,7 +17,7 @@ import (
 	"github.com/judgeworks/interview/internal/google"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/voice"
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/shared/chatmodel"
 )
 

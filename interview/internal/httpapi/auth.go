@@ -8,7 +8,7 @@ import (
 
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/problem"
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/interview/internal/auth"
 )
 
 type userBody struct {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/interview/internal/auth"
 )
 
 // withCookie sends a request carrying a hand-made session cookie.

@@ -29,7 +29,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
 	"github.com/judgeworks/interview/internal/voice"
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/shared/pgtest"
 )
 

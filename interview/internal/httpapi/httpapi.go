@@ -25,7 +25,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/throttle"
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/shared/server"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/interview/internal/auth"
 )
 
 type meBody struct {

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/engine/chat"
 	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
 	"github.com/redis/go-redis/v9"
@@ -152,9 +153,9 @@ func loadAdapterConfig(getenv func(string) string) (adapterConfig, error) {
 	a := adapterConfig{
 		Readout:     chatadapter.ReadoutAuto,
 		Rotations:   1,
-		Concurrency: chatadapter.DefaultUpstreamConcurrency,
-		Queue:       chatadapter.DefaultUpstreamQueue,
-		MaxWait:     chatadapter.DefaultUpstreamMaxWait,
+		Concurrency: chat.DefaultConcurrency,
+		Queue:       chat.DefaultQueue,
+		MaxWait:     chat.DefaultMaxWait,
 		Timeout:     chatadapter.DefaultRequestTimeout,
 		Structured:  true,
 	}

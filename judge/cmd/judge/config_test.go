@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/engine/chat"
 	"github.com/judgeworks/shared/chatadapter"
 )
 
@@ -20,8 +21,8 @@ func TestLoadConfig(t *testing.T) {
 	if cfg.Addr != ":8081" || cfg.RateLimitRPM != 1200 || cfg.Keys.Len() != 1 || cfg.port() != "8081" || cfg.LLM.Configured() {
 		t.Errorf("defaults: %+v", cfg)
 	}
-	want := adapterConfig{Readout: chatadapter.ReadoutAuto, Rotations: 1, Concurrency: chatadapter.DefaultUpstreamConcurrency,
-		Queue: chatadapter.DefaultUpstreamQueue, MaxWait: chatadapter.DefaultUpstreamMaxWait, Timeout: chatadapter.DefaultRequestTimeout,
+	want := adapterConfig{Readout: chatadapter.ReadoutAuto, Rotations: 1, Concurrency: chat.DefaultConcurrency,
+		Queue: chat.DefaultQueue, MaxWait: chat.DefaultMaxWait, Timeout: chatadapter.DefaultRequestTimeout,
 		Structured: true}
 	if cfg.Adapter != want || cfg.CalibrationFile != "" {
 		t.Errorf("adapter defaults: %+v, want %+v", cfg.Adapter, want)

@@ -5,28 +5,30 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/judgeworks/judge/internal/lexical"
-	"github.com/judgeworks/judge/internal/providers"
+	"github.com/judgeworks/judge/internal/engine"
+	"github.com/judgeworks/judge/internal/engine/chat"
+	"github.com/judgeworks/judge/internal/engine/lexical"
+	"github.com/judgeworks/judge/internal/engine/providers"
+	"github.com/judgeworks/judge/internal/engine/semantic"
+	"github.com/judgeworks/judge/internal/fairqueue"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/judge/internal/semantic"
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
-	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/wordvec"
 )
 
-// The judge's engines, side by side as systemone.Backends: the offline
-// engines, always there (judge/internal/lexical, word overlap, and
-// judge/internal/semantic, word vectors); the model of the LLM_* settings
-// (llm-1.0), over a chat endpoint (shared/chatadapter) or, by LLM_API, a
-// System One or Decisions upstream (judge/internal/providers); and the
+// The judge's engines (judge/internal/engine): the offline engines, always
+// there (lexical, word overlap, and semantic, word vectors); the model of
+// the LLM_* settings (llm-1.0), over a chat endpoint (engine/chat) or, by
+// LLM_API, a System One or Decisions upstream (engine/providers); and the
 // models of the models file, each a Fallback over its providers. They are
 // wired here and nowhere else.
 
 // newRegistry registers the engines under their model names and applies
 // the configured prices.
-func newRegistry(cfg config, count systemone.TokenCounter, logger *slog.Logger) (*registry.Registry, error) {
+func newRegistry(cfg config, count limits.Counter, logger *slog.Logger) (*registry.Registry, error) {
 	reg := registry.New(count)
 	if err := reg.Add(registry.Model{
 		Name:        lexical.Name,
@@ -123,7 +125,7 @@ func addLLM(reg *registry.Registry, cfg config, cal calibrate.File, logger *slog
 		return err
 	}
 	attrs := []any{"model", "llm-latest", "api", cfg.LLMAPI, "upstream", cfg.LLM.Model}
-	if a, ok := backend.(*chatadapter.Adapter); ok {
+	if a, ok := backend.(*chat.Engine); ok {
 		attrs = append(attrs, "readout", a.Readout())
 	}
 	logger.Info("language model configured", attrs...)
@@ -175,7 +177,7 @@ func addFileModel(reg *registry.Registry, cfg config, cal calibrate.File, m mode
 // the JUDGE_LLM_* settings, or a System One or Decisions provider whose
 // calls in flight and deadline follow the same settings (one call there
 // answers the whole request).
-func newProvider(cfg config, cal calibrate.File, p providerEntry, logger *slog.Logger) (registry.Engine, error) {
+func newProvider(cfg config, cal calibrate.File, p providerEntry, logger *slog.Logger) (engine.Engine, error) {
 	s := providers.Settings{
 		BaseURL: p.BaseURL, APIKey: p.APIKey, Model: p.Model, Source: p.Source, KeyEnv: p.APIKeyEnv,
 		// The same slots, queue and admission wait as the chat adapter's,
@@ -192,7 +194,8 @@ func newProvider(cfg config, cal calibrate.File, p providerEntry, logger *slog.L
 	case apiDecisions:
 		return providers.NewDecisions(s)
 	}
-	return chatadapter.New(append(cfg.adapterOptions(logger),
+	slots := engine.NewSlots(fairqueue.Config{Slots: cfg.Adapter.Concurrency, Queue: cfg.Adapter.Queue, MaxWait: cfg.Adapter.MaxWait}, "")
+	return chat.New(slots, append(cfg.adapterOptions(logger),
 		chatadapter.WithProvider(p.BaseURL, p.APIKey, p.Model), chatadapter.WithCalibration(cal))...)
 }
 
@@ -203,8 +206,6 @@ func (c config) adapterOptions(logger *slog.Logger) []chatadapter.Option {
 	return []chatadapter.Option{
 		chatadapter.WithReadout(c.Adapter.Readout),
 		chatadapter.WithRotations(c.Adapter.Rotations),
-		chatadapter.WithUpstreamConcurrency(c.Adapter.Concurrency, c.Adapter.Queue),
-		chatadapter.WithUpstreamMaxWait(c.Adapter.MaxWait),
 		// One call never outlasts the request's deadline.
 		chatadapter.WithUpstreamTimeouts(min(chatmodel.DefaultCallTimeout, c.Adapter.Timeout), c.Adapter.Timeout),
 		chatadapter.WithStructuredOutputs(c.Adapter.Structured),

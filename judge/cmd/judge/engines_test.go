@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"log/slog"
 	"math"
@@ -18,10 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/judge/internal/lexical"
-	"github.com/judgeworks/judge/internal/semantic"
+	"github.com/judgeworks/judge/internal/engine/lexical"
+	"github.com/judgeworks/judge/internal/engine/semantic"
+	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/shared/calibrate"
-	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
 )
@@ -174,7 +174,7 @@ func TestServeAppliesQueueSettings(t *testing.T) {
 				"team": {Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`),
 					Options: []systemone.Option{{Name: "billing"}, {Name: "technical"}}},
 			}}
-			if planned, own := reg.PlannedInputTokens(m, req), req.CountTokens(tokens.Default()); planned < own+100 {
+			if planned, own := reg.PlannedInputTokens(m, req), limits.Count(req, tokens.Default()); planned < own+100 {
 				t.Fatalf("planned %d input tokens for a request of %d: the adapter's plan (system message, state block) was not charged", planned, own)
 			}
 			ask := func() chan error {
@@ -190,8 +190,7 @@ func TestServeAppliesQueueSettings(t *testing.T) {
 			}
 			second := ask()
 			if !tt.admit {
-				var overloaded *chatadapter.OverloadedError
-				if err := <-second; !errors.As(err, &overloaded) {
+				if err := <-second; fault.CodeOf(err) != fault.Overloaded {
 					t.Fatalf("second request with no wait allowed: %v, want an overload", err)
 				}
 			} else {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
 )
@@ -112,7 +113,7 @@ func TestEveryModelPlansWhatItSends(t *testing.T) {
 				Options: []systemone.Option{{Name: "billing"}, {Name: "technical"}, {Name: "sales"}}},
 			"anger": {Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry?"`), Levels: []string{"calm", "annoyed", "furious"}},
 		}}
-	if err := req.Validate(nil); err != nil {
+	if err := req.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	if len(reg.Models()) < 5 {
@@ -121,7 +122,7 @@ func TestEveryModelPlansWhatItSends(t *testing.T) {
 	for _, m := range reg.Models() {
 		t.Run(m.Name, func(t *testing.T) {
 			planned := reg.PlannedInputTokens(m, req)
-			if own := req.CountTokens(tokens.Default()); planned < own {
+			if own := engine.OwnTokens(req); planned < own {
 				t.Fatalf("planned %d input tokens, fewer than the request's own %d", planned, own)
 			}
 			before := chat.received() + other.received()

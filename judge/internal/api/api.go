@@ -16,13 +16,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/fairqueue"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/judge/internal/idempotency"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/shared/auth"
-	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/labstack/echo/v4"
@@ -46,7 +47,7 @@ type Deps struct {
 	Registry *registry.Registry
 	Metrics  *metrics.Metrics
 	// Tokens counts tokens for the request limits; nil uses the default.
-	Tokens    systemone.TokenCounter
+	Tokens    limits.Counter
 	BodyLimit int64
 	// MaxQuestions bounds the questions of a request; zero means
 	// DefaultMaxQuestions.
@@ -187,14 +188,13 @@ func (h *handler) allowedModel(key auth.BearerKey, name string) (*registry.Model
 // ask validates req, charges its input tokens and has m answer it: the
 // path both endpoints share once a request is in System One terms.
 func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req systemone.Request) (*systemone.Response, error) {
-	if err := req.Validate(h.Tokens); err != nil {
+	if _, err := limits.Check(req, h.Tokens); err != nil {
 		return nil, err
 	}
 	if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, req)); err != nil {
 		return nil, err
 	}
-	// Validated: the adapter need not count every question's tokens again.
-	resp, err := h.Registry.Ask(systemone.Validated(c.Request().Context(), req), m, req)
+	resp, err := h.Registry.Ask(c.Request().Context(), m, req)
 	if err != nil {
 		return nil, err
 	}

@@ -15,11 +15,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/engine"
+	"github.com/judgeworks/judge/internal/engine/chat"
+	"github.com/judgeworks/judge/internal/fairqueue"
 	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"
@@ -45,10 +49,10 @@ func keyIDs(keys *auth.BearerKeys) []string {
 	return ids
 }
 
-// engine gives a test's backend a plan when it has none: the request's own
+// asEngine gives a test's backend a plan when it has none: the request's own
 // tokens, as an offline engine plans.
-func engine(b systemone.Backend) registry.Engine {
-	if e, ok := b.(registry.Engine); ok {
+func asEngine(b systemone.Backend) engine.Engine {
+	if e, ok := b.(engine.Engine); ok {
 		return e
 	}
 	return ownPlan{b}
@@ -56,7 +60,7 @@ func engine(b systemone.Backend) registry.Engine {
 
 type ownPlan struct{ systemone.Backend }
 
-func (ownPlan) PlannedInputTokens(req systemone.Request) int { return req.CountTokens(byteCounter{}) }
+func (ownPlan) PlannedInputTokens(req systemone.Request) int { return limits.Count(req, byteCounter{}) }
 
 func serve(t *testing.T, backend systemone.Backend) *httptest.Server {
 	t.Helper()
@@ -70,7 +74,7 @@ func serveLogging(t *testing.T, backend systemone.Backend, logger *slog.Logger) 
 		t.Fatal(err)
 	}
 	reg := registry.New(byteCounter{})
-	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: engine(backend)}); err != nil {
+	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: asEngine(backend)}); err != nil {
 		t.Fatal(err)
 	}
 	e := New(logger, Deps{
@@ -108,15 +112,6 @@ func TestBackendErrors(t *testing.T) {
 			502, "upstream_error", "bad upstream key", ""},
 		{"deadline", context.DeadlineExceeded, 529, "overloaded", "in time", "1"},
 		{"caller gone", fmt.Errorf("request canceled: %w", context.Canceled), 529, "overloaded", "canceled", "1"},
-		{"chat model saturated", &chatadapter.OverloadedError{Message: "upstream saturated: 3 calls in flight and 1 queued", RetryAfter: 2 * time.Second},
-			529, "overloaded", "upstream saturated", "2"},
-		{"chat model past the deadline", fmt.Errorf("asking: %w", &chatadapter.OverloadedError{
-			Message: "the upstream model did not answer within the request's deadline", RetryAfter: 3 * time.Second, Err: context.DeadlineExceeded}),
-			529, "overloaded", "within the request's deadline", "3"},
-		{"chat model refused our key", &chatadapter.MisconfiguredError{Setting: "LLM_API_KEY", Message: "the provider refused the key (401); check LLM_API_KEY"},
-			502, "upstream_misconfigured", "LLM_API_KEY", ""},
-		{"chat model broke the format", &chatadapter.InvalidOutputError{Message: "LLM_MODEL=m did not answer in the required format after 3 attempts: no JSON"},
-			502, "upstream_invalid_output", "after 3 attempts", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,7 +156,7 @@ func TestCeilMillis(t *testing.T) {
 	}
 }
 
-// The chat adapter's failures reach the client as the judge's statuses,
+// The chat engine's failures reach the client as the judge's statuses,
 // from a real adapter against a local provider.
 func TestChatAdapterFailures(t *testing.T) {
 	tests := []struct {
@@ -182,7 +177,8 @@ func TestChatAdapterFailures(t *testing.T) {
 				fmt.Fprint(w, `{"error":{"message":"no: sk-provider-secret","type":"error","code":"x"}}`)
 			}))
 			t.Cleanup(provider.Close)
-			adapter, err := chatadapter.New(chatadapter.WithProvider(provider.URL+"/v1", "sk-provider-secret", "m"),
+			adapter, err := chat.New(engine.NewSlots(fairqueue.Config{Slots: 4, Queue: 4}, ""),
+				chatadapter.WithProvider(provider.URL+"/v1", "sk-provider-secret", "m"),
 				chatadapter.WithUpstreamRetries(1, time.Millisecond, time.Millisecond),
 				chatadapter.WithLogger(slog.New(slog.DiscardHandler)))
 			if err != nil {

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/judgeworks/judge/internal/lexical"
+	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/engine/lexical"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/judgeworks/shared/tokens"
 	"github.com/redis/go-redis/v9"

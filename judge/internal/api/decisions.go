@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/judgeworks/shared/auth"
+	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/labstack/echo/v4"
 )

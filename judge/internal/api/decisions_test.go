@@ -17,12 +17,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/engine/lexical"
 	"github.com/judgeworks/judge/internal/idempotency"
-	"github.com/judgeworks/judge/internal/lexical"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -53,7 +53,7 @@ func listen(t *testing.T, s setup) *httptest.Server {
 		s.backend = ownPlan{lexical.Engine{}} // counted in bytes, as the limits here are
 	}
 	reg := registry.New(byteCounter{})
-	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: engine(s.backend)}); err != nil {
+	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: asEngine(s.backend)}); err != nil {
 		t.Fatal(err)
 	}
 	if s.limits.RPM == 0 {

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/judge/internal/idempotency"
-	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/server"
 	"github.com/labstack/echo/v4"
 )

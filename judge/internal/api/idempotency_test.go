@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/engine/lexical"
 	"github.com/judgeworks/judge/internal/idempotency"
-	"github.com/judgeworks/judge/internal/lexical"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/openai/openai-go/v3/option"

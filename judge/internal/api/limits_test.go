@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/judge/internal/lexical"
+	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/engine/lexical"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
@@ -50,7 +50,7 @@ func judge(t *testing.T, backend systemone.Backend, limits ratelimit.Settings, m
 		t.Fatal(err)
 	}
 	reg := registry.New(byteCounter{})
-	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: engine(backend)}); err != nil {
+	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: asEngine(backend)}); err != nil {
 		t.Fatal(err)
 	}
 	limits.IDs = keyIDs(keys)
@@ -289,7 +289,7 @@ func TestManyQuestionsRefusedCheaply(t *testing.T) {
 	keys, _ := auth.ParseBearerKeys("k")
 	reg := registry.New(count)
 	backend := &planned{tokens: 1}
-	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: engine(backend)}); err != nil {
+	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: asEngine(backend)}); err != nil {
 		t.Fatal(err)
 	}
 	e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{

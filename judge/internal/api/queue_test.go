@@ -18,12 +18,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/engine"
+	"github.com/judgeworks/judge/internal/engine/chat"
+	"github.com/judgeworks/judge/internal/fairqueue"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/shared/auth"
 	"github.com/judgeworks/shared/chatadapter"
-	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
 )
@@ -75,14 +77,17 @@ func newChatModel(t *testing.T, delay time.Duration) *chatModel {
 	return m
 }
 
-// llmJudge serves the chat adapter over model as llm-latest to the keys
-// key1…keyN (ids 1…N).
-func llmJudge(t *testing.T, model *chatModel, keys int, limits ratelimit.Settings, maxQuestions int, opts ...chatadapter.Option) *httptest.Server {
+// llmJudge serves the chat engine over model as llm-latest to the keys
+// key1…keyN (ids 1…N), with slots upstream calls in flight (0: the
+// default).
+func llmJudge(t *testing.T, model *chatModel, keys int, limits ratelimit.Settings, maxQuestions, slots int) *httptest.Server {
 	t.Helper()
-	a, err := chatadapter.New(append([]chatadapter.Option{
+	if slots == 0 {
+		slots = chat.DefaultConcurrency
+	}
+	a, err := chat.New(engine.NewSlots(fairqueue.Config{Slots: slots, Queue: chat.DefaultQueue, MaxWait: chat.DefaultMaxWait}, ""),
 		chatadapter.WithProvider(model.srv.URL+"/v1", "test-key", "fake"),
-		chatadapter.WithLogger(slog.New(slog.DiscardHandler)),
-	}, opts...)...)
+		chatadapter.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +218,7 @@ func TestFairShareBetweenKeys(t *testing.T) {
 		t.Skip("a 10 s flood")
 	}
 	model := newChatModel(t, time.Second)
-	srv := llmJudge(t, model, 2, unlimited, 0, chatadapter.WithUpstreamConcurrency(16, 4096))
+	srv := llmJudge(t, model, 2, unlimited, 0, 16)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	defer client.CloseIdleConnections()
 
@@ -300,7 +305,7 @@ func TestShedsAtOnce(t *testing.T) {
 		t.Skip("a 5 s model answering in waves")
 	}
 	model := newChatModel(t, 5*time.Second)
-	srv := llmJudge(t, model, 10, unlimited, 0, chatadapter.WithUpstreamConcurrency(64, 4096))
+	srv := llmJudge(t, model, 10, unlimited, 0, 64)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 300}}
 	defer client.CloseIdleConnections()
 
@@ -380,7 +385,7 @@ func TestManyQuestionsNeverReachTheModel(t *testing.T) {
 		maxQuestions int
 		want         string
 	}{{0, `"loc":["body","questions"]`}, {5000, `"error_type":"tokens_exceeded"`}} {
-		srv := llmJudge(t, model, 1, limits, tt.maxQuestions)
+		srv := llmJudge(t, model, 1, limits, tt.maxQuestions, 0)
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)

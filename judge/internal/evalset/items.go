@@ -72,7 +72,7 @@ func parseItem(b []byte) (labeled, error) {
 		return labeled{}, err
 	}
 	req := systemone.Request{Model: "calibration", State: it.State, Questions: map[string]systemone.Question{"q": it.Question}}
-	if err := req.Validate(nil); err != nil {
+	if err := req.Validate(); err != nil {
 		return labeled{}, err
 	}
 	gold, err := goldIndex(it.Question, it.Answer)

@@ -1,7 +1,7 @@
 // Package fault holds the judge's one error type and its one mapping of
-// failures. Domain code and handlers return a *fault.Error with a Code; an
-// engine's failure (judge/internal/lexical, shared/chatadapter) or a remote
-// System One service's wire error (*systemone.Error) becomes one in From.
+// failures. Domain code, engines and handlers return a *fault.Error with a
+// Code; a remote System One service's wire error (*systemone.Error)
+// becomes one in From.
 // The HTTP error handler (judge/internal/api) writes the code's status and
 // the body of docs/api.md,
 // "Judge errors". Anything not made on purpose is reported as
@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -84,6 +83,8 @@ type Error struct {
 	// Type, when set, replaces the code's error_type with the one a remote
 	// System One service gave for its own failure.
 	Type string
+	// Err is the cause, for errors.Is and logs; it is never shown.
+	Err error
 }
 
 // Kind is the error_type written for e.
@@ -95,6 +96,8 @@ func (e *Error) Kind() string {
 }
 
 func (e *Error) Error() string { return e.Kind() + ": " + e.Message }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 // New returns an error with code c and a message for the client.
 func New(c Code, format string, args ...any) *Error {
@@ -122,39 +125,30 @@ func CodeOf(err error) Code {
 const DefaultRetryAfter = time.Second
 
 // From says what err means for a client, as a *Error: err itself when it is
-// one; a model backend's failure by what happened (the chat adapter's
-// overload, refused settings or broken output, a remote System One
-// service's wire error, a deadline); anything else Internal, its text kept
-// from the client. The request was valid by the time a backend saw it, so a
-// backend's failure is ours: Overloaded (retry later) or one of the 502s.
+// one; a remote System One service's wire error or a deadline by what
+// happened; anything else Internal, its text kept from the client. The
+// request was valid by the time an engine saw it, so an engine's failure
+// is ours: Overloaded (retry later) or one of the 502s.
 func From(err error) *Error {
 	var (
-		fe            *Error
-		overloaded    *chatadapter.OverloadedError
-		misconfigured *chatadapter.MisconfiguredError
-		invalid       *chatadapter.InvalidOutputError
-		wire          *systemone.Error
+		fe   *Error
+		wire *systemone.Error
 	)
 	switch {
 	case errors.As(err, &fe):
 		return fe
-	case errors.As(err, &overloaded):
-		return overload(overloaded.Message, overloaded.RetryAfter)
-	case errors.As(err, &misconfigured):
-		return New(Misconfigured, "%s", misconfigured.Message)
-	case errors.As(err, &invalid):
-		return New(InvalidOutput, "%s", invalid.Message)
 	case errors.As(err, &wire):
 		return fromWire(wire)
 	case errors.Is(err, context.DeadlineExceeded):
-		return overload("the model did not answer in time", 0)
+		return Overload("the model did not answer in time", 0)
 	case errors.Is(err, context.Canceled):
-		return overload("request canceled", 0)
+		return Overload("request canceled", 0)
 	}
 	return New(Internal, "internal error")
 }
 
-func overload(msg string, wait time.Duration) *Error {
+// Overload is an Overloaded error waiting wait, or DefaultRetryAfter.
+func Overload(msg string, wait time.Duration) *Error {
 	if wait <= 0 {
 		wait = DefaultRetryAfter
 	}
@@ -174,7 +168,7 @@ func fromWire(e *systemone.Error) *Error {
 	}
 	switch e.Status {
 	case 0, http.StatusTooManyRequests, 529, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		fe := overload(msg, e.RetryAfter)
+		fe := Overload(msg, e.RetryAfter)
 		if e.Status != 0 && e.Status != http.StatusTooManyRequests {
 			fe.Type = e.Type
 		}

@@ -1,7 +1,6 @@
 // Package registry holds the judge's models: their exact names, floating
-// "-latest" aliases, prices and the engine (an Engine) that
-// answers for each: judge/internal/lexical offline, shared/chatadapter for
-// the language model, registered by judge/cmd/judge. It turns a request
+// "-latest" aliases, prices and the engine (an engine.Engine) that
+// answers for each (judge/internal/engine), registered by judge/cmd/judge. It turns a request
 // naming a model into a response naming the exact version that answered,
 // with usage and cost.
 package registry
@@ -13,7 +12,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -33,7 +34,9 @@ type Model struct {
 	// PricePerMillion is the USD price per million input tokens; zero means
 	// DefaultPricePerMillion (use SetPrice for a free model).
 	PricePerMillion float64
-	Backend         Engine
+	// Backend answers for the model. It is an engine.Engine, so it has a
+	// plan of the tokens it sends: no model is registered without one.
+	Backend engine.Engine
 	// NameFromBackend makes the answering name Name + "/" + the model the
 	// backend reports (e.g. "llm-1.0/gpt-4o-mini-2024-07-18"), for backends
 	// that front an upstream model whose snapshot can change under an alias.
@@ -45,11 +48,11 @@ type Model struct {
 type Registry struct {
 	models []*Model
 	byName map[string]*Model
-	count  systemone.TokenCounter
+	count  limits.Counter
 }
 
 // New returns an empty registry that counts input tokens with count.
-func New(count systemone.TokenCounter) *Registry {
+func New(count limits.Counter) *Registry {
 	return &Registry{byName: map[string]*Model{}, count: count}
 }
 
@@ -141,24 +144,9 @@ func (r *Registry) Unknown(names []string) []string {
 	return out
 }
 
-// Engine is what answers for a model: a systemone.Backend that also says,
-// before any work, how many input tokens answering a request will send.
-// The judge charges that plan to the caller's token budget, so every
-// engine must have one: the type, not a rule each wrapper remembers,
-// keeps a model from being charged less than it sends.
-type Engine interface {
-	systemone.Backend
-	// PlannedInputTokens is the input tokens answering req will send
-	// along its most expensive path: every upstream call's prompt, with
-	// repeated and follow-up calls, which can be many times the request's
-	// own tokens (an offline engine sends nothing and plans the request's
-	// own). Retries after a failure (a provider fault, a malformed reply,
-	// the next provider of a fallback) are not planned. req is valid.
-	PlannedInputTokens(req systemone.Request) int
-}
-
 // PlannedInputTokens is what answering req with m will cost in input
-// tokens: its engine's plan. req must be valid.
+// tokens: its engine's plan along its most expensive path (every engine
+// has one; see engine.Engine). req must be valid.
 func (r *Registry) PlannedInputTokens(m *Model, req systemone.Request) int {
 	req.Model = m.Name
 	return m.Backend.PlannedInputTokens(req)
@@ -166,7 +154,7 @@ func (r *Registry) PlannedInputTokens(m *Model, req systemone.Request) int {
 
 // Ask answers req with m and completes the response: the exact model name,
 // one answer per question, and usage. Input tokens are those the backend
-// reports, or else the request counted as Request.CountTokens does; the cost
+// reports, or else the request counted as limits.Count does; the cost
 // is input tokens times the model's price.
 func (r *Registry) Ask(ctx context.Context, m *Model, req systemone.Request) (*systemone.Response, error) {
 	req.Model = m.Name
@@ -194,7 +182,7 @@ func (r *Registry) Ask(ctx context.Context, m *Model, req systemone.Request) (*s
 	}
 	usage := resp.Usage
 	if usage.InputTokens == 0 {
-		usage.InputTokens = req.CountTokens(r.count)
+		usage.InputTokens = limits.Count(req, r.count)
 	}
 	usage.Cost = float64(usage.InputTokens) * m.PricePerMillion / 1e6
 	return &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage}, nil

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -30,7 +31,7 @@ type backend struct {
 // PlannedInputTokens plans the request's own tokens, as an offline engine
 // does.
 func (b *backend) PlannedInputTokens(req systemone.Request) int {
-	return req.CountTokens(runeCounter{})
+	return limits.Count(req, runeCounter{})
 }
 
 func (b *backend) Ask(_ context.Context, req systemone.Request) (*systemone.Response, error) {
@@ -142,7 +143,7 @@ func TestAskNamesTheExactVersionAndCountsUsage(t *testing.T) {
 	if b.got.Model != "local/lexical-1.0" {
 		t.Errorf("backend was asked for %q, want the exact version", b.got.Model)
 	}
-	want := req.CountTokens(runeCounter{})
+	want := limits.Count(req, runeCounter{})
 	if resp.Usage.InputTokens != want || want == 0 {
 		t.Errorf("input tokens = %d, want %d (counted)", resp.Usage.InputTokens, want)
 	}
@@ -227,7 +228,7 @@ type planner struct {
 
 func (p *planner) PlannedInputTokens(req systemone.Request) int {
 	p.asked = req.Model
-	return p.times * req.CountTokens(runeCounter{})
+	return p.times * limits.Count(req, runeCounter{})
 }
 
 func TestPlannedInputTokens(t *testing.T) {

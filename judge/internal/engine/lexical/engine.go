@@ -13,8 +13,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/shared/systemone"
-	"github.com/judgeworks/shared/tokens"
 )
 
 // Name is the exact model name of this engine's current method; Alias floats
@@ -38,7 +38,7 @@ type Engine struct{}
 // PlannedInputTokens is the request's own tokens: the engine sends nothing
 // upstream.
 func (Engine) PlannedInputTokens(req systemone.Request) int {
-	return req.CountTokens(tokens.Default())
+	return engine.OwnTokens(req)
 }
 
 // Ask answers every question of req from req.State. Each question is answered

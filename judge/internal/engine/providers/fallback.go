@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/judgeworks/judge/internal/registry"
+	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -14,7 +14,7 @@ import (
 type Provider struct {
 	// Source names it in logs, as in Settings.
 	Source  string
-	Backend registry.Engine
+	Backend engine.Engine
 }
 
 // Fallback answers with the first of its providers that can. A provider
@@ -29,7 +29,7 @@ type Fallback struct {
 	log       *slog.Logger
 }
 
-var _ registry.Engine = (*Fallback)(nil)
+var _ engine.Engine = (*Fallback)(nil)
 
 // NewFallback tries providers in order, all within timeout per request
 // (when the request's context has no earlier deadline).

@@ -27,7 +27,7 @@ func decode(t testing.TB, body string) systemone.Request {
 	if err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	if err := req.Validate(nil); err != nil {
+	if err := req.Validate(); err != nil {
 		t.Fatalf("validate: %v", err)
 	}
 	return req

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/judgeworks/judge/internal/engine"
 	"net/http"
 	"sort"
 
 	"github.com/judgeworks/judge/internal/fault"
-	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -24,10 +23,10 @@ const SystemOneReadout = "systemone"
 type SystemOne struct {
 	s      Settings
 	client *systemone.Client
-	slots  slots
+	slots  *engine.Slots
 }
 
-var _ registry.Engine = (*SystemOne)(nil)
+var _ engine.Engine = (*SystemOne)(nil)
 
 // NewSystemOne returns the provider for s. The client makes one attempt per
 // call: a retry is the next provider's job (Fallback), or the caller's,
@@ -46,13 +45,13 @@ func NewSystemOne(s Settings) *SystemOne {
 
 // PlannedInputTokens is the request's own tokens: it goes upstream in one
 // call, as it came.
-func (p *SystemOne) PlannedInputTokens(req systemone.Request) int { return ownTokens(req) }
+func (p *SystemOne) PlannedInputTokens(req systemone.Request) int { return engine.OwnTokens(req) }
 
 // Ask sends req to the upstream under its model name, with each choice's
 // options in canonical order, and returns its answers calibrated. The
 // response's Model is the exact version the upstream reported.
 func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	admitted, err := p.slots.admit(ctx, 1)
+	admitted, err := p.slots.Admit(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +60,7 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 	for name, q := range req.Questions {
 		up.Questions[name] = q.Canonical()
 	}
-	resp, err := call(ctx, admitted, func() (*systemone.Response, error) { return p.client.Ask(ctx, up) })
+	resp, err := engine.Call(ctx, admitted, func() (*systemone.Response, error) { return p.client.Ask(ctx, up) })
 	if err != nil {
 		return nil, p.failure(ctx, err)
 	}
@@ -116,12 +115,12 @@ func (p *SystemOne) failure(ctx context.Context, err error) error {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return fmt.Errorf("request canceled: %w", ctx.Err())
 		}
-		return &chatadapter.OverloadedError{RetryAfter: chatadapter.DefaultOverloadRetryAfter, Err: ctx.Err(),
-			Message: p.s.Source + ": the System One provider did not answer within the request's deadline"}
+		fe := fault.Retry(fault.Overloaded, DefaultRetryAfter, "%s: the System One provider did not answer within the request's deadline", p.s.Source)
+		fe.Err = ctx.Err()
+		return fe
 	}
 	misconfigured := func(setting, format string, args ...any) error {
-		return &chatadapter.MisconfiguredError{Setting: setting,
-			Message: fmt.Sprintf("%s: %s; check %s", p.s.Source, fmt.Sprintf(format, args...), setting)}
+		return fault.New(fault.Misconfigured, "%s: %s; check %s", p.s.Source, fmt.Sprintf(format, args...), setting)
 	}
 	switch e.Status {
 	case http.StatusUnauthorized, http.StatusForbidden:

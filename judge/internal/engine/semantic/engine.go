@@ -14,8 +14,8 @@ import (
 	"sort"
 	"strings"
 
+	judgeengine "github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/shared/systemone"
-	sharedtokens "github.com/judgeworks/shared/tokens"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -345,7 +345,7 @@ func dot(a, b []float32) float64 {
 // PlannedInputTokens is the request's own tokens: the engine sends nothing
 // upstream.
 func (e *Engine) PlannedInputTokens(req systemone.Request) int {
-	return req.CountTokens(sharedtokens.Default())
+	return judgeengine.OwnTokens(req)
 }
 
 // Ask answers every question of req from req.State. Each question is

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/judge/internal/fault"
-	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -25,7 +25,7 @@ func status503(w http.ResponseWriter, _ systemone.Request) {
 	fmt.Fprint(w, "upstream down for maintenance")
 }
 
-func provider(source string, b registry.Engine) Provider {
+func provider(source string, b engine.Engine) Provider {
 	return Provider{Source: source, Backend: b}
 }
 

@@ -5,18 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/judgeworks/judge/internal/engine"
 	"math"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/judgeworks/judge/internal/registry"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/judgeworks/judge/internal/fault"
-	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -35,10 +34,10 @@ const DecisionsMaxQuestions = 400
 type Decisions struct {
 	s      Settings
 	client openai.Client
-	slots  slots
+	slots  *engine.Slots
 }
 
-var _ registry.Engine = (*Decisions)(nil)
+var _ engine.Engine = (*Decisions)(nil)
 
 // NewDecisions returns the provider for s. The client is built the way
 // shared/chatmodel builds every OpenAI client of the project: the SDK's
@@ -56,7 +55,7 @@ func NewDecisions(s Settings, extra ...option.RequestOption) (*Decisions, error)
 
 // PlannedInputTokens is the request's own tokens: its state and questions
 // go upstream once, in as many calls as DecisionsMaxQuestions requires.
-func (p *Decisions) PlannedInputTokens(req systemone.Request) int { return ownTokens(req) }
+func (p *Decisions) PlannedInputTokens(req systemone.Request) int { return engine.OwnTokens(req) }
 
 // Ask translates req into Decisions calls (questions in name order, at most
 // DecisionsMaxQuestions per call, each choice's options in canonical
@@ -67,7 +66,7 @@ func (p *Decisions) PlannedInputTokens(req systemone.Request) int { return ownTo
 // name like "is_spam_obviously" would lead the model. A question the model
 // refuses fails the request as the caller's (see refused).
 func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	admitted, err := p.slots.admit(ctx, (len(req.Questions)+DecisionsMaxQuestions-1)/DecisionsMaxQuestions)
+	admitted, err := p.slots.Admit(ctx, (len(req.Questions)+DecisionsMaxQuestions-1)/DecisionsMaxQuestions)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +83,7 @@ func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		for i, name := range batch {
 			qs[i] = req.Questions[name].Canonical()
 		}
-		d, err := call(ctx, admitted, func() (*openai.Decision, error) { return p.client.Decisions.New(ctx, p.params(req.State, qs)) })
+		d, err := engine.Call(ctx, admitted, func() (*openai.Decision, error) { return p.client.Decisions.New(ctx, p.params(req.State, qs)) })
 		if err != nil {
 			return nil, p.failure(ctx, err)
 		}
@@ -263,8 +262,7 @@ func (p *Decisions) failure(ctx context.Context, err error) error {
 	}
 	status, msg := apiErr.StatusCode, p.redact(apiErr.Message)
 	misconfigured := func(setting, format string, args ...any) error {
-		return &chatadapter.MisconfiguredError{Setting: setting,
-			Message: fmt.Sprintf("%s: %s; check %s", p.s.Source, fmt.Sprintf(format, args...), setting)}
+		return fault.New(fault.Misconfigured, "%s: %s; check %s", p.s.Source, fmt.Sprintf(format, args...), setting)
 	}
 	aboutModel := apiErr.Param == "model" || strings.Contains(apiErr.Code, "model")
 	switch {
@@ -289,10 +287,11 @@ func (p *Decisions) failure(ctx context.Context, err error) error {
 
 func (p *Decisions) overloaded(reason string, wait time.Duration, err error) error {
 	if wait <= 0 {
-		wait = chatadapter.DefaultOverloadRetryAfter
+		wait = DefaultRetryAfter
 	}
-	return &chatadapter.OverloadedError{RetryAfter: wait, Err: err,
-		Message: fmt.Sprintf("%s: the Decisions provider did not answer (%s)", p.s.Source, reason)}
+	fe := fault.Retry(fault.Overloaded, wait, "%s: the Decisions provider did not answer (%s)", p.s.Source, reason)
+	fe.Err = err
+	return fe
 }
 
 // redact removes the key from provider text that is about to be returned.

@@ -13,31 +13,27 @@
 // (the registry's NameFromBackend), and a bounded number of calls in
 // flight, beyond which a request is refused at once as overloaded.
 //
-// Failures say what happened, as the chat adapter's do, and
-// judge/internal/fault maps them once: a *chatadapter.OverloadedError
-// (saturated, failing, too slow), a *chatadapter.MisconfiguredError (the
-// upstream refused the key, model or base URL), a
-// *chatadapter.InvalidOutputError (an answer against the contract), a
-// *systemone.Error from a System One upstream (its own statuses), and for
-// a request the upstream refuses as the caller's to fix, a
-// *systemone.ValidationError or a *fault.Error with InvalidArgument or
-// TooLarge (see CallersFault). See docs/judge.md, "Providers".
+// Failures are the judge's codes (judge/internal/fault), made here once:
+// Overloaded (saturated, failing, too slow), Misconfigured (the upstream
+// refused the key, model or base URL), InvalidOutput (an answer against
+// the contract), a *systemone.Error from a System One upstream (its own
+// statuses), and for a request the upstream refuses as the caller's to
+// fix, a *systemone.ValidationError or InvalidArgument or TooLarge (see
+// CallersFault). See docs/judge.md, "Providers".
 package providers
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"github.com/judgeworks/judge/internal/engine"
+	"github.com/judgeworks/judge/internal/fairqueue"
 	"math"
 	"strconv"
 	"time"
 
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/shared/calibrate"
-	"github.com/judgeworks/shared/chatadapter"
-	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/systemone"
-	"github.com/judgeworks/shared/tokens"
 )
 
 // Settings say where an upstream is and how the judge calls it.
@@ -56,13 +52,13 @@ type Settings struct {
 	Source string
 	KeyEnv string
 	// MaxInFlight bounds the calls in flight to this upstream, shared
-	// among the judge's keys in turn (shared/fairqueue). Zero means
+	// among the judge's keys in turn (engine.Slots). Zero means
 	// DefaultMaxInFlight.
 	MaxInFlight int
 	// MaxWait is the longest estimated wait for a slot a request is
 	// admitted with, and Queue the most calls admitted and waiting; a
-	// request beyond either is refused at once with an
-	// *chatadapter.OverloadedError, so a Fallback moves on to the next
+	// request beyond either is refused at once as fault.Overloaded, so a
+	// Fallback moves on to the next
 	// provider. Zero for both: only what starts at once is admitted.
 	MaxWait time.Duration
 	Queue   int
@@ -72,8 +68,10 @@ type Settings struct {
 	Calibration calibrate.File
 }
 
-// Defaults of Settings.
+// Defaults of Settings, and the Retry-After of an overload when the
+// upstream named none.
 const (
+	DefaultRetryAfter  = 2 * time.Second
 	DefaultMaxInFlight = 64
 	DefaultCallTimeout = 30 * time.Second
 )
@@ -92,44 +90,6 @@ func (s Settings) withDefaults() Settings {
 // upstream read as readout to questions like q; 1 changes nothing.
 func (s Settings) temperature(readout string, q systemone.Question) float64 {
 	return s.Calibration.Temperature(s.Model, readout, string(q.Type))
-}
-
-// slots are one upstream's calls in flight, shared among the judge's keys
-// by the same fair queue as the chat adapter's (shared/fairqueue): a key
-// that floods waits behind its own calls and is refused at admission,
-// while another key's request is admitted beside it. A refusal is
-// immediate, so overload shows as a fast 529 and a Fallback moves on to
-// the next provider instead of waiting.
-type slots struct {
-	q      *fairqueue.Queue
-	source string
-}
-
-func newSlots(s Settings) slots {
-	return slots{q: fairqueue.New(fairqueue.Config{Slots: s.MaxInFlight, Queue: s.Queue, MaxWait: s.MaxWait}), source: s.Source}
-}
-
-// admit admits a request of calls upstream calls for the key ctx names,
-// or returns the error to answer with, as the chat adapter does. The
-// caller calls Done on the admitted request when it is over.
-func (s slots) admit(ctx context.Context, calls int) (*fairqueue.Request, error) {
-	return chatadapter.Admit(ctx, s.q, calls, s.source)
-}
-
-// call runs one upstream call in a slot of r, in its key's turn.
-func call[T any](ctx context.Context, r *fairqueue.Request, do func() (T, error)) (T, error) {
-	slot, err := r.Acquire(ctx)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	v, err := do()
-	if err != nil {
-		slot.Release(fairqueue.Failed)
-	} else {
-		slot.Release(fairqueue.Answered)
-	}
-	return v, err
 }
 
 // CallersFault reports whether err refuses the request itself: a
@@ -206,11 +166,12 @@ func weights(q systemone.Question, a systemone.Answer) ([]float64, error) {
 	return w, nil
 }
 
-// ownTokens is the tokens of req itself, the plan of a provider that
-// forwards the request as it came.
-func ownTokens(req systemone.Request) int { return req.CountTokens(tokens.Default()) }
-
 // invalid is the error of an answer against the upstream's contract.
 func invalid(source, format string, args ...any) error {
-	return &chatadapter.InvalidOutputError{Message: source + ": " + fmt.Sprintf(format, args...)}
+	return fault.New(fault.InvalidOutput, "%s: %s", source, fmt.Sprintf(format, args...))
+}
+
+// newSlots returns the calls in flight to the upstream s names.
+func newSlots(s Settings) *engine.Slots {
+	return engine.NewSlots(fairqueue.Config{Slots: s.MaxInFlight, Queue: s.Queue, MaxWait: s.MaxWait}, s.Source)
 }

@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/fairqueue"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/shared/calibrate"
-	"github.com/judgeworks/shared/chatadapter"
-	"github.com/judgeworks/shared/fairqueue"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -235,8 +234,7 @@ func TestSystemOneShedsWhenFull(t *testing.T) {
 	<-entered
 	start := time.Now()
 	_, err := p.Ask(context.Background(), mixed())
-	var oe *chatadapter.OverloadedError
-	if !errors.As(err, &oe) || !strings.Contains(oe.Message, "busy provider") {
+	if fault.CodeOf(err) != fault.Overloaded || !strings.Contains(err.Error(), "busy provider") {
 		t.Fatalf("second request: %v, want an OverloadedError naming the provider", err)
 	}
 	if waited := time.Since(start); waited > 2*time.Second {
@@ -287,7 +285,7 @@ func TestSystemOneSharesSlotsAmongKeys(t *testing.T) {
 				return false, err
 			default:
 			}
-			if p.slots.q.Stats().Pending > before {
+			if p.slots.Stats().Pending > before {
 				return true, nil
 			}
 			time.Sleep(time.Millisecond)
@@ -306,20 +304,19 @@ func TestSystemOneSharesSlotsAmongKeys(t *testing.T) {
 			t.Fatal("the flood was never refused")
 		}
 		errc := ask("flood", fmt.Sprintf("flood %d", i))
-		ok, err := queued(errc, p.slots.q.Stats().Pending)
+		ok, err := queued(errc, p.slots.Stats().Pending)
 		if ok {
 			admitted++
 			go func() { results <- <-errc }()
 			continue
 		}
-		var oe *chatadapter.OverloadedError
-		if !errors.As(err, &oe) || !strings.Contains(oe.Message, "shared provider") {
+		if fault.CodeOf(err) != fault.Overloaded || !strings.Contains(err.Error(), "shared provider") {
 			t.Fatalf("flood request %d: %v, want an OverloadedError naming the provider", i, err)
 		}
 		break
 	}
 	light := ask("light", "light")
-	if ok, err := queued(light, p.slots.q.Stats().Pending); !ok {
+	if ok, err := queued(light, p.slots.Stats().Pending); !ok {
 		t.Fatalf("the light key's request beside the flood: %v, want it admitted", err)
 	}
 	floodFirst := 0

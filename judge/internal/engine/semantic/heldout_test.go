@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/judgeworks/judge/internal/engine/lexical"
+	"github.com/judgeworks/judge/internal/engine/semantic"
 	"github.com/judgeworks/judge/internal/evalset"
-	"github.com/judgeworks/judge/internal/lexical"
-	"github.com/judgeworks/judge/internal/semantic"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/wordvec"
 )
@@ -35,7 +35,7 @@ func TestHeldOutBeatsLexical(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := engines{semantic.Name: sem, lexical.Name: lexical.Engine{}}
-	const data = "../../testdata/eval/heldout.jsonl"
+	const data = "../../../testdata/eval/heldout.jsonl"
 	s, err := evalset.EvaluateFile(context.Background(), b, semantic.Name, data, "", 1)
 	if err != nil {
 		t.Fatal(err)

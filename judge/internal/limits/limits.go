@@ -1,0 +1,96 @@
+// Package limits holds the judge's bounds on a request beyond its shape
+// (docs/api.md, "Judge: POST /v1/systemone"): the token limits, counted
+// with the judge's tokenizer. Check validates a request once and returns
+// what later stages need of it, so nothing downstream counts again.
+package limits
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/judgeworks/shared/systemone"
+)
+
+// Token limits of a request.
+const (
+	// MaxStateAndQuestionTokens bounds the state plus the longest question:
+	// what one model call sees when questions are asked one at a time.
+	MaxStateAndQuestionTokens = 32_000
+	// MaxRequestTokens bounds the whole request: state plus every question.
+	MaxRequestTokens = 64_000
+)
+
+// Counter counts the tokens of a text. *tokens.Counter satisfies it.
+type Counter interface {
+	Count(s string) int
+}
+
+// Check validates req: its shape (systemone.Request.Validate), then the
+// token limits (state plus the longest question at most 32,000 tokens; the
+// whole request at most 64,000). It returns the request's input tokens,
+// counted as Count does. The error is a *systemone.ValidationError listing
+// every problem.
+func Check(req systemone.Request, count Counter) (int, error) {
+	if err := req.Validate(); err != nil {
+		// Token counts of a malformed request would only add noise.
+		return 0, err
+	}
+	state := count.Count(systemone.ContentText(req.State))
+	longest, total := 0, state
+	for name, q := range req.Questions {
+		n := question(count, name, q)
+		longest = max(longest, n)
+		total += n
+	}
+	var items []systemone.ValidationItem
+	if state+longest > MaxStateAndQuestionTokens {
+		items = append(items, systemone.ValidationItem{Loc: []string{"body", "state"}, Type: "too_long",
+			Msg: fmt.Sprintf("state plus the longest question is %d tokens, more than the limit of %d", state+longest, MaxStateAndQuestionTokens)})
+	}
+	if total > MaxRequestTokens {
+		items = append(items, systemone.ValidationItem{Loc: []string{"body"}, Type: "too_long",
+			Msg: fmt.Sprintf("the request is %d tokens, more than the limit of %d", total, MaxRequestTokens)})
+	}
+	if items != nil {
+		return 0, &systemone.ValidationError{Items: items}
+	}
+	return total, nil
+}
+
+// Count counts the input tokens of req as Check does: the state once plus
+// every question (name, instructions, criteria).
+func Count(req systemone.Request, count Counter) int {
+	n := count.Count(systemone.ContentText(req.State))
+	for name, q := range req.Questions {
+		n += question(count, name, q)
+	}
+	return n
+}
+
+// question counts what a model sees of one question: its name,
+// instructions and criteria, one piece per line.
+func question(count Counter, name string, q systemone.Question) int {
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('\n')
+	b.WriteString(systemone.ContentText(q.Instructions))
+	if q.Noul != nil {
+		b.WriteByte('\n')
+		b.WriteString(q.Noul.True)
+		b.WriteByte('\n')
+		b.WriteString(q.Noul.False)
+	}
+	for _, o := range q.Options {
+		b.WriteByte('\n')
+		b.WriteString(o.Name)
+		if o.Description != nil {
+			b.WriteString(": ")
+			b.WriteString(systemone.ContentText(o.Description))
+		}
+	}
+	for _, l := range q.Levels {
+		b.WriteByte('\n')
+		b.WriteString(l)
+	}
+	return count.Count(b.String())
+}
