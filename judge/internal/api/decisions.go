@@ -706,6 +706,11 @@ func (p *parser) object(raw json.RawMessage, loc []string, allowed ...string) ma
 		p.add("must be an object", "dict_type", loc...)
 		return nil
 	}
+	// A repeated key is refused as /v1/systemone refuses it, rather than
+	// letting the last one win.
+	for _, k := range systemone.DuplicateKeys(raw) {
+		p.add("field given more than once", "value_error", at(loc, k)...)
+	}
 	var unknown []string
 	for k := range m {
 		if !slices.Contains(allowed, k) {

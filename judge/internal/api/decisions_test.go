@@ -563,3 +563,22 @@ func FuzzDecodeDecision(f *testing.F) {
 		_ = d.answer(&systemone.Response{Answers: map[string]systemone.Answer{}})
 	})
 }
+
+// A JSON key given twice is refused on /v1/decisions as on /v1/systemone
+// (422 value_error naming the field), never read as its last value.
+func TestDuplicateKeysRefusedOnBothRoutes(t *testing.T) {
+	srv := listen(t, setup{})
+	decisions := map[string]string{
+		"model":                     `{"model": "m-latest", "model": "m-latest", "input": "x", "questions": [{"type": "predicate", "instructions": "a"}]}`,
+		"questions[0].instructions": `{"model": "m-latest", "input": "x", "questions": [{"type": "predicate", "instructions": "a", "instructions": "b"}]}`,
+	}
+	for param, body := range decisions {
+		var resp *http.Response
+		err := client(srv.URL, "k").Post(context.Background(), "decisions", json.RawMessage(body), nil, option.WithResponseInto(&resp))
+		wantAPIError(t, err, http.StatusUnprocessableEntity, "validation_error", "value_error", param)
+	}
+	a := mustPost(t, srv.URL, "/v1/systemone", "k", "", `{"model": "m-latest", "model": "m-latest", "state": "x", "questions": {"q": {"type": "noul", "instructions": "a"}}}`)
+	if a.status != http.StatusUnprocessableEntity || !strings.Contains(a.body, "value_error") {
+		t.Errorf("/v1/systemone: %d %s", a.status, a.body)
+	}
+}
