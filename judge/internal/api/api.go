@@ -376,7 +376,7 @@ func (h *handler) handleError(err error, c echo.Context) {
 		fe = fault.From(err)
 	}
 	if fe.Code.Status() >= 500 {
-		log.Error("request failed", "err", err)
+		log.Error("request failed", "err", err, "cause", fe.Err)
 	}
 	if fe.RetryAfter > 0 {
 		hdr := c.Response().Header()
