@@ -78,10 +78,10 @@ const (
 // Defaults of the adapter's settings.
 const (
 	DefaultMalformedRetries = 2
-	DefaultRequestTimeout      = 60 * time.Second
-	DefaultFaultRetries        = 4
-	UpstreamBackoffBase        = 200 * time.Millisecond
-	UpstreamBackoffMax         = 5 * time.Second
+	DefaultRequestTimeout   = 60 * time.Second
+	DefaultFaultRetries     = 4
+	UpstreamBackoffBase     = 200 * time.Millisecond
+	UpstreamBackoffMax      = 5 * time.Second
 	// DefaultOverloadRetryAfter is an OverloadedError's RetryAfter when
 	// the provider named no wait of its own.
 	DefaultOverloadRetryAfter = 2 * time.Second
