@@ -45,6 +45,10 @@ type Adapter struct {
 	// readouts remembers, per model, that the provider gave no logprobs,
 	// so auto mode stops asking for them.
 	readouts sync.Map // model name → readout
+	// logprobsSeen says the provider has answered with logprobs, so in
+	// auto mode a request no longer needs the probabilities readout's
+	// second pass planned.
+	logprobsSeen atomic.Bool
 }
 
 var _ systemone.Backend = (*Adapter)(nil)
@@ -404,14 +408,17 @@ func (a *Adapter) askCore(ctx context.Context, req systemone.Request) (*systemon
 	}, nil
 }
 
-// PlannedInputTokens is the input tokens Ask will send for req, for the
-// judge's token budget (the registry's Planner): for every upstream call,
-// the system message and the user message (state block, then question)
-// exactly as Ask builds them, counted with shared/tokens, rotations and
-// the tournament's group and final calls included. Retries are not
-// planned, since nothing says in advance whether there will be any: a
-// provider fault, a malformed reply and its correction, the second pass
-// of a provider found to give no logprobs. req must be valid.
+// PlannedInputTokens is the input tokens Ask will send for req along its
+// most expensive path, for the judge's token budget (the registry's
+// Engine): for every upstream call, the system message and the user
+// message (state block, then question) exactly as Ask builds them,
+// counted with shared/tokens, rotations and the tournament's group and
+// final calls included. In auto mode, until the provider has answered
+// with logprobs, the probabilities readout's second pass is planned too:
+// a provider without logprobs makes every question run again. Retries
+// are not planned, since nothing says in advance whether there will be
+// any: a provider fault, a malformed reply and its correction. req must
+// be valid.
 func (a *Adapter) PlannedInputTokens(req systemone.Request) int {
 	req, _ = coherent.Rewrite(req, coherent.Rules{})
 	count := tokens.Default()
@@ -425,13 +432,18 @@ func (a *Adapter) PlannedInputTokens(req systemone.Request) int {
 	// the block is counted once and each call's question alone: a
 	// 30,000-token state is not tokenized again for every call.
 	perCall := systemPromptTokens() + count.Count(state)
-	r := a.readoutNow()
+	passes := []readout{a.readoutNow()}
+	if a.cfg.readout == ReadoutAuto && passes[0] == readoutLogprobs && !a.logprobsSeen.Load() {
+		passes = append(passes, readoutProbabilities)
+	}
 	total := 0
-	for _, q := range req.Questions {
-		q = q.Canonical()
-		for _, round := range a.rounds(&q, r) {
-			for _, c := range round {
-				total += perCall + count.Count(c.prompt("", c.labels()))
+	for _, r := range passes {
+		for _, q := range req.Questions {
+			q = q.Canonical()
+			for _, round := range a.rounds(&q, r) {
+				for _, c := range round {
+					total += perCall + count.Count(c.prompt("", c.labels()))
+				}
 			}
 		}
 	}
@@ -451,7 +463,7 @@ func (a *Adapter) answer(ctx context.Context, j *job, q *systemone.Question, rou
 	if errors.Is(err, errNoLogprobs) {
 		if a.cfg.readout != ReadoutAuto {
 			return systemone.Answer{}, &MisconfiguredError{Setting: chatmodel.EnvModel,
-				Message: fmt.Sprintf("the provider returns no logprobs for %s=%s; use the probabilities or auto readout", chatmodel.EnvModel, a.cfg.llm.Model)}
+				Message: fmt.Sprintf("the provider returns no logprobs for %s; use the probabilities or auto readout", chatmodel.EnvModel)}
 		}
 		if _, loaded := a.readouts.Swap(a.cfg.llm.Model, readoutProbabilities); !loaded {
 			a.cfg.logger.Info("provider returns no logprobs; using the probabilities readout", "model", a.cfg.llm.Model)
@@ -814,7 +826,9 @@ func (a *Adapter) read(ctx context.Context, j *job, c call) ([]float64, error) {
 			if len(tops) == 0 {
 				tops = []tokenLogprob{{Token: lp.Content[0].Token, Logprob: lp.Content[0].Logprob}}
 			}
-			p, err = readLogprobs(tops, labels)
+			if p, err = readLogprobs(tops, labels); err == nil {
+				a.logprobsSeen.Store(true)
+			}
 		case reply.Choices[0].Message.Refusal != "":
 			content = reply.Choices[0].Message.Refusal
 			err = malformed("the reply was a refusal instead of the JSON object")
@@ -830,9 +844,10 @@ func (a *Adapter) read(ctx context.Context, j *job, c call) ([]float64, error) {
 			return nil, err
 		}
 		if attempt >= a.cfg.malformedRetries {
+			a.cfg.logger.Warn("malformed model replies; giving up", "model", a.cfg.llm.Model, "attempts", attempt+1, "reason", a.redact(bad.reason))
 			return nil, &InvalidOutputError{
-				Message: fmt.Sprintf("%s=%s did not answer in the required format after %d attempts: %s",
-					chatmodel.EnvModel, a.cfg.llm.Model, attempt+1, bad.reason)}
+				Message: fmt.Sprintf("the model of %s did not answer in the required format after %d attempts",
+					chatmodel.EnvModel, attempt+1)}
 		}
 		a.cfg.logger.Warn("malformed model reply; retrying", "model", a.cfg.llm.Model, "readout", r, "reason", bad.reason)
 		if r == readoutProbabilities {
@@ -943,7 +958,10 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 	if err == nil {
 		return fault{final: true, outcome: Answered}
 	}
-	misconfigured := func(setting, format string, args ...any) fault {
+	// The caller learns which setting to check; the provider's own words,
+	// the model's name and the base URL go to the log only, redacted.
+	misconfigured := func(setting, detail, format string, args ...any) fault {
+		a.cfg.logger.Warn("the provider refused the settings", "model", a.cfg.llm.Model, "setting", setting, "detail", detail)
 		return fault{final: true, outcome: Failed, err: &MisconfiguredError{Setting: setting,
 			Message: fmt.Sprintf(format, args...) + "; check " + setting}}
 	}
@@ -966,35 +984,33 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 			return f
 		case status == http.StatusUnauthorized || status == http.StatusForbidden:
 			// The provider's text may quote part of the key; it is not shown.
-			return misconfigured(chatmodel.EnvAPIKey, "the provider refused the key (%d)", status)
+			return misconfigured(chatmodel.EnvAPIKey, "", "the provider refused the key (%d)", status)
 		case status == http.StatusNotFound:
 			if apiErr.Code == "model_not_found" || strings.Contains(strings.ToLower(msg), "model") {
-				return misconfigured(chatmodel.EnvModel, "the provider does not know %s=%s (404: %s)", chatmodel.EnvModel, a.cfg.llm.Model, msg)
+				return misconfigured(chatmodel.EnvModel, msg, "the provider does not know the model of %s (404)", chatmodel.EnvModel)
 			}
-			return misconfigured(chatmodel.EnvBaseURL, "the provider has no chat completions endpoint under %s (404); the base URL must include /v1", chatmodel.EnvBaseURL)
+			return misconfigured(chatmodel.EnvBaseURL, msg, "the provider has no chat completions endpoint under %s (404); the base URL must include /v1", chatmodel.EnvBaseURL)
 		case r == readoutLogprobs && strings.Contains(strings.ToLower(msg), "logprob"):
 			return fault{final: true, outcome: Failed, err: errNoLogprobs}
 		default:
-			return misconfigured(chatmodel.EnvModel, "the provider rejected the call (%d: %s)", status, msg)
+			return misconfigured(chatmodel.EnvModel, msg, "the provider rejected the call (%d)", status)
 		}
 	}
 	if ctx.Err() != nil {
 		return fault{final: true, outcome: Failed, err: a.budgetGone(ctx, "timeout", 0)}
 	}
 	if chatmodel.IsUnreachable(err) {
-		return misconfigured(chatmodel.EnvBaseURL, "the provider at %s=%s cannot be reached", chatmodel.EnvBaseURL, a.cfg.llm.BaseURL)
+		return misconfigured(chatmodel.EnvBaseURL, a.redact(err.Error()), "the provider at %s cannot be reached", chatmodel.EnvBaseURL)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fault{outcome: Failed, reason: "call timeout"}
 	}
-	return fault{outcome: Failed, reason: a.redact(err.Error())}
+	a.cfg.logger.Debug("upstream call failed", "model", a.cfg.llm.Model, "err", a.redact(err.Error()))
+	return fault{outcome: Failed, reason: "transport error"}
 }
 
 // redact removes the key from provider text that is about to be logged or
 // returned.
 func (a *Adapter) redact(s string) string {
-	if k := a.cfg.llm.APIKey; len(k) >= 4 {
-		s = strings.ReplaceAll(s, k, "[key]")
-	}
-	return trimReply(s)
+	return trimReply(a.cfg.llm.Redact(s))
 }

@@ -375,7 +375,7 @@ func TestLogprobsWithoutAnyLabelIsMalformed(t *testing.T) {
 	})
 	a := newTestAdapter(t, f, WithReadout(ReadoutLogprobs), WithMalformedRetries(1))
 	_, err := a.Ask(context.Background(), request(map[string]systemone.Question{"team": choiceQ("billing", "technical")}))
-	if e := asError[*InvalidOutputError](t, err); !strings.Contains(e.Message, "none of the labels") {
+	if e := asError[*InvalidOutputError](t, err); !strings.Contains(e.Message, "required format") || strings.Contains(e.Message, "The") {
 		t.Fatalf("error %v", e)
 	}
 	if n := len(f.recorded()); n != 2 {

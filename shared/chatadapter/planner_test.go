@@ -94,7 +94,9 @@ func TestPlannedInputTokensMatchWhatIsSent(t *testing.T) {
 		for i, state := range states {
 			t.Run(fmt.Sprintf("%s/state%d", tt.name, i), func(t *testing.T) {
 				f := newFake(t, anyLabelReply)
-				a := newTestAdapter(t, f, tt.opts...)
+				// A fixed readout: in auto mode the plan also covers a
+				// second pass the provider never needs here.
+				a := newTestAdapter(t, f, append([]Option{WithReadout(ReadoutLogprobs)}, tt.opts...)...)
 				req := request(tt.questions)
 				req.State = raw(state)
 				planned := a.PlannedInputTokens(req)
@@ -108,6 +110,51 @@ func TestPlannedInputTokensMatchWhatIsSent(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// In auto mode a provider without logprobs makes every question run again
+// with the probabilities readout. The plan covers both passes until the
+// provider has answered with logprobs once; then it covers one.
+func TestPlannedInputTokensCoverTheSecondPass(t *testing.T) {
+	questions := map[string]systemone.Question{
+		"pick": manyOptions(45), "a": noulQ("Angry?"), "anger": scoreQ("calm", "annoyed", "angry"),
+	}
+	noLogprobs := func(w http.ResponseWriter, r *http.Request, c chatCall, n int) {
+		if c.isLogprobs() {
+			writeContent(w, "A") // a provider that ignores logprobs
+			return
+		}
+		anyLabelReply(w, r, c, n)
+	}
+	f := newFake(t, noLogprobs)
+	a := newTestAdapter(t, f)
+	req := request(questions)
+	planned := a.PlannedInputTokens(req)
+	ask(t, a, req)
+	if sent := sentTokens(f.recorded()); planned < sent {
+		t.Fatalf("planned %d input tokens, the upstream received %d over both passes", planned, sent)
+	}
+	// Now in the probabilities readout for good: one pass, exactly.
+	before := len(f.recorded())
+	planned = a.PlannedInputTokens(req)
+	ask(t, a, req)
+	if sent := sentTokens(f.recorded()[before:]); planned != sent {
+		t.Fatalf("after the switch: planned %d, sent %d", planned, sent)
+	}
+
+	// A provider with logprobs: the second pass is planned only until
+	// its first answer shows them.
+	g := newFake(t, anyLabelReply)
+	b := newTestAdapter(t, g)
+	first := b.PlannedInputTokens(req)
+	ask(t, b, req)
+	sent := sentTokens(g.recorded())
+	if first <= sent {
+		t.Errorf("before any answer the plan %d does not cover a second pass beyond the %d sent", first, sent)
+	}
+	if again := b.PlannedInputTokens(req); again != sent {
+		t.Errorf("once logprobs were seen: planned %d, one pass sends %d", again, sent)
 	}
 }
 
@@ -136,7 +183,7 @@ func TestPlannedInputTokensLeaveOutRetries(t *testing.T) {
 // one copy of the state per question would.
 func TestPlannedInputTokensCountTheStateOnce(t *testing.T) {
 	f := newFake(t, anyLabelReply)
-	a := newTestAdapter(t, f)
+	a := newTestAdapter(t, f, WithReadout(ReadoutLogprobs))
 	state := fmt.Sprintf("%q", strings.Repeat("the customer wrote again about a refund ", 2000))
 	qs := map[string]systemone.Question{}
 	for i := range 500 {

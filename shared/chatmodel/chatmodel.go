@@ -60,6 +60,31 @@ func (s Settings) Configured() bool {
 	return s.BaseURL != "" || s.APIKey != ""
 }
 
+// Redact removes the settings' secrets from text about to be logged: the
+// key, and the credentials and query string a base URL may carry
+// (https://user:pass@host/v1?api-key=…), each replaced by [redacted].
+// Messages for callers name settings and never quote their values; this
+// is for the log lines that keep the details.
+func (s Settings) Redact(text string) string {
+	secrets := []string{s.APIKey}
+	if u, err := url.Parse(s.BaseURL); err == nil {
+		if u.User != nil {
+			p, _ := u.User.Password()
+			secrets = append(secrets, u.User.String(), u.User.Username(), p)
+		}
+		secrets = append(secrets, u.RawQuery)
+		for _, vs := range u.Query() {
+			secrets = append(secrets, vs...)
+		}
+	}
+	for _, v := range secrets {
+		if len(v) >= 3 {
+			text = strings.ReplaceAll(text, v, "[redacted]")
+		}
+	}
+	return text
+}
+
 // Validate names the first missing or malformed setting. The key itself is
 // never part of the message.
 func (s Settings) Validate() error {

@@ -530,6 +530,15 @@ type entry struct {
 // It walks the bytes once with jsonscan instead of using json.Decoder's
 // tokens: the body was checked once by checkSyntax, and re-scanning every
 // nested value through the decoder cost most of the decoding time.
+// DuplicateKeys lists the keys that occur more than once in the JSON
+// object raw (raw must be valid JSON), after the first occurrence of each:
+// the rule DecodeRequest refuses them by, for any other decoder of the
+// judge's wire formats to refuse them by too.
+func DuplicateKeys(raw []byte) []string {
+	_, dups := objectEntries(raw)
+	return dups
+}
+
 func objectEntries(raw []byte) (entries []entry, dups []string) {
 	s := jsonscan.New(raw)
 	var seen map[string]bool

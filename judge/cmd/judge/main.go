@@ -85,7 +85,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]int, 0, cfg.Keys.Len())
+	ids := make([]string, 0, cfg.Keys.Len())
 	for _, k := range cfg.Keys.All() {
 		if unknown := reg.Unknown(k.Models); len(unknown) > 0 {
 			logger.Warn("a key names models this judge does not serve; requests for them get 400",

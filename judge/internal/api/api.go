@@ -80,7 +80,12 @@ func (systemOneBodies) validation(ve *systemone.ValidationError) any {
 	return map[string]any{"detail": ve.Items}
 }
 
-const keyCtx = "bearer_key"
+// Values a request carries through echo's context: the caller's key, and
+// the model it was resolved to (stored with an idempotent answer).
+const (
+	keyCtx   = "bearer_key"
+	modelCtx = "model"
+)
 
 // New returns the judge's echo instance with every route.
 func New(logger *slog.Logger, d Deps) *echo.Echo {
@@ -106,9 +111,11 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	// Middleware per route rather than on a group: an echo group with
 	// middleware catches every path under it, which turns 405s into 404s.
 	e.GET("/v1/models", h.models, h.authenticate)
-	// Idempotent replays come before the rate limit: they charge nothing.
-	e.POST("/v1/systemone", h.systemOne, h.authenticate, h.idempotent, h.rateLimit)
-	e.POST(decisionsRoute, h.decisions, h.authenticate, h.idempotent, h.rateLimit)
+	// The request bucket is taken before the body is read, whether or
+	// not the request carries an Idempotency-Key: a replay costs a
+	// request too, and an empty bucket refuses without waiting for a body.
+	e.POST("/v1/systemone", h.systemOne, h.authenticate, h.rateLimit, h.idempotent)
+	e.POST(decisionsRoute, h.decisions, h.authenticate, h.rateLimit, h.idempotent)
 	return e
 }
 
@@ -173,7 +180,7 @@ func (h *handler) systemOne(c echo.Context) error {
 			Type: "too_long",
 		}}}
 	}
-	m, err := h.resolveModel(key, req.Model)
+	m, err := h.resolveModel(c, key, req.Model)
 	if err != nil {
 		return err
 	}
@@ -185,8 +192,18 @@ func (h *handler) systemOne(c echo.Context) error {
 }
 
 // resolveModel resolves a request's model for key: 400 for an unknown name, 403
-// for a model the key may not use.
-func (h *handler) resolveModel(key auth.BearerKey, name string) (*registry.Model, error) {
+// for a model the key may not use. The model's exact name goes with an
+// idempotent answer, so that a replay checks the key's permission again.
+func (h *handler) resolveModel(c echo.Context, key auth.BearerKey, name string) (*registry.Model, error) {
+	m, err := h.allowedModel(key, name)
+	if err == nil {
+		c.Set(modelCtx, m.Name)
+	}
+	return m, err
+}
+
+// allowedModel resolves name for key: the model, or the 400 or 403.
+func (h *handler) allowedModel(key auth.BearerKey, name string) (*registry.Model, error) {
 	m, ok := h.Registry.Resolve(name)
 	if !ok {
 		return nil, fault.New(fault.UnknownModel, "unknown model %q: GET /v1/models lists the models", name)
@@ -235,7 +252,8 @@ func (h *handler) readBody(c echo.Context) ([]byte, error) {
 }
 
 // authenticate accepts a request only with a configured bearer key. The key
-// itself is never logged; its position in the configuration is.
+// itself is never logged; the start of its identity (a keyed digest of it)
+// is.
 func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		token, ok := auth.BearerToken(c.Request().Header.Get(echo.HeaderAuthorization))
@@ -250,7 +268,7 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(keyCtx, key)
 		// The upstream queues share their slots fairly among keys.
-		c.SetRequest(c.Request().WithContext(fairqueue.WithTenant(c.Request().Context(), key.String())))
+		c.SetRequest(c.Request().WithContext(fairqueue.WithTenant(c.Request().Context(), key.ID)))
 		server.SetLogger(c, server.Logger(c).With("key", key.String()))
 		return next(c)
 	}
@@ -270,6 +288,9 @@ func (h *handler) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		if r.Allowed {
 			err = next(c)
 		} else {
+			// The body stays unread: close the connection after the
+			// answer, or the server would wait to read the body first.
+			c.Response().Header().Set(echo.HeaderConnection, "close")
 			err = fault.Retry(fault.RateLimited, r.RetryAfter, "rate limit exceeded for this key: retry in %d ms", ceilMillis(r.RetryAfter))
 		}
 		// The handler sets the token figures when it charges; an answer that
@@ -387,7 +408,7 @@ func (h *handler) handleError(err error, c echo.Context) {
 		fe = fault.From(err)
 	}
 	if fe.Code.Status() >= 500 {
-		log.Error("request failed", "err", err)
+		log.Error("request failed", "err", err, "cause", fe.Err)
 	}
 	if fe.RetryAfter > 0 {
 		hdr := c.Response().Header()

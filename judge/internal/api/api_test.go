@@ -55,7 +55,7 @@ func serveLogging(t *testing.T, backend engine.Engine, logger *slog.Logger) *htt
 		t.Fatal(err)
 	}
 	e := New(logger, Deps{
-		Keys: keys, Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1000, TPM: 1_000_000, IDs: []int{1}}),
+		Keys: keys, Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1000, TPM: 1_000_000, IDs: keyIDs(keys)}),
 		Registry: reg, Metrics: metrics.New(), Tokens: byteCounter{},
 	})
 	srv := httptest.NewServer(e)
@@ -205,8 +205,9 @@ func TestContextLoggerNamesTheKey(t *testing.T) {
 			line = l
 		}
 	}
-	if !strings.Contains(line, `"key":"key#1"`) || !strings.Contains(line, `"request_id":"`+id+`"`) {
-		t.Fatalf("backend's log line %q lacks the key's position or the request id", line)
+	keys, _ := auth.ParseBearerKeys("k")
+	if !strings.Contains(line, `"key":"`+keys.All()[0].String()+`"`) || !strings.Contains(line, `"request_id":"`+id+`"`) {
+		t.Fatalf("backend's log line %q lacks the key's name or the request id", line)
 	}
 }
 
@@ -224,3 +225,12 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 func (failing) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
 
 func (loggingBackend) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
+
+// keyIDs are the identities of keys, for their rate-limit buckets.
+func keyIDs(keys *auth.BearerKeys) []string {
+	var ids []string
+	for _, k := range keys.All() {
+		ids = append(ids, k.ID)
+	}
+	return ids
+}

@@ -36,7 +36,7 @@ func BenchmarkSystemOne(b *testing.B) {
 	rdb := redis.NewClient(opts)
 	b.Cleanup(func() { rdb.Close() })
 	for _, store := range []string{"process", "redis"} {
-		limits := ratelimit.Settings{RPM: 1 << 30, TPM: 1 << 40, IDs: []int{1}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		limits := ratelimit.Settings{RPM: 1 << 30, TPM: 1 << 40, IDs: keyIDs(keys), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 		if store == "redis" {
 			limits.Redis = rdb
 		}

@@ -38,7 +38,7 @@ func (h *handler) decisions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := h.resolveModel(key, d.req.Model)
+	m, err := h.resolveModel(c, key, d.req.Model)
 	if err != nil {
 		return err
 	}
@@ -712,6 +712,11 @@ func (p *parser) object(raw json.RawMessage, loc []string, allowed ...string) ma
 	if err := json.Unmarshal(raw, &m); err != nil {
 		p.add("must be an object", "dict_type", loc...)
 		return nil
+	}
+	// A repeated key is refused as /v1/systemone refuses it, rather than
+	// letting the last one win.
+	for _, k := range systemone.DuplicateKeys(raw) {
+		p.add("field given more than once", "value_error", at(loc, k)...)
 	}
 	var unknown []string
 	for k := range m {

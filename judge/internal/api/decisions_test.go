@@ -40,11 +40,15 @@ type setup struct {
 	limits       ratelimit.Settings // zero: 1000 requests and 1,000,000 tokens a minute
 	maxQuestions int
 	store        *idempotency.Store
+	keys         string // zero: "k,other,limited:elsewhere-latest"
 }
 
 func listen(t *testing.T, s setup) *httptest.Server {
 	t.Helper()
-	keys, err := auth.ParseBearerKeys("k,other,limited:elsewhere-latest")
+	if s.keys == "" {
+		s.keys = "k,other,limited:elsewhere-latest"
+	}
+	keys, err := auth.ParseBearerKeys(s.keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +62,7 @@ func listen(t *testing.T, s setup) *httptest.Server {
 	if s.limits.RPM == 0 {
 		s.limits.RPM, s.limits.TPM = 1000, 1_000_000
 	}
-	s.limits.IDs = []int{1, 2, 3}
+	s.limits.IDs = keyIDs(keys)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	s.limits.Logger = quiet
 	e := New(quiet, Deps{
@@ -561,4 +565,23 @@ func FuzzDecodeDecision(f *testing.F) {
 		}
 		_ = d.answer(&systemone.Response{Answers: map[string]systemone.Answer{}})
 	})
+}
+
+// A JSON key given twice is refused on /v1/decisions as on /v1/systemone
+// (422 value_error naming the field), never read as its last value.
+func TestDuplicateKeysRefusedOnBothRoutes(t *testing.T) {
+	srv := listen(t, setup{})
+	decisions := map[string]string{
+		"model":                     `{"model": "m-latest", "model": "m-latest", "input": "x", "questions": [{"type": "predicate", "instructions": "a"}]}`,
+		"questions[0].instructions": `{"model": "m-latest", "input": "x", "questions": [{"type": "predicate", "instructions": "a", "instructions": "b"}]}`,
+	}
+	for param, body := range decisions {
+		var resp *http.Response
+		err := client(srv.URL, "k").Post(context.Background(), "decisions", json.RawMessage(body), nil, option.WithResponseInto(&resp))
+		wantAPIError(t, err, http.StatusUnprocessableEntity, "validation_error", "value_error", param)
+	}
+	a := mustPost(t, srv.URL, "/v1/systemone", "k", "", `{"model": "m-latest", "model": "m-latest", "state": "x", "questions": {"q": {"type": "noul", "instructions": "a"}}}`)
+	if a.status != http.StatusUnprocessableEntity || !strings.Contains(a.body, "value_error") {
+		t.Errorf("/v1/systemone: %d %s", a.status, a.body)
+	}
 }

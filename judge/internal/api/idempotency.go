@@ -32,8 +32,9 @@ var idempotentWork = server.DefaultTimeouts.Write
 // store when it can: the stored answer for the same key, caller and body
 // (with Idempotent-Replayed: true), 409 while the first is still running,
 // 422 for the same key with another body. It runs after authentication
-// (the key's slot belongs to the caller) and before the rate limit, so a
-// replay or a refusal here takes nothing from either bucket. Only 200
+// (the key's slot belongs to the caller) and after the request bucket, so
+// a replay costs one request and no tokens. A replay is for a model the
+// key may still use (its list may have changed since), else 403. Only 200
 // answers are stored; any other outcome frees the key for a retry.
 func (h *handler) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -46,9 +47,6 @@ func (h *handler) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 				HeaderIdempotencyKey, idempotency.MaxKeyLength)
 		}
 		key := c.Get(keyCtx).(auth.BearerKey)
-		// The body is read here, before the request bucket is charged: the
-		// answer may be a replay that charges nothing. It stays bounded by
-		// the body limit.
 		body, err := h.readBody(c)
 		if err != nil {
 			return err
@@ -59,15 +57,17 @@ func (h *handler) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		out, stored, claim := h.Idempotency.Begin(ctx, idempotency.StoreKey(key.ID, values[0]), idempotency.Fingerprint(c.Path(), body))
 		switch out {
 		case idempotency.Replay:
-			h.peekLimits(c, key)
+			if _, err := h.allowedModel(key, stored.Model); err != nil {
+				return err
+			}
+			// Tokens untouched: the figures as they are.
+			setLimitHeaders(c.Response().Header(), "tokens", h.Limiter.PeekTokens(ctx, key.ID))
 			c.Response().Header().Set(HeaderReplayed, "true")
 			return c.Blob(stored.Status, stored.ContentType, stored.Body)
 		case idempotency.InUse:
-			h.peekLimits(c, key)
 			return fault.Retry(fault.IdempotencyKeyInUse, time.Second,
 				"a request with this %s is still running: retry once it has finished", HeaderIdempotencyKey)
 		case idempotency.Reused:
-			h.peekLimits(c, key)
 			return fault.New(fault.IdempotencyKeyReused,
 				"this %s was used within the last 24 hours for a request with another body: use a new key for a new request", HeaderIdempotencyKey)
 		}
@@ -86,8 +86,9 @@ func (h *handler) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Writer = rec
 		err = next(c)
 		c.Response().Writer = rec.ResponseWriter
-		if err == nil && c.Response().Status == http.StatusOK {
+		if model, _ := c.Get(modelCtx).(string); err == nil && c.Response().Status == http.StatusOK && model != "" {
 			claim.Finish(work, idempotency.Answer{
+				Model:       model,
 				Status:      http.StatusOK,
 				ContentType: c.Response().Header().Get(echo.HeaderContentType),
 				Body:        rec.buf.Bytes(),
@@ -96,15 +97,6 @@ func (h *handler) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return err
 	}
-}
-
-// peekLimits puts both buckets' figures on an answer that took nothing
-// from them.
-func (h *handler) peekLimits(c echo.Context, key auth.BearerKey) {
-	ctx := c.Request().Context()
-	hdr := c.Response().Header()
-	setLimitHeaders(hdr, "requests", h.Limiter.PeekRequests(ctx, key.ID))
-	setLimitHeaders(hdr, "tokens", h.Limiter.PeekTokens(ctx, key.ID))
 }
 
 // recorder keeps a copy of the body written through it. The copy is

@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"github.com/judgeworks/judge/internal/fault"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -12,6 +15,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/engine/lexical"
+	"github.com/judgeworks/judge/internal/idempotency"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/openai/openai-go/v3/option"
@@ -76,9 +80,10 @@ func mustPost(t *testing.T, url, path, bearer, key, body string) answer {
 	return a
 }
 
-// TestReplayChargesNothing: a replay returns the stored answer byte for
-// byte, without the engine and without taking from either bucket.
-func TestReplayChargesNothing(t *testing.T) {
+// TestReplayChargesARequest: a replay returns the stored answer byte for
+// byte, without the engine and without tokens, but takes a request like
+// any other: an empty request bucket refuses it.
+func TestReplayChargesARequest(t *testing.T) {
 	backend := &planned{tokens: 100}
 	// Three requests a minute: one refills every 20 s.
 	srv := listen(t, setup{backend: backend, limits: ratelimit.Settings{RPM: 3, TPM: 1000}})
@@ -96,7 +101,7 @@ func TestReplayChargesNothing(t *testing.T) {
 	if remaining != 2 || tokensLeft > 900 {
 		t.Fatalf("after the first request: %d requests, %d tokens left", remaining, tokensLeft)
 	}
-	for i := range 3 {
+	for i := range 2 {
 		var again *http.Response
 		r, err := c.Decisions.New(context.Background(), ticketParams(), option.WithResponseInto(&again))
 		if err != nil {
@@ -105,10 +110,11 @@ func TestReplayChargesNothing(t *testing.T) {
 		if again.Header.Get(HeaderReplayed) != "true" || r.RawJSON() != d.RawJSON() {
 			t.Errorf("replay %d: %s %s, want the first answer replayed", i+1, again.Header.Get(HeaderReplayed), r.RawJSON())
 		}
-		// The figures are read, not taken: never fewer than after the first.
-		if _, got, _ := limitHeaders(t, again.Header, "requests"); got < remaining {
-			t.Errorf("replay %d: %d requests left, want at least %d", i+1, got, remaining)
+		// A request taken (20 s refill, so none comes back meanwhile)...
+		if _, got, _ := limitHeaders(t, again.Header, "requests"); got != remaining-1-i {
+			t.Errorf("replay %d: %d requests left, want %d", i+1, got, remaining-1-i)
 		}
+		// ...and no tokens.
 		if _, got, _ := limitHeaders(t, again.Header, "tokens"); got < tokensLeft {
 			t.Errorf("replay %d: %d tokens left, want at least %d", i+1, got, tokensLeft)
 		}
@@ -116,15 +122,72 @@ func TestReplayChargesNothing(t *testing.T) {
 			t.Errorf("replay %d: x-request-id %q, want its own", i+1, id)
 		}
 	}
+	_, err = c.Decisions.New(context.Background(), ticketParams())
+	wantAPIError(t, err, http.StatusTooManyRequests, "rate_limit_exceeded", "rate_limit_exceeded", "")
 	if n := backend.asked.Load(); n != 1 {
 		t.Errorf("the engine was asked %d times, want once", n)
 	}
-	// Had the replays taken from the bucket it would be empty; it holds the
-	// two the first request left.
-	for i := range 2 {
-		if a := post(t, srv.URL, "k", body); a.status != http.StatusOK {
-			t.Errorf("fresh request %d after the replays: %d %s", i+1, a.status, a.body)
+}
+
+// TestEmptyBucketRefusesBeforeTheBody: with the request bucket empty, a
+// request with an Idempotency-Key is refused with 429 at once, without
+// waiting for a body its client never sends.
+func TestEmptyBucketRefusesBeforeTheBody(t *testing.T) {
+	srv := listen(t, setup{limits: ratelimit.Settings{RPM: 1, TPM: 1000}})
+	if a := mustPost(t, srv.URL, "/v1/systemone", "k", "", systemOneTwin); a.status != http.StatusOK {
+		t.Fatalf("first request: %d %s", a.status, a.body)
+	}
+	for _, header := range []string{"Idempotency-Key: stalled-1\r\n", ""} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
 		}
+		defer conn.Close()
+		fmt.Fprint(conn, "POST /v1/systemone HTTP/1.1\r\nHost: judge\r\nAuthorization: Bearer k\r\n"+
+			header+"Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n{")
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%q: no answer while the body stalls: %v", header, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+			t.Fatalf("%q: status %d, want 429 with Retry-After", header, resp.StatusCode)
+		}
+	}
+}
+
+// TestReplayChecksTheModel: an answer stored for a model the key may no
+// longer use (its list narrowed since) is not replayed: 403, as a fresh
+// request would get.
+func TestReplayChecksTheModel(t *testing.T) {
+	store := idempotency.New(context.Background(), idempotency.Settings{})
+	before := listen(t, setup{store: store, keys: "k"})
+	if a := mustPost(t, before.URL, "/v1/systemone", "k", "order-7", systemOneTwin); a.status != http.StatusOK {
+		t.Fatalf("first request: %d %s", a.status, a.body)
+	}
+	after := listen(t, setup{store: store, keys: "k:elsewhere-latest"})
+	a := mustPost(t, after.URL, "/v1/systemone", "k", "order-7", systemOneTwin)
+	if a.status != http.StatusForbidden || a.header.Get(HeaderReplayed) != "" {
+		t.Fatalf("replay for a model the key may no longer use: %d %s", a.status, a.body)
+	}
+}
+
+// TestRevokedKeyLeavesNothingToTheNext: revoking the first key of
+// JUDGE_API_KEYS hands its stored answers to no one; the key that moves up
+// to its position runs its own request.
+func TestRevokedKeyLeavesNothingToTheNext(t *testing.T) {
+	store := idempotency.New(context.Background(), idempotency.Settings{})
+	backend := &planned{tokens: 10}
+	before := listen(t, setup{store: store, keys: "alpha,beta", backend: backend})
+	if a := mustPost(t, before.URL, "/v1/systemone", "alpha", "order-9", systemOneTwin); a.status != http.StatusOK {
+		t.Fatalf("alpha: %d %s", a.status, a.body)
+	}
+	after := listen(t, setup{store: store, keys: "beta", backend: backend})
+	a := mustPost(t, after.URL, "/v1/systemone", "beta", "order-9", systemOneTwin)
+	if a.status != http.StatusOK || a.header.Get(HeaderReplayed) != "" || backend.asked.Load() != 2 {
+		t.Fatalf("beta after alpha's revocation: %d replayed=%q, engine asked %d times; want its own answer",
+			a.status, a.header.Get(HeaderReplayed), backend.asked.Load())
 	}
 }
 

@@ -54,7 +54,7 @@ func judge(t *testing.T, backend engine.Engine, limits ratelimit.Settings, maxQu
 	if err := reg.Add(registry.Model{Name: "m-1", Aliases: []string{"m-latest"}, Backend: backend}); err != nil {
 		t.Fatal(err)
 	}
-	limits.IDs = []int{1, 2}
+	limits.IDs = keyIDs(keys)
 	if limits.Logger == nil {
 		limits.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -294,7 +294,7 @@ func TestManyQuestionsRefusedCheaply(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{
-		Keys: keys, Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1000, TPM: 15_000_000, IDs: []int{1}}),
+		Keys: keys, Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1000, TPM: 15_000_000, IDs: keyIDs(keys)}),
 		Registry: reg, Metrics: metrics.New(), Tokens: count,
 	})
 	req := httptest.NewRequest(http.MethodPost, "/v1/systemone", strings.NewReader(reqBody))

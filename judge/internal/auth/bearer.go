@@ -1,8 +1,10 @@
 package auth
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"fmt"
 	"strings"
 )
@@ -20,16 +22,34 @@ import (
 // BearerKey is one accepted key. The secret itself is kept unexported so it
 // cannot end up in a log line by accident; ID stands in for it.
 type BearerKey struct {
-	// ID is the key's 1-based position in the configuration, for logs,
-	// metrics and rate-limit buckets.
-	ID int
+	// ID is the key's identity, for rate-limit buckets, stored answers,
+	// the upstream queues' turns and logs: a keyed digest of the key
+	// itself (see KeyID), never its position in the configuration, so
+	// removing or reordering entries moves nothing from one key to
+	// another.
+	ID string
 	// Models lists the model names the key is limited to; empty means any.
 	Models []string
 	digest [sha256.Size]byte
 }
 
-// String never reveals the secret.
-func (k BearerKey) String() string { return fmt.Sprintf("key#%d", k.ID) }
+// String names the key in logs by the start of its ID; it never reveals
+// the secret.
+func (k BearerKey) String() string { return "key:" + k.ID[:12] }
+
+// keyIDLabel keys the digest that names a key, so the name of a key is
+// not the plain SHA-256 a key list might hold elsewhere.
+const keyIDLabel = "judgeworks judge key id v1"
+
+// KeyID is the identity of the key whose SHA-256 is digest: 32 hex digits
+// of HMAC-SHA256 under a fixed label. The same key has the same ID in every
+// replica and after any edit of the key list; the ID cannot be turned back
+// into the key.
+func KeyID(digest [sha256.Size]byte) string {
+	m := hmac.New(sha256.New, []byte(keyIDLabel))
+	m.Write(digest[:])
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
 
 // BearerKeys is the set of accepted keys.
 type BearerKeys struct {
@@ -57,7 +77,8 @@ func ParseBearerKeys(s string) (*BearerKeys, error) {
 		if !isToken68(secret) {
 			return nil, fmt.Errorf("bearer key entry %d: a key may hold only letters, digits and - . _ ~ + / (with trailing =)", id)
 		}
-		k := BearerKey{ID: id, digest: sha256.Sum256([]byte(secret))}
+		k := BearerKey{digest: sha256.Sum256([]byte(secret))}
+		k.ID = KeyID(k.digest)
 		if limited {
 			for m := range strings.SplitSeq(models, "|") {
 				m = strings.TrimSpace(m)

@@ -43,8 +43,8 @@ func TestParseBearerKeys(t *testing.T) {
 				t.Fatalf("got %d keys, want %d", ks.Len(), len(tt.want))
 			}
 			for i, k := range ks.All() {
-				if k.ID != i+1 || !slices.Equal(k.Models, tt.want[i]) {
-					t.Errorf("key %d = id %d models %q, want id %d models %q", i, k.ID, k.Models, i+1, tt.want[i])
+				if len(k.ID) != 32 || !slices.Equal(k.Models, tt.want[i]) {
+					t.Errorf("key %d = id %q models %q, want a 32-digit id and models %q", i, k.ID, k.Models, tt.want[i])
 				}
 			}
 		})
@@ -74,15 +74,45 @@ func TestBearerKeysMatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		k, ok := ks.Match(tt.token)
-		if ok != (tt.wantID != 0) || k.ID != tt.wantID {
-			t.Errorf("Match(%q) = %v %v, want id %d", tt.token, k.ID, ok, tt.wantID)
+		if ok != (tt.wantID != 0) || ok && k.ID != ks.All()[tt.wantID-1].ID {
+			t.Errorf("Match(%q) = %v %v, want entry %d", tt.token, k.ID, ok, tt.wantID)
 		}
 	}
 	if k, _ := ks.Match("beta"); !slices.Equal(k.Models, []string{"m1"}) {
 		t.Errorf("beta models = %q", k.Models)
 	}
-	if s := ks.All()[0].String(); s != "key#1" {
-		t.Errorf("String() = %q, want key#1", s)
+	if s := ks.All()[0].String(); s != "key:"+ks.All()[0].ID[:12] {
+		t.Errorf("String() = %q, want key: and the start of its id", s)
+	}
+}
+
+// A key's identity is its own: the same key has the same ID wherever it
+// stands in the list, so revoking the first key hands nothing of it
+// (buckets, stored answers) to the key that moves up; the ID quotes
+// nothing of the key.
+func TestKeyIDIsTheKeysOwn(t *testing.T) {
+	before, err := ParseBearerKeys("alpha-key-0123456789,beta-key-0123456789:m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ParseBearerKeys("beta-key-0123456789:m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := before.All()[0], before.All()[1]
+	if a.ID == b.ID {
+		t.Fatal("two keys share an ID")
+	}
+	if after.All()[0].ID != b.ID {
+		t.Errorf("beta's ID changed when alpha was removed: %s → %s", b.ID, after.All()[0].ID)
+	}
+	if got, _ := after.Match("beta-key-0123456789"); got.ID == a.ID {
+		t.Error("beta inherited alpha's identity")
+	}
+	for _, k := range before.All() {
+		if strings.Contains(k.ID, "key") || strings.Contains(k.String(), "key-0123") || strings.Contains(k.String(), "#") {
+			t.Errorf("ID %q / name %q quote the key or a position", k.ID, k.String())
+		}
 	}
 }
 

@@ -30,9 +30,14 @@ type Engine interface {
 	// whole), or the context's error.
 	Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error)
 	// PlannedInputTokens is what answering req will cost in input tokens,
-	// charged to the caller's token budget before any work: the request's
-	// own tokens as validation counted them (tokens) for an engine that
-	// reads the request once, every call's prompt for one that makes
-	// several upstream calls, which can be many times more.
+	// charged to the caller's token budget before any work, along the
+	// most expensive path the engine may take: the request's own tokens as
+	// validation counted them (tokens) for an engine that reads the
+	// request once or forwards it as it came, every call's prompt for one
+	// that makes several upstream calls, which can be many times more.
+	// Retries after a failure (a provider fault, a malformed reply, the
+	// next provider of a fallback) are not planned. The registry takes
+	// only Engines, so no model is served without a plan.
 	PlannedInputTokens(req systemone.Request, tokens int) int
 }
+

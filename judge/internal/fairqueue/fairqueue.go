@@ -47,9 +47,8 @@ func Tenant(ctx context.Context) string {
 }
 
 // coldLatency is the call latency assumed before any call has been
-// answered: a guess, replaced by the first measurement. It errs long
-// (typical chat calls take well under a second) so that a burst arriving
-// at a cold start is not all admitted on an optimistic figure.
+// answered, for the RetryAfter of a refusal only: until the first
+// measurement Admit admits no more than starts at once.
 const coldLatency = time.Second
 
 // minRetryAfter keeps a refusal's advice from telling a client to come
@@ -188,6 +187,14 @@ func (q *Queue) Admit(id string, calls int) (*Request, error) {
 	if waiting := q.pending + calls - free; waiting > q.cfg.Queue {
 		return nil, &RefusedError{Calls: calls, Ahead: ahead, Waiting: waiting,
 			RetryAfter: max(time.Duration(waiting-q.cfg.Queue)*per, minRetryAfter)}
+	}
+	// Until a call has been answered nothing says how long one takes, and
+	// a guess admits a burst that then waits many call times: admit only
+	// what starts at once (or, with nothing in flight or waiting, a
+	// request too large to, whose first calls then measure the upstream).
+	if cold := q.latency == 0; cold && calls > 0 && q.pending+calls > free && (q.inflight > 0 || q.pending > 0) {
+		return nil, &RefusedError{Calls: calls, Ahead: ahead, Wait: q.cfg.MaxWait + per,
+			RetryAfter: max(per, minRetryAfter)}
 	}
 	if wait := time.Duration(max(0, ahead+1-free)) * per; calls > 0 && wait > q.cfg.MaxWait {
 		return nil, &RefusedError{Calls: calls, Ahead: ahead, Wait: wait,

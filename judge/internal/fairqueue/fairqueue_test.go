@@ -72,6 +72,7 @@ func TestTenantContext(t *testing.T) {
 // next three: the other tenant's call goes second.
 func TestRoundRobin(t *testing.T) {
 	q, _ := newQueue(Config{Slots: 1, Queue: 100, MaxWait: time.Hour})
+	acquire(t, admit(t, q, "w", 1)).Release(Answered) // a measured latency: the estimate admits
 	held := acquire(t, admit(t, q, "x", 1))
 	type grant struct {
 		who  string
@@ -270,6 +271,7 @@ func TestGivingUpAndDone(t *testing.T) {
 func TestConcurrentUse(t *testing.T) {
 	const slots = 4
 	q := New(Config{Slots: slots, Queue: 1000, MaxWait: time.Hour})
+	acquire(t, admit(t, q, "w", 1)).Release(Answered) // a measured latency: the estimate admits
 	var held, most atomic.Int32
 	var wg sync.WaitGroup
 	for tn := range 6 {
@@ -315,5 +317,32 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	if s := q.Stats(); s.InFlight != 0 || s.Pending != 0 || s.Waiting != 0 || s.Tenants != 0 {
 		t.Fatalf("after the run: %+v", s)
+	}
+}
+
+// TestColdQueueAdmitsWhatStartsAtOnce: before any call has been answered,
+// the queue admits no more calls than its free slots can start at once,
+// whatever MaxWait allows; once a latency is measured, the estimate rules.
+func TestColdQueueAdmitsWhatStartsAtOnce(t *testing.T) {
+	q := New(Config{Slots: 4, Queue: 100, MaxWait: 10 * time.Second})
+	first, err := q.Admit("a", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Admit("b", 1); err != nil {
+		t.Fatalf("the fourth call, which starts at once: %v", err)
+	}
+	var refused *RefusedError
+	if _, err := q.Admit("c", 1); !errors.As(err, &refused) {
+		t.Fatalf("a fifth call on a cold queue of 4 slots: %v, want a refusal", err)
+	}
+	// A call answered: the latency is known and the wait estimate admits.
+	s, err := first.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Release(Answered)
+	if _, err := q.Admit("c", 1); err != nil {
+		t.Fatalf("after a measured call: %v", err)
 	}
 }

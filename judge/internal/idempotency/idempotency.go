@@ -13,7 +13,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -61,8 +60,8 @@ func ValidKey(k string) bool {
 // StoreKey names the slot of one caller's idempotency key: a hash of the
 // caller's identity and the key, so callers never share a slot and neither
 // the key nor the caller is stored in the clear.
-func StoreKey(caller int, key string) string {
-	sum := sha256.Sum256([]byte("key#" + strconv.Itoa(caller) + "\x00" + key))
+func StoreKey(caller, key string) string {
+	sum := sha256.Sum256([]byte(caller + "\x00" + key))
 	return hex.EncodeToString(sum[:])
 }
 
@@ -78,6 +77,9 @@ func Fingerprint(route string, body []byte) string {
 
 // Answer is a stored response.
 type Answer struct {
+	// Model is the exact model that answered, so that a replay can check
+	// the caller may still use it.
+	Model       string `json:"model"`
 	Status      int    `json:"status"`
 	ContentType string `json:"content_type"`
 	Body        []byte `json:"body"`

@@ -33,12 +33,12 @@ func TestValidKey(t *testing.T) {
 }
 
 func TestStoreKeySeparatesCallers(t *testing.T) {
-	a, b := StoreKey(1, "k"), StoreKey(2, "k")
-	if a == b || a != StoreKey(1, "k") || len(a) != 64 {
+	a, b := StoreKey("1", "k"), StoreKey("2", "k")
+	if a == b || a != StoreKey("1", "k") || len(a) != 64 {
 		t.Errorf("StoreKey: %s, %s", a, b)
 	}
 	// The separator keeps (1, "2x") and (12, "x") apart.
-	if StoreKey(1, "2x") == StoreKey(12, "x") {
+	if StoreKey("1", "2x") == StoreKey("12", "x") {
 		t.Error("caller and key run together")
 	}
 	if Fingerprint("/v1/systemone", []byte("{}")) == Fingerprint("/v1/decisions", []byte("{}")) {
@@ -52,7 +52,7 @@ var ok = Answer{Status: 200, ContentType: "application/json", Body: []byte(`{"an
 func TestLifecycle(t *testing.T) {
 	ctx := context.Background()
 	s := New(ctx, Settings{})
-	key, fp := StoreKey(1, "k"), Fingerprint("/r", []byte("body"))
+	key, fp := StoreKey("1", "k"), Fingerprint("/r", []byte("body"))
 
 	out, _, c := s.Begin(ctx, key, fp)
 	if out != Started || c == nil {
@@ -64,7 +64,7 @@ func TestLifecycle(t *testing.T) {
 	if out, _, _ := s.Begin(ctx, key, Fingerprint("/r", []byte("other"))); out != Reused {
 		t.Errorf("another body while running: %v, want Reused", out)
 	}
-	if out, _, _ := s.Begin(ctx, StoreKey(2, "k"), fp); out != Started {
+	if out, _, _ := s.Begin(ctx, StoreKey("2", "k"), fp); out != Started {
 		t.Errorf("another caller's same key: %v, want Started", out)
 	}
 	c.Finish(ctx, ok)
@@ -77,7 +77,7 @@ func TestLifecycle(t *testing.T) {
 	}
 
 	// A released key runs again.
-	k2 := StoreKey(1, "released")
+	k2 := StoreKey("1", "released")
 	_, _, c = s.Begin(ctx, k2, fp)
 	c.Release(ctx)
 	if out, _, c := s.Begin(ctx, k2, fp); out != Started || c == nil {

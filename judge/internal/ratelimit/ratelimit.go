@@ -11,7 +11,6 @@ import (
 	"errors"
 	"log/slog"
 	"math"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -44,7 +43,7 @@ type Settings struct {
 	// minute's budget, as OpenAI's token limits allow.
 	TPM int
 	// IDs are the configured keys' ids; other ids are always refused.
-	IDs []int
+	IDs []string
 	// Redis, when set, holds the buckets shared by every replica.
 	Redis *redis.Client
 	// Prefix starts every Redis key, to keep several deployments apart on
@@ -86,8 +85,8 @@ type bucket struct {
 
 // Limiter decides for every key. It is safe for concurrent use.
 type Limiter struct {
-	requests map[int]*bucket
-	tokens   map[int]*bucket
+	requests map[string]*bucket
+	tokens   map[string]*bucket
 	tpm      int
 	shared   *shared
 	now      func() time.Time
@@ -104,8 +103,8 @@ func New(ctx context.Context, s Settings) *Limiter {
 	req := limit{perMinute: s.RPM, burst: min(burst, max(s.RPM, 1))}
 	tok := limit{perMinute: s.TPM, burst: max(s.TPM, 1)}
 	l := &Limiter{
-		requests: make(map[int]*bucket, len(s.IDs)),
-		tokens:   make(map[int]*bucket, len(s.IDs)),
+		requests: make(map[string]*bucket, len(s.IDs)),
+		tokens:   make(map[string]*bucket, len(s.IDs)),
 		tpm:      s.TPM,
 		now:      time.Now,
 	}
@@ -144,11 +143,11 @@ func newLocal(l limit) *rate.Limiter {
 	return rate.NewLimiter(rate.Limit(l.perSecond()), l.burst)
 }
 
-// keyName stands for a key in Redis: a hash of its position in the
-// configuration, so neither the key nor anything derived from it is stored.
-// Replicas configured alike name a key alike.
-func keyName(id int) string {
-	sum := sha256.Sum256([]byte("key#" + strconv.Itoa(id)))
+// keyName stands for a key in Redis: a hash of its identity (itself a
+// keyed digest of the key, auth.KeyID), so the key is not stored and every
+// replica names a key alike whatever its position in the configuration.
+func keyName(id string) string {
+	sum := sha256.Sum256([]byte("key:" + id))
 	return hex.EncodeToString(sum[:8])
 }
 
@@ -157,23 +156,23 @@ func keyName(id int) string {
 func (l *Limiter) TokensPerMinute() int { return l.tpm }
 
 // TakeRequest takes one request from id's request bucket.
-func (l *Limiter) TakeRequest(ctx context.Context, id int) Result {
+func (l *Limiter) TakeRequest(ctx context.Context, id string) Result {
 	return l.take(ctx, l.requests[id], 1)
 }
 
 // TakeTokens takes n input tokens from id's token bucket, all or nothing.
-func (l *Limiter) TakeTokens(ctx context.Context, id, n int) Result {
+func (l *Limiter) TakeTokens(ctx context.Context, id string, n int) Result {
 	// A negative amount would fill the bucket.
 	return l.take(ctx, l.tokens[id], max(n, 0))
 }
 
 // PeekRequests reports id's request bucket without taking from it.
-func (l *Limiter) PeekRequests(ctx context.Context, id int) Result {
+func (l *Limiter) PeekRequests(ctx context.Context, id string) Result {
 	return l.take(ctx, l.requests[id], 0)
 }
 
 // PeekTokens reports id's token bucket without taking from it.
-func (l *Limiter) PeekTokens(ctx context.Context, id int) Result {
+func (l *Limiter) PeekTokens(ctx context.Context, id string) Result {
 	return l.take(ctx, l.tokens[id], 0)
 }
 

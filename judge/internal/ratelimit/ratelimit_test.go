@@ -12,7 +12,7 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }
 
-func newAt(rpm, tpm int, ids ...int) (*Limiter, *clock) {
+func newAt(rpm, tpm int, ids ...string) (*Limiter, *clock) {
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	l := New(context.Background(), Settings{RPM: rpm, TPM: tpm, Burst: testBurst, IDs: ids})
 	l.now = c.now
@@ -26,13 +26,13 @@ var bg = context.Background()
 const testBurst = 10
 
 func TestBurstDefaultsToTheMinute(t *testing.T) {
-	l := New(bg, Settings{RPM: 50, TPM: 1000, IDs: []int{1}})
+	l := New(bg, Settings{RPM: 50, TPM: 1000, IDs: []string{"1"}})
 	for i := range 50 {
-		if r := l.TakeRequest(bg, 1); !r.Allowed {
+		if r := l.TakeRequest(bg, "1"); !r.Allowed {
 			t.Fatalf("request %d of a sequential loop refused: the default burst is the whole minute's 50", i+1)
 		}
 	}
-	if r := l.TakeRequest(bg, 1); r.Allowed || r.RetryAfter <= 0 {
+	if r := l.TakeRequest(bg, "1"); r.Allowed || r.RetryAfter <= 0 {
 		t.Fatalf("request 51 within the minute: %+v, want refused with a wait", r)
 	}
 }
@@ -49,9 +49,9 @@ func TestBurstThenRefusal(t *testing.T) {
 		{rpm: 1, burst: 1, wantDelay: time.Minute},
 	}
 	for _, tt := range tests {
-		l, _ := newAt(tt.rpm, 1000, 1)
+		l, _ := newAt(tt.rpm, 1000, "1")
 		for i := range tt.burst {
-			r := l.TakeRequest(bg, 1)
+			r := l.TakeRequest(bg, "1")
 			if !r.Allowed {
 				t.Fatalf("rpm %d: request %d refused inside the burst of %d", tt.rpm, i+1, tt.burst)
 			}
@@ -59,7 +59,7 @@ func TestBurstThenRefusal(t *testing.T) {
 				t.Errorf("rpm %d request %d: limit %d remaining %d, want %d and %d", tt.rpm, i+1, r.Limit, r.Remaining, tt.rpm, tt.burst-i-1)
 			}
 		}
-		r := l.TakeRequest(bg, 1)
+		r := l.TakeRequest(bg, "1")
 		if r.Allowed {
 			t.Fatalf("rpm %d: request %d allowed past the burst", tt.rpm, tt.burst+1)
 		}
@@ -73,40 +73,40 @@ func TestBurstThenRefusal(t *testing.T) {
 }
 
 func TestRefusalDoesNotConsume(t *testing.T) {
-	l, c := newAt(60, 1000, 1)
+	l, c := newAt(60, 1000, "1")
 	for range testBurst {
-		l.TakeRequest(bg, 1)
+		l.TakeRequest(bg, "1")
 	}
 	// Many refused attempts must not push the next token further away.
 	for range 50 {
-		if r := l.TakeRequest(bg, 1); r.Allowed || r.RetryAfter != time.Second {
+		if r := l.TakeRequest(bg, "1"); r.Allowed || r.RetryAfter != time.Second {
 			t.Fatalf("TakeRequest = %+v, want refusal with 1s", r)
 		}
 	}
 	c.t = c.t.Add(time.Second)
-	if r := l.TakeRequest(bg, 1); !r.Allowed {
+	if r := l.TakeRequest(bg, "1"); !r.Allowed {
 		t.Fatal("refused one second later, when one token has refilled")
 	}
-	if r := l.TakeRequest(bg, 1); r.Allowed {
+	if r := l.TakeRequest(bg, "1"); r.Allowed {
 		t.Fatal("allowed a second request with one token refilled")
 	}
 }
 
 func TestKeysHaveSeparateBuckets(t *testing.T) {
-	l, _ := newAt(60, 1000, 1, 2)
+	l, _ := newAt(60, 1000, "1", "2")
 	for range testBurst {
-		l.TakeRequest(bg, 1)
+		l.TakeRequest(bg, "1")
 	}
-	if r := l.TakeRequest(bg, 1); r.Allowed {
+	if r := l.TakeRequest(bg, "1"); r.Allowed {
 		t.Fatal("key 1 not limited")
 	}
-	if r := l.TakeRequest(bg, 2); !r.Allowed {
+	if r := l.TakeRequest(bg, "2"); !r.Allowed {
 		t.Fatal("key 2 refused because key 1 emptied its bucket")
 	}
-	if r := l.TakeRequest(bg, 99); r.Allowed {
+	if r := l.TakeRequest(bg, "99"); r.Allowed {
 		t.Fatal("unconfigured key id allowed")
 	}
-	if r := l.TakeTokens(bg, 99, 1); r.Allowed {
+	if r := l.TakeTokens(bg, "99", 1); r.Allowed {
 		t.Fatal("unconfigured key id given tokens")
 	}
 }
@@ -114,10 +114,10 @@ func TestKeysHaveSeparateBuckets(t *testing.T) {
 func TestEightWorkersAtDefaultRate(t *testing.T) {
 	// Eight workers each send one request every 400ms (20 requests/s, the
 	// default 1,200/min) and start together: none may be refused.
-	l, c := newAt(1200, 1000, 1)
+	l, c := newAt(1200, 1000, "1")
 	for round := range 50 {
 		for w := range 8 {
-			if r := l.TakeRequest(bg, 1); !r.Allowed {
+			if r := l.TakeRequest(bg, "1"); !r.Allowed {
 				t.Fatalf("round %d worker %d refused (retry %v)", round, w, r.RetryAfter)
 			}
 		}
@@ -129,35 +129,35 @@ func TestEightWorkersAtDefaultRate(t *testing.T) {
 // refusal says how long until the amount fits and takes nothing; a peek
 // takes nothing either.
 func TestTokenBucket(t *testing.T) {
-	l, c := newAt(1000, 6000, 1) // 100 tokens per second
+	l, c := newAt(1000, 6000, "1") // 100 tokens per second
 	if l.TokensPerMinute() != 6000 {
 		t.Fatalf("TokensPerMinute = %d", l.TokensPerMinute())
 	}
-	if r := l.PeekTokens(bg, 1); !r.Allowed || r.Remaining != 6000 || r.ResetAfter != 0 || r.Limit != 6000 {
+	if r := l.PeekTokens(bg, "1"); !r.Allowed || r.Remaining != 6000 || r.ResetAfter != 0 || r.Limit != 6000 {
 		t.Fatalf("peek of a full bucket: %+v", r)
 	}
-	if r := l.TakeTokens(bg, 1, 5000); !r.Allowed || r.Remaining != 1000 || r.ResetAfter != 50*time.Second {
+	if r := l.TakeTokens(bg, "1", 5000); !r.Allowed || r.Remaining != 1000 || r.ResetAfter != 50*time.Second {
 		t.Fatalf("take 5000: %+v", r)
 	}
-	r := l.TakeTokens(bg, 1, 1500)
+	r := l.TakeTokens(bg, "1", 1500)
 	if r.Allowed || r.RetryAfter != 5*time.Second || r.Remaining != 1000 {
 		t.Fatalf("take 1500 with 1000 left: %+v, want refusal with 5s", r)
 	}
-	if r := l.PeekTokens(bg, 1); r.Remaining != 1000 {
+	if r := l.PeekTokens(bg, "1"); r.Remaining != 1000 {
 		t.Fatalf("a refusal took tokens: %+v", r)
 	}
-	if r := l.TakeTokens(bg, 1, 6001); r.Allowed || r.RetryAfter != 0 {
+	if r := l.TakeTokens(bg, "1", 6001); r.Allowed || r.RetryAfter != 0 {
 		t.Fatalf("more than the burst: %+v, want a refusal that never fits", r)
 	}
-	if r := l.TakeTokens(bg, 1, -5000); r.Remaining != 1000 {
+	if r := l.TakeTokens(bg, "1", -5000); r.Remaining != 1000 {
 		t.Fatalf("a negative amount changed the bucket: %+v", r)
 	}
 	c.t = c.t.Add(5 * time.Second)
-	if r := l.TakeTokens(bg, 1, 1500); !r.Allowed || r.Remaining != 0 {
+	if r := l.TakeTokens(bg, "1", 1500); !r.Allowed || r.Remaining != 0 {
 		t.Fatalf("take 1500 five seconds later: %+v", r)
 	}
 	// The request bucket is separate.
-	if r := l.TakeRequest(bg, 1); !r.Allowed {
+	if r := l.TakeRequest(bg, "1"); !r.Allowed {
 		t.Fatal("the token bucket emptied the request bucket")
 	}
 }
@@ -166,7 +166,7 @@ func TestTokenBucket(t *testing.T) {
 // exactly burst + rate × elapsed, however their refusals interleave.
 // Refusals must not eat tokens the bucket would otherwise have granted.
 func TestConcurrentRefusalsKeepCapacity(t *testing.T) {
-	l, c := newAt(1200, 1000, 1)
+	l, c := newAt(1200, 1000, "1")
 	admitted := 0
 	var mu sync.Mutex
 	phase := func() {
@@ -174,7 +174,7 @@ func TestConcurrentRefusalsKeepCapacity(t *testing.T) {
 		for range 8 {
 			wg.Go(func() {
 				for range 500 {
-					if r := l.TakeRequest(bg, 1); r.Allowed {
+					if r := l.TakeRequest(bg, "1"); r.Allowed {
 						mu.Lock()
 						admitted++
 						mu.Unlock()
@@ -202,14 +202,14 @@ func TestConcurrentRefusalsKeepCapacity(t *testing.T) {
 // TestLocalFloodOnRealClock: the in-process buckets on the real clock never
 // admit more than burst + rate × elapsed, for requests and for tokens.
 func TestLocalFloodOnRealClock(t *testing.T) {
-	l := New(bg, Settings{RPM: 600, TPM: 60_000, Burst: testBurst, IDs: []int{1}})
-	checkFlood(t, []*Limiter{l}, 1, 600, testBurst, 60_000, 60_000)
+	l := New(bg, Settings{RPM: 600, TPM: 60_000, Burst: testBurst, IDs: []string{"1"}})
+	checkFlood(t, []*Limiter{l}, "1", 600, testBurst, 60_000, 60_000)
 }
 
 // flood runs 8 workers per limiter for about 600 ms (at most 3,000 calls
 // each) taking one request and then 700 tokens, and returns what was
 // admitted and the time from before the first call to after the last.
-func flood(ls []*Limiter, id int) (requests, tokens int, elapsed time.Duration) {
+func flood(ls []*Limiter, id string) (requests, tokens int, elapsed time.Duration) {
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -237,7 +237,7 @@ func flood(ls []*Limiter, id int) (requests, tokens int, elapsed time.Duration) 
 }
 
 // checkFlood floods ls (limiters sharing, or one) and checks the bounds.
-func checkFlood(t *testing.T, ls []*Limiter, id, rpm, burst, tpm, tokenBurst int) {
+func checkFlood(t *testing.T, ls []*Limiter, id string, rpm, burst, tpm, tokenBurst int) {
 	t.Helper()
 	requests, tokens, elapsed := flood(ls, id)
 	maxRequests := float64(burst) + float64(rpm)/60*elapsed.Seconds()
@@ -263,7 +263,7 @@ func checkFlood(t *testing.T, ls []*Limiter, id, rpm, burst, tpm, tokenBurst int
 // itself by sleeping after each call (so a slow machine only slows it),
 // is never refused.
 func TestCompliantCallerIsNeverRefused(t *testing.T) {
-	l := New(bg, Settings{RPM: 1200, TPM: 1_200_000, Burst: testBurst, IDs: []int{1}})
+	l := New(bg, Settings{RPM: 1200, TPM: 1_200_000, Burst: testBurst, IDs: []string{"1"}})
 	checkCompliant(t, l, 1200, 1_200_000)
 }
 
@@ -274,14 +274,14 @@ func checkCompliant(t *testing.T, l *Limiter, rpm, tpm int) {
 	t.Helper()
 	interval := time.Duration(float64(time.Minute) / (0.95 * float64(rpm)))
 	perCall := int(float64(tpm) / 60 * interval.Seconds())
-	if r := l.TakeTokens(bg, 1, tpm-perCall); !r.Allowed {
+	if r := l.TakeTokens(bg, "1", tpm-perCall); !r.Allowed {
 		t.Fatalf("emptying the token burst was refused: %+v", r)
 	}
 	for i := range 40 {
-		if r := l.TakeRequest(bg, 1); !r.Allowed {
+		if r := l.TakeRequest(bg, "1"); !r.Allowed {
 			t.Fatalf("call %d: request refused (retry after %v)", i, r.RetryAfter)
 		}
-		if r := l.TakeTokens(bg, 1, perCall*95/100); !r.Allowed {
+		if r := l.TakeTokens(bg, "1", perCall*95/100); !r.Allowed {
 			t.Fatalf("call %d: %d tokens refused (remaining %d, retry after %v)", i, perCall*95/100, r.Remaining, r.RetryAfter)
 		}
 		time.Sleep(interval)

@@ -53,7 +53,7 @@ func sharedLimiter(t *testing.T, url string, rpm, tpm int, logs io.Writer) *Limi
 	if logs == nil {
 		logs = io.Discard
 	}
-	l := New(bg, Settings{RPM: rpm, TPM: tpm, Burst: testBurst, IDs: []int{1, 2, 3, 4}, Redis: client(t, url),
+	l := New(bg, Settings{RPM: rpm, TPM: tpm, Burst: testBurst, IDs: []string{"1", "2", "3", "4"}, Redis: client(t, url),
 		Prefix: "test:", Timeout: 2 * time.Second, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if !l.Shared() || !l.RedisUp() {
 		t.Fatalf("limiter on %s: shared %v, up %v", url, l.Shared(), l.RedisUp())
@@ -64,7 +64,7 @@ func sharedLimiter(t *testing.T, url string, rpm, tpm int, logs io.Writer) *Limi
 func TestRedisFlood(t *testing.T) {
 	srv := redistest.New(t)
 	l := sharedLimiter(t, srv.URL(), 600, 60_000, nil)
-	checkFlood(t, []*Limiter{l}, 1, 600, testBurst, 60_000, 60_000)
+	checkFlood(t, []*Limiter{l}, "1", 600, testBurst, 60_000, 60_000)
 	if n := l.Fallbacks(); n != 0 {
 		t.Errorf("%d decisions fell back with Redis up", n)
 	}
@@ -76,7 +76,7 @@ func TestRedisSharedByTwoLimiters(t *testing.T) {
 	srv := redistest.New(t)
 	a := sharedLimiter(t, srv.URL(), 600, 60_000, nil)
 	b := sharedLimiter(t, srv.URL(), 600, 60_000, nil)
-	checkFlood(t, []*Limiter{a, b}, 1, 600, testBurst, 60_000, 60_000)
+	checkFlood(t, []*Limiter{a, b}, "1", 600, testBurst, 60_000, 60_000)
 	if n := a.Fallbacks() + b.Fallbacks(); n != 0 {
 		t.Errorf("%d decisions fell back with Redis up", n)
 	}
@@ -98,24 +98,24 @@ func TestRedisResults(t *testing.T) {
 	// and a refusal's wait may be shorter by as much.
 	start := time.Now()
 	refilled := func() int { return 1 + int(100*time.Since(start).Seconds()) }
-	r := l.TakeRequest(bg, 1)
+	r := l.TakeRequest(bg, "1")
 	if !r.Allowed || r.Limit != 60 || r.Remaining != testBurst-1 || r.ResetAfter <= 0 || r.ResetAfter > time.Second {
 		t.Errorf("first request: %+v", r)
 	}
-	if r := l.PeekTokens(bg, 1); !r.Allowed || r.Limit != 6000 || r.Remaining != 6000 {
+	if r := l.PeekTokens(bg, "1"); !r.Allowed || r.Limit != 6000 || r.Remaining != 6000 {
 		t.Errorf("peek of a full token bucket: %+v", r)
 	}
-	if r := l.TakeTokens(bg, 1, 5000); !r.Allowed || r.Remaining > 1000+refilled() || r.Remaining < 999 {
+	if r := l.TakeTokens(bg, "1", 5000); !r.Allowed || r.Remaining > 1000+refilled() || r.Remaining < 999 {
 		t.Errorf("take 5000 of 6000: %+v", r)
 	}
-	r = l.TakeTokens(bg, 1, 1500)
+	r = l.TakeTokens(bg, "1", 1500)
 	if r.Allowed || r.RetryAfter < 5*time.Second-time.Duration(refilled()+10)*10*time.Millisecond || r.RetryAfter > 5*time.Second || r.ResetAfter > 50*time.Second {
 		t.Errorf("take 1500 with 1000 left: %+v, want a refusal with about 5s", r)
 	}
-	if r := l.PeekTokens(bg, 1); r.Remaining > 1000+refilled() || r.Remaining < 999 {
+	if r := l.PeekTokens(bg, "1"); r.Remaining > 1000+refilled() || r.Remaining < 999 {
 		t.Errorf("after a refusal: %+v, want the 1000 left", r)
 	}
-	if r := l.TakeTokens(bg, 1, 6001); r.Allowed {
+	if r := l.TakeTokens(bg, "1", 6001); r.Allowed {
 		t.Errorf("more than the burst allowed: %+v", r)
 	}
 	keys, err := client(t, srv.URL()).Keys(bg, "*").Result()
@@ -127,7 +127,7 @@ func TestRedisResults(t *testing.T) {
 	}
 	for _, k := range keys {
 		if !strings.HasPrefix(k, "rate:test:") || strings.Contains(k, "key#") || strings.HasSuffix(k, ":1") {
-			t.Errorf("Redis key %q: want the prefix and a hash of the key's position", k)
+			t.Errorf("Redis key %q: want the prefix and a hash of the key's identity", k)
 		}
 	}
 }
@@ -143,9 +143,9 @@ func TestRedisLostAndBack(t *testing.T) {
 
 	// Shared: a empties key 1's request bucket (burst 6), so b is refused.
 	for range 6 {
-		a.TakeRequest(bg, 1)
+		a.TakeRequest(bg, "1")
 	}
-	if r := b.TakeRequest(bg, 1); r.Allowed {
+	if r := b.TakeRequest(bg, "1"); r.Allowed {
 		t.Fatal("b was allowed a request a had emptied the bucket of: not shared")
 	}
 
@@ -154,7 +154,7 @@ func TestRedisLostAndBack(t *testing.T) {
 	for name, l := range map[string]*Limiter{"a": a, "b": b} {
 		admitted := 0
 		for range 20 {
-			if l.TakeRequest(bg, 1).Allowed {
+			if l.TakeRequest(bg, "1").Allowed {
 				admitted++
 			}
 		}
@@ -177,7 +177,7 @@ func TestRedisLostAndBack(t *testing.T) {
 	// Back within a probe interval or two; poll, bounded.
 	for _, l := range []*Limiter{a, b} {
 		for i := 0; !l.RedisUp() && i < 100; i++ {
-			l.PeekTokens(bg, 2)
+			l.PeekTokens(bg, "2")
 			time.Sleep(50 * time.Millisecond)
 		}
 		if !l.RedisUp() {
@@ -188,7 +188,7 @@ func TestRedisLostAndBack(t *testing.T) {
 		t.Errorf("%d log lines about Redis being back, want 1", n)
 	}
 	before := a.Fallbacks() + b.Fallbacks()
-	checkFlood(t, []*Limiter{a, b}, 3, 6, 6, 60_000, 60_000)
+	checkFlood(t, []*Limiter{a, b}, "3", 6, 6, 60_000, 60_000)
 	if after := a.Fallbacks() + b.Fallbacks(); after != before {
 		t.Errorf("%d decisions fell back after Redis came back", after-before)
 	}
@@ -241,7 +241,7 @@ func TestHungRedisDoesNotHoldRequests(t *testing.T) {
 	rdb := redis.NewClient(opts)
 	t.Cleanup(func() { rdb.Close() })
 	var logs logBuffer
-	l := New(bg, Settings{RPM: 60, TPM: 6000, Burst: testBurst, IDs: []int{1}, Redis: rdb, Prefix: "test:",
+	l := New(bg, Settings{RPM: 60, TPM: 6000, Burst: testBurst, IDs: []string{"1"}, Redis: rdb, Prefix: "test:",
 		Timeout: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if l.RedisUp() {
 		t.Fatal("a Redis that never answers PING counts as up")
@@ -250,7 +250,7 @@ func TestHungRedisDoesNotHoldRequests(t *testing.T) {
 	time.Sleep(ProbeInterval + 100*time.Millisecond)
 	sent := h.read.Load()
 	done := make(chan Result, 1)
-	go func() { done <- l.TakeRequest(bg, 1) }()
+	go func() { done <- l.TakeRequest(bg, "1") }()
 	select {
 	case r := <-done:
 		if !r.Allowed {
@@ -277,7 +277,7 @@ func TestCancelledRequestDoesNotMarkRedisDown(t *testing.T) {
 	l := sharedLimiter(t, srv.URL(), 60, 6000, nil)
 	ctx, cancel := context.WithCancel(bg)
 	cancel()
-	l.TakeRequest(ctx, 1)
+	l.TakeRequest(ctx, "1")
 	if !l.RedisUp() || l.Fallbacks() != 0 {
 		t.Errorf("after a cancelled request: up %v, %d fallbacks", l.RedisUp(), l.Fallbacks())
 	}

@@ -1,5 +1,5 @@
 // Package registry holds the judge's models: their exact names, floating
-// "-latest" aliases, prices and the engine (a systemone.Backend) that
+// "-latest" aliases, prices and the engine (an engine.Engine) that
 // answers for each (judge/internal/engine), registered by judge/cmd/judge. It turns a request
 // naming a model into a response naming the exact version that answered,
 // with usage and cost, its answers in the order of the questions.

@@ -244,7 +244,7 @@ func TestPlannedInputTokens(t *testing.T) {
 	// "abcd" + "q\nxy": 8 runes.
 	offline, _ := r.Resolve("offline-1.0")
 	if got := r.PlannedInputTokens(offline, request("offline-1.0")); got != 8 {
-		t.Errorf("a backend without a plan: %d tokens, want the request's 8", got)
+		t.Errorf("an engine planning the request's own tokens: %d, want 8", got)
 	}
 	llm, _ := r.Resolve("llm-latest")
 	if got := r.PlannedInputTokens(llm, request("llm-latest")); got != 56 {

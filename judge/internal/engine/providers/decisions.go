@@ -235,7 +235,7 @@ func (p *Decisions) answer(q systemone.Question, a openai.DecisionAnswerUnion) (
 // annotate names the question in the error of its answer.
 func (p *Decisions) annotate(err error, name string) error {
 	if errors.Is(err, errRefused) {
-		return fault.New(fault.InvalidArgument, "the upstream model %s refused to answer question %q", p.s.Model, name)
+		return fault.New(fault.InvalidArgument, "the upstream model refused to answer question %q", name)
 	}
 	return invalid(p.s.Source, "the Decisions provider's answer to %q: %v", name, err)
 }
@@ -277,11 +277,11 @@ func (p *Decisions) failure(ctx context.Context, err error) error {
 	case status == http.StatusNotFound && !aboutModel && !strings.Contains(strings.ToLower(msg), "model"):
 		return misconfigured("the base URL", "the provider has no Decisions API under its base URL (404); it must include /v1")
 	case status == http.StatusNotFound || aboutModel:
-		return misconfigured("the model", "the Decisions provider refused model %q (%d: %s)", p.s.Model, status, msg)
+		return withCause(misconfigured("the model", "the Decisions provider refused the model (%d)", status), p.s, msg)
 	case status == http.StatusRequestEntityTooLarge:
-		return fault.New(fault.TooLarge, "the upstream refused the request as too large: %s", msg)
+		return withCause(fault.New(fault.TooLarge, "the upstream refused the request as too large"), p.s, msg)
 	}
-	return fault.New(fault.InvalidArgument, "the upstream refused the request (%d): %s", status, msg)
+	return withCause(fault.New(fault.InvalidArgument, "the upstream refused the request (%d)", status), p.s, msg)
 }
 
 func (p *Decisions) overloaded(reason string, wait time.Duration, err error) error {

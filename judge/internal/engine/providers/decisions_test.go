@@ -272,7 +272,7 @@ func TestDecisionsFailures(t *testing.T) {
 		{"model refused", apiError(400, "unsupported_model", "model", "Only gpt-6-luna is supported"), fault.Misconfigured, false, "the model"},
 		{"throttled", apiError(429, "rate_limit_exceeded", "", "slow down"), fault.Overloaded, false, "429"},
 		{"failing", apiError(500, "server_error", "", "oops"), fault.Overloaded, false, "500"},
-		{"bad request", apiError(400, "context_length_exceeded", "input", "input too long"), fault.InvalidArgument, true, "input too long"},
+		{"bad request", apiError(400, "context_length_exceeded", "input", "input too long"), fault.InvalidArgument, true, "refused the request (400)"},
 		{"too large", apiError(413, "", "", "body too large"), fault.TooLarge, true, "too large"},
 		{"too few answers", answers(), fault.InvalidOutput, false, "0 answers"},
 		{"unknown value", answers(map[string]any{"type": "choice", "choice": "x", "confidence": 1, "probabilities": []any{

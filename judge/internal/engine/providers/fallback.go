@@ -37,6 +37,17 @@ func NewFallback(providers []Provider, timeout time.Duration, log *slog.Logger) 
 	return &Fallback{providers: providers, timeout: timeout, log: log}
 }
 
+// PlannedInputTokens is the largest of the providers' plans: whichever
+// answers, the request is charged at least what it sends. A provider that
+// failed before the next one answered is not planned, as retries are not.
+func (f *Fallback) PlannedInputTokens(req systemone.Request, tokens int) int {
+	n := 0
+	for _, p := range f.providers {
+		n = max(n, p.Backend.PlannedInputTokens(req, tokens))
+	}
+	return n
+}
+
 // Ask asks each provider in turn until one answers.
 func (f *Fallback) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	if len(f.providers) == 0 {
@@ -67,5 +78,3 @@ func (f *Fallback) Ask(ctx context.Context, req systemone.Request) (*systemone.R
 	return nil, err
 }
 
-// PlannedInputTokens is the request's own tokens: a fallback asks one provider at a time.
-func (*Fallback) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }

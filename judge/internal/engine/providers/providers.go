@@ -33,6 +33,7 @@ import (
 
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/shared/calibrate"
+	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -164,6 +165,21 @@ func weights(q systemone.Question, a systemone.Answer) ([]float64, error) {
 		return nil, errors.New("every probability is zero")
 	}
 	return w, nil
+}
+
+// withCause keeps an upstream's own words (which may quote the model, the
+// key or the request) out of err's message, for callers, and in its
+// cause, for the judge's log, redacted of s's secrets and trimmed.
+func withCause(err error, s Settings, detail string) error {
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		detail = chatmodel.Settings{BaseURL: s.BaseURL, APIKey: s.APIKey}.Redact(detail)
+		if r := []rune(detail); len(r) > 300 {
+			detail = string(r[:300]) + "…"
+		}
+		fe.Err = errors.New(s.Source + ": " + detail)
+	}
+	return err
 }
 
 // invalid is the error of an answer against the upstream's contract.

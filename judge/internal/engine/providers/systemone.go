@@ -124,13 +124,13 @@ func (p *SystemOne) failure(ctx context.Context, err error) error {
 	case http.StatusBadRequest:
 		// Our body is well-formed by construction: the upstream refuses
 		// what it was told to use, most often an unknown model.
-		return misconfigured("the model", "the System One provider refused model %q (400: %s)", p.s.Model, e.Message)
+		return withCause(misconfigured("the model", "the System One provider refused the model (400)"), p.s, e.Message)
 	case http.StatusRequestEntityTooLarge:
-		return fault.New(fault.TooLarge, "the upstream refused the request as too large: %s", e.Message)
+		return withCause(fault.New(fault.TooLarge, "the upstream refused the request as too large"), p.s, e.Message)
 	case http.StatusUnprocessableEntity:
 		for _, it := range e.Detail {
 			if len(it.Loc) == 2 && it.Loc[1] == "model" {
-				return misconfigured("the model", "the System One provider refused model %q (422: %s)", p.s.Model, it.Msg)
+				return withCause(misconfigured("the model", "the System One provider refused the model (422)"), p.s, it.Msg)
 			}
 		}
 		if len(e.Detail) > 0 {
