@@ -219,7 +219,7 @@ func TestWireConformance(t *testing.T) {
 	// The chat adapter shows structured values as compact JSON, and a null
 	// level by its position alone.
 	for _, want := range []string{`{"task":"Is this about money?","lang":"en"}`, `{"level":"annoyed","hint":"some heat"}`,
-		`["angry","furious"]`, `billing: {"covers":["charges","refunds"]}`, `yes means: {"means":"refund"}`, `no means: ["no","refund"]`} {
+		`["angry","furious"]`, `{"covers":["charges","refunds"]}`, `yes means: {"means":"refund"}`, `no means: ["no","refund"]`} {
 		if !fake.sawPrompt(want) {
 			t.Errorf("no prompt shows %s", want)
 		}

@@ -196,10 +196,13 @@ func TestServeAppliesQueueSettings(t *testing.T) {
 		t.Run("max wait "+tt.maxWait, func(t *testing.T) {
 			release := make(chan struct{})
 			var calls atomic.Int32
+			var hold atomic.Bool
 			answer := overconfident(t).Config.Handler
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				calls.Add(1)
-				<-release
+				if hold.Load() {
+					calls.Add(1)
+					<-release
+				}
 				answer.ServeHTTP(w, r)
 			}))
 			t.Cleanup(srv.Close)
@@ -229,6 +232,12 @@ func TestServeAppliesQueueSettings(t *testing.T) {
 				go func() { _, err := reg.Ask(context.Background(), m, c); done <- err }()
 				return done
 			}
+			// One answered call first: until the queue has measured the
+			// model it admits only what its slots can start at once.
+			if err := <-ask(); err != nil {
+				t.Fatal(err)
+			}
+			hold.Store(true)
 			first := ask()
 			for deadline := time.Now().Add(20 * time.Second); calls.Load() == 0; time.Sleep(time.Millisecond) {
 				if time.Now().After(deadline) {
