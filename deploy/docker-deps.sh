@@ -75,7 +75,7 @@ engine() {
 build_plugin() {
 	local name=$1 module=$2 version=$3 pkg=$4 var=$5 vendored=${6:-}
 	local bin=$PLUGIN_DIR/docker-$name
-	if [ -x "$bin" ] && "$bin" "$name" version 2>/dev/null | grep -qF "$version"; then
+	if [ -x "$bin" ] && "$bin" version 2>/dev/null | grep -qF "$version"; then
 		return 0
 	fi
 	have go || die "Go is needed to build docker $name: install Go 1.26"
