@@ -5,7 +5,7 @@ GO ?= go
 MODULES := $(shell $(GO) list -f '{{.Dir}}' -m)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build build-go build-web test test-go test-web test-sdk test-e2e test-deploy run bench lint deps tidy
+.PHONY: build build-go build-web test test-go test-web test-sdk test-e2e test-deploy test-compose run bench lint deps tidy
 
 build: build-web build-go
 
@@ -20,7 +20,7 @@ build-web:
 deps:
 	@bash deploy/install-deps.sh
 
-test: deps build lint test-go test-web test-sdk test-e2e test-deploy
+test: deps build lint test-go test-web test-sdk test-e2e test-deploy test-compose
 
 # Every module's Go tests. Suites that run a service build it from source
 # once per test run (shared/proctest), never from bin/; the interview binary
@@ -44,6 +44,13 @@ test-e2e:
 # end-to-end through Caddy) run once, in test-go. See docs/operations.md.
 test-deploy:
 	@bash deploy/check.sh
+
+# The compose stack built and run for real: installs and starts the Docker
+# engine, compose and buildx and the base images when missing (cached for
+# the next run), then builds and checks the stack from a clean copy of the
+# tree. Needs root. See docs/operations.md, "Compose test".
+test-compose:
+	@bash deploy/compose-test.sh
 
 lint:
 	@out=$$(gofmt -l $(MODULES)); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -45,6 +45,8 @@ func tryLoadCompose(t *testing.T, env ...string) (*types.Project, error) {
 	opts, err := cli.NewProjectOptions([]string{filepath.Join(repoRoot(t), "docker-compose.yml")},
 		cli.WithWorkingDirectory(repoRoot(t)),
 		cli.WithEnv(env),
+		// COMPOSE_PROFILES in env, as compose reads it.
+		cli.WithDefaultProfiles(),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -233,12 +235,51 @@ func TestComposeCaddy(t *testing.T) {
 	}) {
 		t.Errorf("deploy/Caddyfile is not mounted read-only at /etc/caddy/Caddyfile: %+v", c.Volumes)
 	}
-	// The upstreams must be where the services listen inside the network.
-	for upstream, svc := range map[string]string{"JUDGE_UPSTREAM": "judge", "INTERVIEW_UPSTREAM": "interview"} {
-		got, _ := envOf(c, upstream)
-		addr, _ := envOf(service(t, p, svc), strings.ToUpper(svc)+"_ADDR")
-		if want := svc + addr; got != want {
-			t.Errorf("%s = %q, want %q (the %s service's listen address)", upstream, got, want, svc)
+	// The upstreams must be where the services listen inside the network;
+	// the judge's by its service name, looked up again and again, so that
+	// every replica of a scaled judge is reached.
+	interviewAddr, _ := envOf(service(t, p, "interview"), "INTERVIEW_ADDR")
+	if got, _ := envOf(c, "INTERVIEW_UPSTREAM"); got != "interview"+interviewAddr {
+		t.Errorf("INTERVIEW_UPSTREAM = %q, want interview%s (the interview service's listen address)", got, interviewAddr)
+	}
+	judgeAddr, _ := envOf(service(t, p, "judge"), "JUDGE_ADDR")
+	for k, want := range map[string]string{"JUDGE_DISCOVERY": "dns", "JUDGE_DNS_NAME": "judge", "JUDGE_DNS_PORT": strings.TrimPrefix(judgeAddr, ":")} {
+		if got, _ := envOf(c, k); got != want {
+			t.Errorf("caddy's %s = %q, want %q", k, got, want)
+		}
+	}
+}
+
+// TestComposeReplicasProfile: Redis joins only with the replicas profile,
+// unpublished, and the judges find it at the address the docs give.
+func TestComposeReplicasProfile(t *testing.T) {
+	if _, ok := loadCompose(t).Services["redis"]; ok {
+		t.Error("redis runs without the replicas profile")
+	}
+	p := loadCompose(t, "COMPOSE_PROFILES=replicas", "REDIS_URL=redis://redis:6379/0")
+	r := service(t, p, "redis")
+	if r.Image != "redis:7" || len(r.Ports) != 0 || r.HealthCheck == nil {
+		t.Errorf("redis: image %q, ports %+v, health check %+v", r.Image, r.Ports, r.HealthCheck)
+	}
+	if got, _ := envOf(service(t, p, "judge"), "REDIS_URL"); got != "redis://redis:6379/0" {
+		t.Errorf("judge REDIS_URL %q", got)
+	}
+}
+
+// TestComposeHardening: every service runs as a non-root user without
+// capabilities; the stateless ones on a read-only root file system.
+func TestComposeHardening(t *testing.T) {
+	p := loadCompose(t, "COMPOSE_PROFILES=replicas")
+	for name, s := range p.Services {
+		if !slices.Contains(s.CapDrop, "ALL") || !slices.Contains(s.SecurityOpt, "no-new-privileges:true") {
+			t.Errorf("%s: cap_drop %v, security_opt %v", name, s.CapDrop, s.SecurityOpt)
+		}
+		// judge and interview set their user in the image (USER).
+		if s.Build == nil && (s.User == "" || s.User == "root" || strings.HasPrefix(s.User, "0")) {
+			t.Errorf("%s: user %q, want a non-root user", name, s.User)
+		}
+		if name != "postgres" && !s.ReadOnly {
+			t.Errorf("%s: root file system is writable", name)
 		}
 	}
 }

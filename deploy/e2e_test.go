@@ -244,6 +244,13 @@ func newUser(t *testing.T, s *stack) *http.Client {
 }
 
 func testInterview(t *testing.T, s *stack) {
+	finishInterview(t, s)
+}
+
+// finishInterview registers a user who runs an interview of two questions
+// to its report; it returns the user's client and the interview's id.
+func finishInterview(t *testing.T, s *stack) (*http.Client, string) {
+	t.Helper()
 	c := newUser(t, s)
 	var me struct {
 		User struct {
@@ -329,6 +336,7 @@ func testInterview(t *testing.T, s *stack) {
 	if len(history) != 1 || history[0].ID != started.SessionID {
 		t.Errorf("history %+v, want exactly the finished interview %s", history, started.SessionID)
 	}
+	return c, started.SessionID
 }
 
 var scriptSrc = regexp.MustCompile(`<script[^>]+src="(/[^"]+\.js)"`)

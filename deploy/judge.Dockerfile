@@ -1,26 +1,40 @@
-# syntax=docker/dockerfile:1
 # The judge: a static Go binary on a distroless, non-root base.
-# Build context: the repository root (docker-compose.yml sets it), because the
-# judge is built in the go.work workspace together with the shared module.
+# Build context: the repository root (docker-compose.yml sets it). Only the
+# judge and shared modules are copied and built, in module mode (the judge's
+# go.mod points at ../shared), so the image downloads the judge's
+# dependencies and no other module's. No syntax directive: BuildKit's
+# built-in Dockerfile frontend runs RUN --mount, and a build never fetches a
+# frontend image.
+# The base images are build arguments (their defaults are the official
+# images), so a registry mirror or a local copy can stand in: see README.md,
+# "Docker compose".
+ARG GO_IMAGE=golang:1.26-bookworm
+ARG RUNTIME_IMAGE=gcr.io/distroless/static-debian12:nonroot
 
-FROM golang:1.26-bookworm AS build
-WORKDIR /src
+FROM ${GO_IMAGE} AS build
+# The Go module proxy settings of the machine that builds, when it has any.
+ARG GOPROXY
+ARG GOSUMDB
+ARG GONOSUMDB
+ARG GOPRIVATE
+ARG GOFLAGS
+ENV GOWORK=off CGO_ENABLED=0
+WORKDIR /src/judge
 # Module files first: the download layer stays cached until a dependency
-# changes. go.work lists every module, so every go.mod must be present.
-COPY go.work go.work.sum* ./
-COPY shared/go.* shared/
-COPY judge/go.* judge/
-COPY interview/go.* interview/
-COPY deploy/go.* deploy/
+# changes.
+COPY shared/go.* /src/shared/
+COPY judge/go.* /src/judge/
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
-COPY shared/ shared/
-COPY judge/ judge/
+COPY shared/ /src/shared/
+COPY judge/ /src/judge/
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/judge ./judge/cmd/judge
+	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/judge ./cmd/judge
 
-FROM gcr.io/distroless/static-debian12:nonroot
+FROM ${RUNTIME_IMAGE}
 COPY --from=build /out/judge /judge
-USER nonroot:nonroot
+# distroless's nonroot user, by number so that a substituted base needs no
+# such name.
+USER 65532:65532
 ENV JUDGE_ADDR=:8081
 EXPOSE 8081
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["/judge", "healthcheck"]
