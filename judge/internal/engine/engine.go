@@ -40,4 +40,3 @@ type Engine interface {
 	// only Engines, so no model is served without a plan.
 	PlannedInputTokens(req systemone.Request, tokens int) int
 }
-

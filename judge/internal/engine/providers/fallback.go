@@ -77,4 +77,3 @@ func (f *Fallback) Ask(ctx context.Context, req systemone.Request) (*systemone.R
 	}
 	return nil, err
 }
-
