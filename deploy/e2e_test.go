@@ -201,9 +201,9 @@ func testJudge(t *testing.T, s *stack) {
 		} `json:"detail"`
 	}
 	resp = call(t, c, http.MethodPost, s.base+"/v1/systemone", nil, req, &e)
-	wantStatus(t, resp, http.StatusUnauthorized)
-	if e.Detail.ErrorType == "" || e.Detail.Message == "" {
-		t.Errorf("401 body is not the System One error shape: %+v", e)
+	wantStatus(t, resp, http.StatusForbidden) // no key: 403, as the hosted service answers
+	if e.Detail.ErrorType != "authentication_error" || e.Detail.Message == "" {
+		t.Errorf("403 body is not the System One error shape: %+v", e)
 	}
 
 	var models struct {
@@ -317,13 +317,19 @@ func finishInterview(t *testing.T, s *stack) (*http.Client, string) {
 
 	var report struct {
 		OverallScore    *int              `json:"overallScore"`
+		ScoredQuestions int               `json:"scoredQuestions"`
 		QuestionResults []json.RawMessage `json:"questionResults"`
 		Feedback        string            `json:"feedback"`
 	}
 	wantStatus(t, call(t, c, http.MethodPost, s.base+"/api/interview/finish", nil,
 		map[string]string{"sessionId": started.SessionID}, &report), http.StatusOK)
-	if report.OverallScore == nil || *report.OverallScore < 0 || *report.OverallScore > 100 {
-		t.Errorf("report overallScore %v", report.OverallScore)
+	// An answer that does not address its question is not scored, and a
+	// report with nothing scored has no overall score (docs/api.md).
+	switch {
+	case report.OverallScore == nil && report.ScoredQuestions != 0:
+		t.Errorf("report without an overall score, but %d answers scored", report.ScoredQuestions)
+	case report.OverallScore != nil && (report.ScoredQuestions == 0 || *report.OverallScore < 0 || *report.OverallScore > 100):
+		t.Errorf("report overallScore %d with %d answers scored", *report.OverallScore, report.ScoredQuestions)
 	}
 	if len(report.QuestionResults) != total || report.Feedback == "" {
 		t.Errorf("report has %d question results and feedback %q", len(report.QuestionResults), report.Feedback)

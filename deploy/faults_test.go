@@ -261,6 +261,12 @@ func TestJudgeSaturated(t *testing.T) {
 	const upstreamDelay = 3 * time.Second
 	j := startJudge(t, append(llmEnv(llm, "sk-fake"),
 		"JUDGE_LLM_CONCURRENCY=1", "JUDGE_LLM_QUEUE=1", "JUDGE_LLM_TIMEOUT=30s")...)
+	// One answered call first: until the queue has measured the model it
+	// admits only what its free slots can start at once.
+	llm.set(fakeOK, 0)
+	if c := askJudge(j.url, noulRequest("llm-latest")); c.status != http.StatusOK {
+		t.Fatalf("warm-up request: %d (%v) %s", c.status, c.err, c.body)
+	}
 	llm.set(fakeOK, upstreamDelay)
 
 	first := make(chan judgeCall, 1)

@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -35,8 +36,9 @@ func (p *pacer) wait(ctx context.Context) bool {
 }
 
 // TestRateLimitUnderLoad runs two clients of the judge at once, each with
-// its own key at the default 1,200 requests/minute (burst 10, see
-// docs/judge.md). It asserts only what must hold however busy the machine
+// its own key at the default 1,200 requests/minute and a burst of 10
+// (JUDGE_RATE_LIMIT_BURST; the default burst is the whole minute, which
+// a 30 s compliant client would never get past; see docs/judge.md). It asserts only what must hold however busy the machine
 // is: the compliant client, eight workers sending 95 % of the limit, is
 // never refused; the flood, eight workers as fast as they can, is never
 // admitted more than burst + rate × elapsed, elapsed measured from before
@@ -54,7 +56,7 @@ func TestRateLimitUnderLoad(t *testing.T) {
 		compliant = 30 * time.Second
 		flood     = 8 * time.Second
 	)
-	j := startJudge(t, "JUDGE_API_KEYS=compliant-key,flood-key")
+	j := startJudge(t, "JUDGE_API_KEYS=compliant-key,flood-key", "JUDGE_RATE_LIMIT_BURST="+strconv.Itoa(burst))
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 2 * workers}}
 	body := noulRequest("local/lexical-latest")
 	post := func(key string) int {
