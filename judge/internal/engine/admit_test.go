@@ -76,9 +76,22 @@ func TestGateOutcomesMoveTheLimit(t *testing.T) {
 // queue is refused while another tenant is admitted beside it.
 func TestTenantsAreAdmittedApart(t *testing.T) {
 	s := NewSlots(fairqueue.Config{Slots: 2, Queue: 100, MaxWait: 1500 * time.Millisecond}, "")
+	// One answered call of about a second first: a queue that has measured
+	// no call admits only what its free slots can start at once.
+	warm, err := s.Admit(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot, err := warm.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	slot.Release(fairqueue.Answered)
+	warm.Done()
 	flood := fairqueue.WithTenant(context.Background(), "flood")
-	// 10 calls behind 2 slots, at the 1 s assumed per call before any
-	// answer: flood's next request is seconds away.
+	// 10 calls behind 2 slots, at the second measured per call: flood's
+	// next request is seconds away.
 	first, err := s.Admit(flood, 10)
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -220,13 +221,24 @@ func TestSystemOneShedsWhenFull(t *testing.T) {
 func TestSystemOneSharesSlotsAmongKeys(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan string, 300)
+	var warm atomic.Bool
 	f := newFakeSystemOne(t, func(w http.ResponseWriter, req systemone.Request) {
+		if !warm.Swap(true) {
+			// The first call is answered after a second: the queue admits
+			// waiting work only once it has measured the provider.
+			time.Sleep(time.Second)
+			biased(t, w, req)
+			return
+		}
 		started <- string(req.State)
 		<-release
 		biased(t, w, req)
 	})
 	p := NewSystemOne(Settings{BaseURL: f.srv.URL, APIKey: testKey, Model: "m", Source: "shared provider",
 		MaxInFlight: 1, Queue: 1000, MaxWait: time.Minute})
+	if _, err := p.Ask(context.Background(), mixed()); err != nil {
+		t.Fatal(err)
+	}
 	results := make(chan error, 300)
 	ask := func(key, state string) chan error {
 		req := mixed()
