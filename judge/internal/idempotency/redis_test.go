@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/perkey"
+	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -140,4 +145,83 @@ func TestRedisLossFallsBackInProcess(t *testing.T) {
 	if n := s.remote.Client().Exists(ctx, "idem:new").Val(); n != 1 {
 		t.Error("the claim made after recovery is not in Redis")
 	}
+}
+
+// TestAnswersAndBucketsApartInRedis: on a Redis run as docs/operations.md
+// requires (maxmemory-policy noeviction, maxmemory above the keys' bounds),
+// one API key storing answers far past its bound neither evicts another
+// key's answers nor the rate-limit buckets, and leaves Redis room to keep
+// deciding limits and storing other keys' answers.
+func TestAnswersAndBucketsApartInRedis(t *testing.T) {
+	ctx := context.Background()
+	rs := redistest.New(t)
+	rdb := redisClient(t, rs.URL())
+	info := rdb.Info(ctx, "memory").Val()
+	base := infoInt(t, info, "used_memory")
+	perKey := perkey.Limits{Entries: 1000, Bytes: 1 << 20}
+	// Room for three keys' answers above what Redis uses empty.
+	if err := rdb.ConfigSet(ctx, "maxmemory", strconv.FormatInt(base+4<<20, 10)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
+		t.Fatal(err)
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	s := New(ctx, Settings{Redis: rdb, Prefix: "t:", PerKey: perKey, Logger: quiet})
+	lim := ratelimit.New(ctx, ratelimit.Settings{RPM: 1000, TPM: 600, IDs: []string{"victim", "flood"},
+		Redis: rdb, Prefix: "t:", Timeout: time.Second, Logger: quiet})
+	lim.TakeRequest(ctx, "victim")
+	lim.TakeTokens(ctx, "victim", 300)
+	buckets := rdb.Keys(ctx, "rate:t:*").Val()
+	if len(buckets) == 0 {
+		t.Fatal("no request bucket in Redis")
+	}
+
+	_, _, c := s.Begin(ctx, "victim", "v", "fp")
+	c.Finish(ctx, ok)
+	big := Answer{Status: 200, ContentType: "application/json", Body: bytes.Repeat([]byte("<"), 100<<10)}
+	for i := range 100 { // 10 MiB, more than Redis may hold
+		_, _, c := s.Begin(ctx, "flood", fmt.Sprint(i), "fp")
+		if c == nil || !c.inRedis {
+			t.Fatalf("flood %d: the claim is not in Redis", i)
+		}
+		c.Finish(ctx, big)
+	}
+	if out, a, _ := s.Begin(ctx, "victim", "v", "fp"); out != Replay || !bytes.Equal(a.Body, ok.Body) {
+		t.Errorf("the other key's answer after the flood: %v", out)
+	}
+	if n := rdb.Exists(ctx, buckets...).Val(); n != int64(len(buckets)) {
+		t.Errorf("%d of %d rate-limit buckets left after the flood", n, len(buckets))
+	}
+	if _, b, err := s.remote.Usage(ctx, "flood"); err != nil || b > perKey.Bytes {
+		t.Errorf("the flooding key holds %d bytes in Redis (%v), over its bound of %d", b, err, perKey.Bytes)
+	}
+	// Redis still has room: the buckets go on deciding there, and another
+	// key's new answer is stored there.
+	// A bucket evicted meanwhile would start full again and keep 400 after
+	// this charge; kept, it holds about 100 (it refills 10 a second).
+	if r := lim.TakeTokens(ctx, "victim", 200); !r.Allowed || r.Remaining >= 300 || !lim.RedisUp() || lim.Fallbacks() != 0 {
+		t.Errorf("the token bucket after the flood: %+v, Redis up %v, %d fallbacks; want it kept and decided in Redis",
+			r, lim.RedisUp(), lim.Fallbacks())
+	}
+	_, _, c = s.Begin(ctx, "victim", "v2", "fp")
+	c.Finish(ctx, ok)
+	if n := rdb.Exists(ctx, "t:idem:v2").Val(); n != 1 || !s.remote.Up() {
+		t.Error("another key's new answer is not in Redis after the flood")
+	}
+}
+
+func infoInt(t *testing.T, info, field string) int64 {
+	t.Helper()
+	for line := range strings.SplitSeq(info, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %s in INFO", field)
+	return 0
 }
