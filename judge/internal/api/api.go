@@ -104,6 +104,7 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	h := &handler{Deps: d, bodies: map[string]errorBodies{decisionsRoute: decisionsBodies{}}}
 	e := server.New(logger)
 	e.HTTPErrorHandler = h.handleError
+	e.JSONSerializer = rawJSON{}
 	e.Use(typesafeRequestID, h.measure)
 	e.GET("/healthz", h.healthz)
 	e.GET("/readyz", h.readyz)

@@ -213,6 +213,16 @@ func (c *Claim) Release(ctx context.Context) {
 	c.s.local.release(c.key, c.token)
 }
 
+// Usage reports what owner's answers take where they are kept now:
+// entries and the bytes counted against its bound.
+func (s *Store) Usage(ctx context.Context, owner string) (entries int, bytes int64, err error) {
+	if s.remote != nil && s.remote.Up() {
+		return s.remote.Usage(ctx, owner)
+	}
+	entries, bytes = s.local.answers.Usage(owner)
+	return entries, bytes, nil
+}
+
 // Shared reports whether the store was given a Redis.
 func (s *Store) Shared() bool { return s.remote != nil }
 
