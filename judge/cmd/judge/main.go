@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/api"
+	"github.com/judgeworks/judge/internal/cache"
 	"github.com/judgeworks/judge/internal/evalset"
 	"github.com/judgeworks/judge/internal/idempotency"
 	"github.com/judgeworks/judge/internal/metrics"
@@ -95,14 +96,19 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	}
 	limits := ratelimit.Settings{RPM: cfg.RateLimitRPM, Burst: cfg.RateLimitBurst, TPM: cfg.RateLimitTPM,
 		IDs: ids, Prefix: cfg.RedisPrefix, Logger: logger}
-	// Idempotency keys share the rate limits' Redis client and prefix.
+	// Idempotency keys and the answer cache share the rate limits' Redis
+	// client and prefix.
 	idem := idempotency.Settings{Prefix: cfg.RedisPrefix, Logger: logger}
+	answers := cache.Settings{TTL: cfg.CacheTTL, Shared: cfg.CacheShared, Prefix: cfg.RedisPrefix, Logger: logger}
 	if cfg.Redis != nil {
 		redis.SetLogger(redisLog{logger})
 		rdb := redis.NewClient(cfg.Redis)
 		defer rdb.Close()
 		limits.Redis = rdb
 		idem.Redis = rdb
+		if cfg.CacheTTL > 0 {
+			answers.Redis = rdb
+		}
 	}
 	e := api.New(logger, api.Deps{
 		Keys:         cfg.Keys,
@@ -112,9 +118,11 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		Tokens:       counter,
 		MaxQuestions: cfg.MaxQuestions,
 		Idempotency:  idempotency.New(ctx, idem),
+		Cache:        cache.New(ctx, answers),
 	})
 	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM, "rate_limit_burst", cmp.Or(cfg.RateLimitBurst, cfg.RateLimitRPM),
-		"rate_limit_tpm", cfg.RateLimitTPM, "max_questions", cfg.MaxQuestions, "redis", cfg.Redis != nil)
+		"rate_limit_tpm", cfg.RateLimitTPM, "max_questions", cfg.MaxQuestions, "redis", cfg.Redis != nil,
+		"cache_ttl", cfg.CacheTTL.String(), "cache_shared", cfg.CacheShared)
 	return server.Run(ctx, e, cfg.Addr, logger)
 }
 

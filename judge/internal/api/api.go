@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/cache"
 	"github.com/judgeworks/judge/internal/fairqueue"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/judge/internal/idempotency"
@@ -55,6 +56,8 @@ type Deps struct {
 	// Idempotency keeps the answers of requests sent with an
 	// Idempotency-Key; nil keeps them in the process.
 	Idempotency *idempotency.Store
+	// Cache is the exact answer cache; nil is off.
+	Cache *cache.Cache
 }
 
 type handler struct {
@@ -215,19 +218,25 @@ func (h *handler) allowedModel(key auth.BearerKey, name string) (*registry.Model
 	return m, nil
 }
 
-// ask validates req, charges its input tokens and has m answer it: the
-// path both endpoints share once a request is in System One terms.
+// ask validates req, answers it from the cache or else charges its input
+// tokens and has m answer it: the path both endpoints share once a request
+// is in System One terms. A cached answer costs no tokens.
 func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req systemone.Request) (*systemone.Response, error) {
 	checked, err := limits.Check(req, h.Tokens)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, checked)); err != nil {
-		return nil, err
-	}
-	resp, err := h.Registry.Ask(c.Request().Context(), m, checked)
-	if err != nil {
-		return nil, err
+	ctx := c.Request().Context()
+	cached, resp := h.Cache.Lookup(ctx, key.ID, m.Name, checked, cache.NoCache(c.Request().Header))
+	cached.Mark(c.Response().Header())
+	if resp == nil {
+		if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, checked)); err != nil {
+			return nil, err
+		}
+		if resp, err = h.Registry.Ask(ctx, m, checked); err != nil {
+			return nil, err
+		}
+		cached.Store(ctx, resp)
 	}
 	h.Metrics.Answered(req, resp)
 	return resp, nil
