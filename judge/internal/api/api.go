@@ -229,7 +229,10 @@ func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req
 	ctx := c.Request().Context()
 	cached, resp := h.Cache.Lookup(ctx, key.ID, m.Name, checked, cache.NoCache(c.Request().Header))
 	cached.Mark(c.Response().Header())
-	if resp == nil {
+	if resp != nil {
+		// Tokens untouched: the figures as they are.
+		setLimitHeaders(c.Response().Header(), "tokens", h.Limiter.PeekTokens(ctx, key.ID))
+	} else {
 		if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, checked)); err != nil {
 			return nil, err
 		}
