@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/limits"
+	"github.com/judgeworks/judge/internal/perkey"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -112,5 +113,31 @@ func TestHitReportsNoUsage(t *testing.T) {
 	}
 	if e, resp := c.Lookup(ctx, "k", "m-1", req, true); resp != nil || e.outcome != Bypass {
 		t.Errorf("no-cache: %v %v", e.outcome, resp)
+	}
+}
+
+// TestBoundedPerKey: a key filling the cache evicts its own entries only.
+func TestBoundedPerKey(t *testing.T) {
+	ctx := context.Background()
+	c := New(ctx, Settings{TTL: time.Hour, PerKey: perkey.Limits{Entries: 2}})
+	store := func(owner, state string) limits.Checked {
+		req := decode(t, `{"model": "m", "state": "`+state+`", "questions": {"q": {"type": "noul"}}}`)
+		e, _ := c.Lookup(ctx, owner, "m-1", req, false)
+		e.Store(ctx, &systemone.Response{Model: "m-1", Answers: map[string]systemone.Answer{"q": {Type: systemone.TypeNoul}}})
+		return req
+	}
+	kept := store("quiet", "s")
+	var flood []limits.Checked
+	for _, state := range []string{"a", "b", "c", "d"} {
+		flood = append(flood, store("flood", state))
+	}
+	if _, resp := c.Lookup(ctx, "quiet", "m-1", kept, false); resp == nil {
+		t.Error("another key's flood evicted this key's entry")
+	}
+	for i, req := range flood {
+		_, resp := c.Lookup(ctx, "flood", "m-1", req, false)
+		if want := i >= 2; (resp != nil) != want {
+			t.Errorf("flood entry %d kept = %v, want %v (its own oldest evicted)", i, resp != nil, want)
+		}
 	}
 }
