@@ -42,10 +42,16 @@ func NewSystemOne(s Settings) *SystemOne {
 	return &SystemOne{s: s, client: client, slots: newSlots(s)}
 }
 
-// Ask sends req to the upstream under its model name, with each choice's
-// options in canonical order, and returns its answers calibrated. The
-// response's Model is the exact version the upstream reported.
+// Ask sends req to the upstream under its model name, each question as
+// sent says (shared/coherent's structural rules, then each choice's
+// options in canonical order under neutral ids), and returns its answers,
+// under req's names, calibrated. The response's Model is the exact version
+// the upstream reported.
 func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	return askCoherent(ctx, req, p.ask)
+}
+
+func (p *SystemOne) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	admitted, err := p.slots.Admit(ctx, 1)
 	if err != nil {
 		return nil, err
@@ -54,7 +60,7 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 	up := systemone.Request{Model: p.s.Model, State: req.State, Order: req.Order,
 		Questions: make(map[string]systemone.Question, len(req.Questions))}
 	for name, q := range req.Questions {
-		up.Questions[name] = q.Canonical()
+		up.Questions[name] = sent(q)
 	}
 	resp, err := engine.Call(ctx, admitted, func() (*systemone.Response, error) { return p.client.Ask(ctx, up) })
 	if err != nil {
@@ -74,12 +80,13 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 			return nil, invalid(p.s.Source, "the System One provider's answer to %q: %v", name, err)
 		}
 		t := p.s.temperature(SystemOneReadout, q)
-		if t == 1 {
-			// Uncalibrated, the service's answer is given as it came.
+		if t == 1 && q.Type != systemone.TypeChoice {
+			// Uncalibrated, the service's noul and score answers are
+			// given as they came; a choice's are keyed by neutral ids.
 			answers[name] = a
 			continue
 		}
-		if answers[name], err = calibrated(q, w, t); err != nil {
+		if answers[name], err = answerTo(req.Questions[name], w, t); err != nil {
 			return nil, invalid(p.s.Source, "the System One provider's answer to %q: %v", name, err)
 		}
 	}
