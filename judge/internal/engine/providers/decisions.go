@@ -54,15 +54,14 @@ func NewDecisions(s Settings, extra ...option.RequestOption) (*Decisions, error)
 }
 
 // Ask translates req into Decisions calls (questions in name order, at most
-// DecisionsMaxQuestions per call, each question as sent says:
-// shared/coherent's structural rules, then a choice's options in canonical
-// order under neutral ids), and the decisions back into calibrated System
-// One answers under req's names. The upstream's own choice and confidence
-// are not used: they are recomputed from its probabilities with the
-// formulas every engine of the judge uses. Question names are not sent, as
-// the chat adapter never shows them: a name like "is_spam_obviously" would
-// lead the model. A question the model refuses fails the request as the
-// caller's (see refused).
+// DecisionsMaxQuestions per call, each choice's options in canonical
+// order), and the decisions back into calibrated System One answers. The
+// upstream's own choice and confidence are not used: they are recomputed
+// from its probabilities with the formulas every engine of the judge uses.
+// Question names are not sent, as the chat adapter never shows them: a
+// name like "is_spam_obviously" would lead the model. A question the model
+// refuses fails the request as the caller's (see refused). Each question
+// goes as sent says, and its answer comes back under req's names (named).
 func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	return askCoherent(ctx, req, p.ask)
 }
@@ -89,11 +88,11 @@ func (p *Decisions) ask(ctx context.Context, req systemone.Request) (*systemone.
 			return nil, invalid(p.s.Source, "the Decisions provider gave %d answers to %d questions", len(d.Answers), len(qs))
 		}
 		for i, name := range batch {
-			a, err := p.answer(req.Questions[name], qs[i], d.Answers[i])
+			a, err := p.answer(qs[i], d.Answers[i])
 			if err != nil {
 				return nil, p.annotate(err, name)
 			}
-			out.Answers[name] = a
+			out.Answers[name] = named(req.Questions[name], a)
 		}
 		if out.Model == "" {
 			out.Model = d.Model
@@ -174,9 +173,8 @@ func (p *Decisions) params(state json.RawMessage, qs []systemone.Question) opena
 // answer what this one declined.
 var errRefused = errors.New("refused")
 
-// answer reads one decision, the answer to q as it went upstream
-// (sent(orig)), back into the answer to orig.
-func (p *Decisions) answer(orig, q systemone.Question, a openai.DecisionAnswerUnion) (systemone.Answer, error) {
+// answer reads one decision back into the answer to q.
+func (p *Decisions) answer(q systemone.Question, a openai.DecisionAnswerUnion) (systemone.Answer, error) {
 	if a.Type == "refusal" {
 		return systemone.Answer{}, errRefused
 	}
@@ -236,7 +234,7 @@ func (p *Decisions) answer(orig, q systemone.Question, a openai.DecisionAnswerUn
 			return systemone.Answer{}, fmt.Errorf("probability %v is not a finite number ≥ 0", x)
 		}
 	}
-	return answerTo(orig, w, p.s.temperature(DecisionsReadout, q))
+	return calibrated(q, w, p.s.temperature(DecisionsReadout, q))
 }
 
 // annotate names the question in the error of its answer.

@@ -43,10 +43,9 @@ func NewSystemOne(s Settings) *SystemOne {
 }
 
 // Ask sends req to the upstream under its model name, each question as
-// sent says (shared/coherent's structural rules, then each choice's
-// options in canonical order under neutral ids), and returns its answers,
-// under req's names, calibrated. The response's Model is the exact version
-// the upstream reported.
+// sent says, and returns its answers calibrated, under req's names
+// (named). The response's Model is the exact version the upstream
+// reported.
 func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	return askCoherent(ctx, req, p.ask)
 }
@@ -80,15 +79,15 @@ func (p *SystemOne) ask(ctx context.Context, req systemone.Request) (*systemone.
 			return nil, invalid(p.s.Source, "the System One provider's answer to %q: %v", name, err)
 		}
 		t := p.s.temperature(SystemOneReadout, q)
-		if t == 1 && q.Type != systemone.TypeChoice {
-			// Uncalibrated, the service's noul and score answers are
-			// given as they came; a choice's are keyed by neutral ids.
-			answers[name] = a
+		if t == 1 {
+			// Uncalibrated, the service's answer is given as it came.
+			answers[name] = named(req.Questions[name], a)
 			continue
 		}
-		if answers[name], err = answerTo(req.Questions[name], w, t); err != nil {
+		if a, err = calibrated(q, w, t); err != nil {
 			return nil, invalid(p.s.Source, "the System One provider's answer to %q: %v", name, err)
 		}
+		answers[name] = named(req.Questions[name], a)
 	}
 	model := resp.Model
 	if model == "" {

@@ -36,7 +36,7 @@ func askCoherent(ctx context.Context, req systemone.Request, askCore func(contex
 // would only lead the model. An option without a description goes out
 // under its name, which is then what it says. The options of sent and of
 // q.Canonical() correspond place by place, which is how an answer is
-// mapped back (answerTo). Other questions go out as they are: a level's
+// mapped back (named). Other questions go out as they are: a level's
 // text is its meaning and its index its id.
 func sent(q systemone.Question) systemone.Question {
 	q = q.Canonical()
@@ -67,9 +67,22 @@ func sent(q systemone.Question) systemone.Question {
 	return q
 }
 
-// answerTo is the answer to q from w, one weight per outcome of sent(q)
-// in its order, scaled by temperature t: each option's weight is its
-// neutral id's.
-func answerTo(q systemone.Question, w []float64, t float64) (systemone.Answer, error) {
-	return calibrated(q.Canonical(), w, t)
+// named is a, the answer to sent(q), under q's option names: each
+// option's probability is its neutral id's, and so is the choice. Other
+// answers are keyed as q's already.
+func named(q systemone.Question, a systemone.Answer) systemone.Answer {
+	if q.Type != systemone.TypeChoice {
+		return a
+	}
+	canonical, up := q.Canonical(), sent(q)
+	probs := make(map[string]float64, len(a.Probabilities))
+	choice := a.Choice
+	for i, o := range up.Options {
+		probs[canonical.Options[i].Name] = a.Probabilities[o.Name]
+		if a.Choice == o.Name {
+			choice = canonical.Options[i].Name
+		}
+	}
+	a.Probabilities, a.Choice = probs, choice
+	return a
 }
