@@ -23,10 +23,7 @@ func TestCoherence(t *testing.T) {
 	sys := newFakeSystemOne(t, readingSystemOne(t))
 	dec := newFakeDecisions(t, readingDecisions)
 	failing := newFakeSystemOne(t, status503)
-	for _, cal := range []struct {
-		name string
-		file calibrate.File
-	}{{"uncalibrated", calibrate.File{}}, {"calibrated", choiceTemperature}} {
+	for _, cal := range calibrations {
 		t.Run("System One "+cal.name, func(t *testing.T) {
 			enginetest.RunCoherence(t, newSystemOne(sys.srv.URL, cal.file), enginetest.Coherence{})
 		})
