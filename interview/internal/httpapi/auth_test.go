@@ -11,6 +11,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/judgeworks/interview/internal/auth"
+	"github.com/judgeworks/interview/internal/interviews"
 )
 
 // withCookie sends a request carrying a hand-made session cookie.
@@ -228,11 +229,27 @@ func TestServiceEndpoints(t *testing.T) {
 		Voice          struct {
 			Transcribe, Speech bool
 		} `json:"voice"`
-		Mode string `json:"mode"`
+		Mode   string `json:"mode"`
+		Limits struct {
+			MinQuestions      int `json:"minQuestions"`
+			MaxQuestions      int `json:"maxQuestions"`
+			MaxFollowUps      int `json:"maxFollowUps"`
+			DefaultFollowUps  int `json:"defaultFollowUps"`
+			MaxAnswer         int `json:"maxAnswer"`
+			MaxJobDescription int `json:"maxJobDescription"`
+			MaxInProgress     int `json:"maxInProgress"`
+		} `json:"limits"`
 	}
 	must(t, c.do("GET", "/api/config", nil), http.StatusOK).json(t, &cfg)
 	if cfg.Mode != "fake" || cfg.GoogleClientID != "" {
 		t.Fatalf("config %+v", cfg)
+	}
+	// The page's bounds are the service's own.
+	l := cfg.Limits
+	if l.MinQuestions != interviews.MinQuestions || l.MaxQuestions != interviews.MaxQuestions || l.MaxFollowUps != interviews.MaxFollowUps ||
+		l.DefaultFollowUps != interviews.DefaultFollowUps || l.MaxAnswer != interviews.MaxAnswerChars ||
+		l.MaxJobDescription != interviews.MaxJobDescription || l.MaxInProgress != interviews.DefaultLimits().MaxInProgress {
+		t.Fatalf("config limits %+v", l)
 	}
 	if code := must(t, c.do("GET", "/api/no/such/thing", nil), http.StatusNotFound).errCode(t); code != "not_found" {
 		t.Fatal(code)
