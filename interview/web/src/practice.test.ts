@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Evaluation, HistoryItem, QuestionResult } from './api';
+import type { Evaluation, HistoryItem, QuestionResult } from './api/types';
 import {
   canRetry,
   countedNote,
   coverageText,
-  mainsAnswered,
   numberOf,
   practiceLink,
   progressSeries,
@@ -37,14 +36,13 @@ describe('threads', () => {
       [1, 'q1', ['q1-f1', 'q1-f2']],
       [2, 'q2', ['q2-f1']],
     ]);
-    expect(mainsAnswered(results)).toBe(2);
     expect(numberOf(results, 'q2-f1')).toBe(2);
     expect(numberOf(results, 'nope')).toBe(0);
   });
 
   it('labels the question being asked', () => {
-    expect(questionLabel({ id: 'q3', text: '?', kind: 'main' }, results, 5)).toBe('Question 3 of 5');
-    expect(questionLabel({ id: 'q2-f2', text: '?', kind: 'followUp', parentId: 'q2' }, results, 5)).toBe('Follow-up to question 2');
+    expect(questionLabel({ id: 'q3', text: '?', kind: 'main' }, 2, 5)).toBe('Question 3 of 5');
+    expect(questionLabel({ id: 'q2-f2', text: '?', kind: 'followUp', parentId: 'q2' }, 2, 5)).toBe('Follow-up to question 2');
   });
 
   it('names questions in a report', () => {

@@ -1,7 +1,7 @@
 // The logic of practice that teaches, kept out of the pages so it can be
 // tested without a browser: follow-up threads, second tries, requirement
 // coverage, and progress across interviews.
-import type { HistoryItem, Question, QuestionResult, Requirement } from './api';
+import type { HistoryItem, Question, QuestionResult, Requirement } from './api/types';
 
 /** A main question's result and its follow-ups' (which come right after
  * it), numbered as the candidate saw them. */
@@ -24,15 +24,8 @@ export function threads(results: QuestionResult[]): Thread[] {
   return out;
 }
 
-/** How many main questions are answered: follow-ups do not count toward
- * the total. */
-export function mainsAnswered(results: QuestionResult[]): number {
-  return results.filter((r) => r.question.kind !== 'followUp').length;
-}
-
-/** The label of the question being asked after results. */
-export function questionLabel(q: Question, results: QuestionResult[], total: number): string {
-  const answered = mainsAnswered(results);
+/** The label of the question being asked after answered main questions. */
+export function questionLabel(q: Question, answered: number, total: number): string {
   if (q.kind === 'followUp') return `Follow-up to question ${answered}`;
   return `Question ${answered + 1} of ${total}`;
 }
@@ -219,3 +212,10 @@ export const focusTips: Record<Area, string> = {
   communication:
     'Lead with your answer in one sentence, then give two or three supporting points in order, then an example with its result. Say "I" for what you did. Follow-ups will ask for what you leave out.',
 };
+
+/** The interviewer in use, as the page names it. */
+export function modeLabel(mode: string): string {
+  if (mode === 'offline') return 'Offline practice mode';
+  if (mode === 'language-model') return 'AI interviewer';
+  return '';
+}

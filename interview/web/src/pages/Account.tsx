@@ -1,20 +1,20 @@
 import { useState } from 'react';
-import { api } from '../client';
-import { ApiError, type User } from '../api';
+import { api } from '../api';
+import { ApiError, type User } from '../api/types';
 
 // The account page: change the password (every other device is signed out),
 // sign out everywhere, delete the account. Errors here are shown on the
 // page: a wrong password is a 403, and the page stays signed in.
-export function AccountPage({ user, onSignedOut, onAuthLost }: { user: User; onSignedOut: (notice: string) => void; onAuthLost: () => void }) {
+export function AccountPage({ user, onSignedOut }: { user: User; onSignedOut: (notice: string) => void }) {
   return (
     <section className="narrow account">
       <h1>Your account</h1>
       <p>
         Signed in as <strong>{user.fullName}</strong> ({user.email}){user.hasPassword ? '' : ', with Google'}.
       </p>
-      {user.hasPassword && <ChangePassword onAuthLost={onAuthLost} />}
-      <SignOutEverywhere onSignedOut={onSignedOut} onAuthLost={onAuthLost} />
-      <DeleteAccount user={user} onSignedOut={onSignedOut} onAuthLost={onAuthLost} />
+      {user.hasPassword && <ChangePassword />}
+      <SignOutEverywhere onSignedOut={onSignedOut} />
+      <DeleteAccount user={user} onSignedOut={onSignedOut} />
     </section>
   );
 }
@@ -23,7 +23,7 @@ function message(err: unknown, fallback: string): string {
   return err instanceof ApiError ? err.message : fallback;
 }
 
-function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
+function ChangePassword() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -47,7 +47,6 @@ function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
       setConfirm('');
       setDone(true);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(message(err, 'The password could not be changed. Try again.'));
     } finally {
       setBusy(false);
@@ -89,7 +88,7 @@ function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
   );
 }
 
-function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: (notice: string) => void; onAuthLost: () => void }) {
+function SignOutEverywhere({ onSignedOut }: { onSignedOut: (notice: string) => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
 
@@ -100,7 +99,6 @@ function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: (notice: 
       await api.logoutAll();
       onSignedOut('You were signed out on every device, this one included. Sign in again to continue.');
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(message(err, 'Could not sign out everywhere. Try again.'));
       setBusy(false);
     }
@@ -122,7 +120,7 @@ function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: (notice: 
   );
 }
 
-function DeleteAccount({ user, onSignedOut, onAuthLost }: { user: User; onSignedOut: (notice: string) => void; onAuthLost: () => void }) {
+function DeleteAccount({ user, onSignedOut }: { user: User; onSignedOut: (notice: string) => void }) {
   const [password, setPassword] = useState('');
   const [sure, setSure] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -136,7 +134,6 @@ function DeleteAccount({ user, onSignedOut, onAuthLost }: { user: User; onSigned
       await api.deleteAccount(password);
       onSignedOut('Your account and its interviews were deleted.');
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(message(err, 'The account could not be deleted. Try again.'));
       setBusy(false);
     }

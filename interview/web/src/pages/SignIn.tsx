@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../client';
-import { ApiError, type Config, type User } from '../api';
+import { api } from '../api';
+import { ApiError, type Config, type User } from '../api/types';
 
 interface GoogleId {
   initialize(o: { client_id: string; callback: (r: { credential: string }) => void }): void;
