@@ -3,7 +3,7 @@
 // field (`questionResults[2].evaluation.scorable: expected true or false,
 // got nothing`), never a page drawn from made-up defaults.
 //
-// The rules (docs/interview.md, "Web client"): every field docs/api.md
+// The rules (docs/web.md, "Decoding"): every field docs/api.md
 // pins must be present with its type; a field the server leaves out when
 // empty (omitempty: parentId, star, delivery, retry, counted) may be
 // absent; a list may be null (Go writes an empty list as null); fields this
