@@ -235,6 +235,7 @@ func TestServiceEndpoints(t *testing.T) {
 			MaxQuestions      int `json:"maxQuestions"`
 			MaxFollowUps      int `json:"maxFollowUps"`
 			DefaultFollowUps  int `json:"defaultFollowUps"`
+			MaxSetupText      int `json:"maxSetupText"`
 			MaxAnswer         int `json:"maxAnswer"`
 			MaxJobDescription int `json:"maxJobDescription"`
 			MaxInProgress     int `json:"maxInProgress"`
@@ -247,7 +248,7 @@ func TestServiceEndpoints(t *testing.T) {
 	// The page's bounds are the service's own.
 	l := cfg.Limits
 	if l.MinQuestions != interviews.MinQuestions || l.MaxQuestions != interviews.MaxQuestions || l.MaxFollowUps != interviews.MaxFollowUps ||
-		l.DefaultFollowUps != interviews.DefaultFollowUps || l.MaxAnswer != interviews.MaxAnswerChars ||
+		l.DefaultFollowUps != interviews.DefaultFollowUps || l.MaxSetupText != interviews.MaxSetupChars || l.MaxAnswer != interviews.MaxAnswerChars ||
 		l.MaxJobDescription != interviews.MaxJobDescription || l.MaxInProgress != interviews.DefaultLimits().MaxInProgress {
 		t.Fatalf("config limits %+v", l)
 	}

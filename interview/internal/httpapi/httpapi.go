@@ -169,6 +169,7 @@ type limits struct {
 	MaxQuestions      int `json:"maxQuestions"`
 	MaxFollowUps      int `json:"maxFollowUps"`
 	DefaultFollowUps  int `json:"defaultFollowUps"`
+	MaxSetupText      int `json:"maxSetupText"`
 	MaxAnswer         int `json:"maxAnswer"`
 	MaxJobDescription int `json:"maxJobDescription"`
 	// MaxInProgress is 0 when there is no cap.
@@ -185,7 +186,7 @@ func (a *API) config(c echo.Context) error {
 		"limits": limits{
 			MinQuestions: interviews.MinQuestions, MaxQuestions: interviews.MaxQuestions,
 			MaxFollowUps: interviews.MaxFollowUps, DefaultFollowUps: interviews.DefaultFollowUps,
-			MaxAnswer: interviews.MaxAnswerChars, MaxJobDescription: interviews.MaxJobDescription,
+			MaxSetupText: interviews.MaxSetupChars, MaxAnswer: interviews.MaxAnswerChars, MaxJobDescription: interviews.MaxJobDescription,
 			MaxInProgress: a.d.Interviews.MaxInProgress(),
 		},
 	})

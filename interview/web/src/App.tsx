@@ -117,7 +117,7 @@ export function App() {
         page = <ReportPage key={route.id} id={route.id} />;
         break;
       case 'history':
-        page = <HistoryPage />;
+        page = <HistoryPage limits={config.limits} />;
         break;
       case 'account':
         page = <AccountPage user={user} onSignedOut={signedOut} />;

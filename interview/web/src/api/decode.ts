@@ -234,6 +234,7 @@ export function config(f: Fields): Config {
       maxQuestions: l.num('maxQuestions'),
       maxFollowUps: l.num('maxFollowUps'),
       defaultFollowUps: l.num('defaultFollowUps'),
+      maxSetupText: l.num('maxSetupText'),
       maxAnswer: l.num('maxAnswer'),
       maxJobDescription: l.num('maxJobDescription'),
       maxInProgress: l.num('maxInProgress'),

@@ -62,6 +62,7 @@ export const wireLimits = (o: Body = {}): Body => ({
   maxQuestions: 20,
   maxFollowUps: 2,
   defaultFollowUps: 1,
+  maxSetupText: 100,
   maxAnswer: 10000,
   maxJobDescription: 10000,
   maxInProgress: 3,

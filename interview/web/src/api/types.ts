@@ -17,6 +17,8 @@ export interface Limits {
   maxFollowUps: number;
   /** The follow-ups per question when a start does not say. */
   defaultFollowUps: number;
+  /** Characters of the candidate name, the role and the experience. */
+  maxSetupText: number;
   /** Characters of one answer. */
   maxAnswer: number;
   /** Characters of a pasted job description. */

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { api } from '../api';
 import { link } from '../router';
-import { ApiError, type HistoryItem } from '../api/types';
+import { ApiError, type HistoryItem, type Limits } from '../api/types';
 import { useLoad } from '../load';
 import { LoadFailed } from '../components/LoadFailed';
 import { ProgressChart } from '../components/ProgressChart';
-import { areaNames, practiceLink, progressSeries, recent, rolesOf, weakestArea } from '../practice';
+import { areaNames, inWords, practiceLink, progressSeries, recent, rolesOf, weakestArea } from '../practice';
 
 // One page of history at a time, newest first; "Show older" asks for the
 // page before the last date shown.
@@ -13,7 +13,7 @@ export const historyPageSize = 20;
 
 const newestFirst = (list: HistoryItem[]) => [...list].sort((a, b) => Date.parse(b.date) - Date.parse(a.date));
 
-export function HistoryPage() {
+export function HistoryPage({ limits }: { limits: Limits }) {
   // The first page; "Show older" adds pages to it.
   const loaded = useLoad(async (signal) => {
     const list = await api.history({ limit: historyPageSize }, signal);
@@ -63,7 +63,7 @@ export function HistoryPage() {
           .
         </p>
       )}
-      {items && rolesOf(items).length > 0 && <Progress items={items} />}
+      {items && rolesOf(items).length > 0 && <Progress items={items} limits={limits} />}
       {items && items.length > 0 && (
         <ul className="history">
           {items.map((h) => {
@@ -108,12 +108,12 @@ export function HistoryPage() {
 // practise it.
 // One role at a time (the latest one's first): scores of different roles
 // on one line would mix questions of different kinds.
-function Progress({ items }: { items: HistoryItem[] }) {
+function Progress({ items, limits }: { items: HistoryItem[]; limits: Limits }) {
   const roles = rolesOf(items);
   const [picked, setRole] = useState('');
   const role = roles.includes(picked) ? picked : (roles[0] ?? '');
   const weak = weakestArea(items, role);
-  const to = weak ? practiceLink(weak) : '/';
+  const to = weak ? practiceLink(weak, limits) : '/';
   return (
     <section className="card progress-card" aria-labelledby="progress-heading">
       <h2 id="progress-heading">Your progress</h2>
@@ -140,7 +140,7 @@ function Progress({ items }: { items: HistoryItem[] }) {
               Practise this
             </a>{' '}
             <span className="hint">
-              {weak.difficulty === 'easy' ? 'An' : 'A'} {weak.difficulty} {weak.role} interview with up to two follow-ups per question.
+              {weak.difficulty === 'easy' ? 'An' : 'A'} {weak.difficulty} {weak.role} interview with up to {inWords(limits.maxFollowUps)} follow-ups per question.
             </span>
           </p>
         </div>

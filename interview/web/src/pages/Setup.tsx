@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { api } from '../api';
-import { ApiError, type Config, type Limits, type User } from '../api/types';
+import { ApiError, type Config, type User } from '../api/types';
 import { navigate } from '../router';
 import { requestFullscreen } from '../anticheat';
 import { ActiveInterviews } from '../components/ActiveInterviews';
-import { areaNames, focusTips, modeLabel, readPrefill } from '../practice';
+import { areaNames, focusTips, followUpChoices, modeLabel, readPrefill } from '../practice';
 
 const experiences = ['Internship', 'Entry level (0–2 years)', 'Mid level (3–5 years)', 'Senior (6–9 years)', 'Lead / Principal (10+ years)'];
 const difficulties = [
@@ -13,21 +13,10 @@ const difficulties = [
   { value: 'hard', label: 'Hard' },
 ];
 
-const counts = ['none', 'one', 'two', 'three', 'four', 'five'];
-
-/** The follow-up settings the server allows: the empty value leaves the
- * server's default, named first. */
-export function followUpChoices(l: Limits): { value: string; label: string }[] {
-  const upTo = (n: number) => (n === 0 ? 'None' : `Up to ${counts[n] ?? n} per question`);
-  const out = [{ value: '', label: `${upTo(l.defaultFollowUps)} (default)` }];
-  for (let n = 0; n <= l.maxFollowUps; n++) if (n !== l.defaultFollowUps) out.push({ value: String(n), label: upTo(n) });
-  return out;
-}
-
 export function SetupPage({ user, config }: { user: User; config: Config }) {
   const { limits } = config;
   // A "practise this" link from the history fills the form in.
-  const [prefill] = useState(() => readPrefill(location.search));
+  const [prefill] = useState(() => readPrefill(location.search, limits));
   const [candidateName, setCandidateName] = useState(user.fullName);
   const [role, setRole] = useState(prefill.role ?? '');
   const [experience, setExperience] = useState(experiences[1]);
@@ -84,13 +73,14 @@ export function SetupPage({ user, config }: { user: User; config: Config }) {
       <form className="card" onSubmit={start}>
         <label>
           Candidate name
-          <input name="candidateName" required autoComplete="name" value={candidateName} onChange={(e) => setCandidateName(e.target.value)} />
+          <input name="candidateName" required autoComplete="name" maxLength={limits.maxSetupText} value={candidateName} onChange={(e) => setCandidateName(e.target.value)} />
         </label>
         <label>
           Role you are applying for
           <input
             name="role"
             required
+            maxLength={limits.maxSetupText}
             placeholder="e.g. Backend engineer"
             value={role}
             onChange={(e) => setRole(e.target.value)}
