@@ -10,6 +10,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/interviews"
 )
@@ -236,6 +237,7 @@ func TestServiceEndpoints(t *testing.T) {
 			MaxFollowUps      int `json:"maxFollowUps"`
 			DefaultFollowUps  int `json:"defaultFollowUps"`
 			MaxSetupText      int `json:"maxSetupText"`
+			MinPassword       int `json:"minPassword"`
 			MaxAnswer         int `json:"maxAnswer"`
 			MaxJobDescription int `json:"maxJobDescription"`
 			MaxInProgress     int `json:"maxInProgress"`
@@ -248,7 +250,7 @@ func TestServiceEndpoints(t *testing.T) {
 	// The page's bounds are the service's own.
 	l := cfg.Limits
 	if l.MinQuestions != interviews.MinQuestions || l.MaxQuestions != interviews.MaxQuestions || l.MaxFollowUps != interviews.MaxFollowUps ||
-		l.DefaultFollowUps != interviews.DefaultFollowUps || l.MaxSetupText != interviews.MaxSetupChars || l.MaxAnswer != interviews.MaxAnswerChars ||
+		l.DefaultFollowUps != interviews.DefaultFollowUps || l.MaxSetupText != interviews.MaxSetupChars || l.MinPassword != account.MinPasswordChars || l.MaxAnswer != interviews.MaxAnswerChars ||
 		l.MaxJobDescription != interviews.MaxJobDescription || l.MaxInProgress != interviews.DefaultLimits().MaxInProgress {
 		t.Fatalf("config limits %+v", l)
 	}

@@ -170,6 +170,7 @@ type limits struct {
 	MaxFollowUps      int `json:"maxFollowUps"`
 	DefaultFollowUps  int `json:"defaultFollowUps"`
 	MaxSetupText      int `json:"maxSetupText"`
+	MinPassword       int `json:"minPassword"`
 	MaxAnswer         int `json:"maxAnswer"`
 	MaxJobDescription int `json:"maxJobDescription"`
 	// MaxInProgress is 0 when there is no cap.
@@ -186,7 +187,7 @@ func (a *API) config(c echo.Context) error {
 		"limits": limits{
 			MinQuestions: interviews.MinQuestions, MaxQuestions: interviews.MaxQuestions,
 			MaxFollowUps: interviews.MaxFollowUps, DefaultFollowUps: interviews.DefaultFollowUps,
-			MaxSetupText: interviews.MaxSetupChars, MaxAnswer: interviews.MaxAnswerChars, MaxJobDescription: interviews.MaxJobDescription,
+			MaxSetupText: interviews.MaxSetupChars, MinPassword: account.MinPasswordChars, MaxAnswer: interviews.MaxAnswerChars, MaxJobDescription: interviews.MaxJobDescription,
 			MaxInProgress: a.d.Interviews.MaxInProgress(),
 		},
 	})

@@ -120,7 +120,7 @@ export function App() {
         page = <HistoryPage limits={config.limits} />;
         break;
       case 'account':
-        page = <AccountPage user={user} onSignedOut={signedOut} />;
+        page = <AccountPage user={user} minPassword={config.limits.minPassword} onSignedOut={signedOut} />;
         break;
       default:
         page = (

@@ -29,7 +29,7 @@ function followUp(id: string, parent: string, score: number, extra: Partial<Ques
 }
 
 // The server's limits as GET /api/config gives them by default.
-const limits: Limits = { minQuestions: 1, maxQuestions: 20, maxFollowUps: 2, defaultFollowUps: 1, maxSetupText: 100, maxAnswer: 10000, maxJobDescription: 10000, maxInProgress: 3 };
+const limits: Limits = { minQuestions: 1, maxQuestions: 20, maxFollowUps: 2, defaultFollowUps: 1, maxSetupText: 100, minPassword: 8, maxAnswer: 10000, maxJobDescription: 10000, maxInProgress: 3 };
 
 const results = [main('q1', 40), followUp('q1-f1', 'q1', 70), followUp('q1-f2', 'q1', 75), main('q2', 60), followUp('q2-f1', 'q2', 50)];
 

@@ -193,7 +193,7 @@ describe('api client', () => {
       mode: 'offline',
       roleFamilies: ['backend engineering'],
       fallbackFamily: 'backend engineering',
-      limits: { minQuestions: 1, maxQuestions: 20, maxFollowUps: 2, defaultFollowUps: 1, maxSetupText: 100, maxAnswer: 10000, maxJobDescription: 10000, maxInProgress: 3 },
+      limits: { minQuestions: 1, maxQuestions: 20, maxFollowUps: 2, defaultFollowUps: 1, maxSetupText: 100, minPassword: 8, maxAnswer: 10000, maxJobDescription: 10000, maxInProgress: 3 },
     });
   });
 

@@ -235,6 +235,7 @@ export function config(f: Fields): Config {
       maxFollowUps: l.num('maxFollowUps'),
       defaultFollowUps: l.num('defaultFollowUps'),
       maxSetupText: l.num('maxSetupText'),
+      minPassword: l.num('minPassword'),
       maxAnswer: l.num('maxAnswer'),
       maxJobDescription: l.num('maxJobDescription'),
       maxInProgress: l.num('maxInProgress'),

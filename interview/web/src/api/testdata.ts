@@ -63,6 +63,7 @@ export const wireLimits = (o: Body = {}): Body => ({
   maxFollowUps: 2,
   defaultFollowUps: 1,
   maxSetupText: 100,
+  minPassword: 8,
   maxAnswer: 10000,
   maxJobDescription: 10000,
   maxInProgress: 3,

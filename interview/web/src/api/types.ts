@@ -19,6 +19,8 @@ export interface Limits {
   defaultFollowUps: number;
   /** Characters of the candidate name, the role and the experience. */
   maxSetupText: number;
+  /** Characters of a new password, at least. */
+  minPassword: number;
   /** Characters of one answer. */
   maxAnswer: number;
   /** Characters of a pasted job description. */

@@ -5,14 +5,14 @@ import { ApiError, type User } from '../api/types';
 // The account page: change the password (every other device is signed out),
 // sign out everywhere, delete the account. Errors here are shown on the
 // page: a wrong password is a 403, and the page stays signed in.
-export function AccountPage({ user, onSignedOut }: { user: User; onSignedOut: (notice: string) => void }) {
+export function AccountPage({ user, minPassword, onSignedOut }: { user: User; minPassword: number; onSignedOut: (notice: string) => void }) {
   return (
     <section className="narrow account">
       <h1>Your account</h1>
       <p>
         Signed in as <strong>{user.fullName}</strong> ({user.email}){user.hasPassword ? '' : ', with Google'}.
       </p>
-      {user.hasPassword && <ChangePassword />}
+      {user.hasPassword && <ChangePassword minPassword={minPassword} />}
       <SignOutEverywhere onSignedOut={onSignedOut} />
       <DeleteAccount user={user} onSignedOut={onSignedOut} />
     </section>
@@ -23,7 +23,7 @@ function message(err: unknown, fallback: string): string {
   return err instanceof ApiError ? err.message : fallback;
 }
 
-function ChangePassword() {
+function ChangePassword({ minPassword }: { minPassword: number }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -62,14 +62,14 @@ function ChangePassword() {
       </label>
       <label>
         New password
-        <input type="password" name="newPassword" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.target.value)} aria-describedby="new-password-hint" />
+        <input type="password" name="newPassword" autoComplete="new-password" required minLength={minPassword} value={next} onChange={(e) => setNext(e.target.value)} aria-describedby="new-password-hint" />
       </label>
       <label>
         Confirm new password
         <input type="password" name="confirmPassword" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)} />
       </label>
       <p id="new-password-hint" className="hint">
-        At least 8 characters, and not one of the most common passwords. Every other device signed in to this account is signed out; this one stays signed in.
+        At least {minPassword} characters, and not one of the most common passwords. Every other device signed in to this account is signed out; this one stays signed in.
       </p>
       {error && (
         <p className="error" role="alert">
