@@ -13,13 +13,15 @@ import { HistoryPage } from './pages/History';
 import { AccountPage } from './pages/Account';
 import { SharedPage } from './pages/Shared';
 
-export const sessionEndedNotice = 'Your session ended, so you were signed out. Sign in again to continue where you were.';
+const sessionEndedNotice = 'Your session ended, so you were signed out. Sign in again to continue where you were.';
 
 export function App() {
   const path = usePath();
   const route = match(path);
   // undefined: not known yet; null: nobody is signed in.
   const [user, setUser] = useState<User | null | undefined>(undefined);
+  const signedInNow = useRef(false);
+  signedInNow.current = !!user;
   const shown = shownPage(route, !!user);
   const main = useRef<HTMLElement>(null);
   // A shared report's page needs no account: it does not ask who is
@@ -33,10 +35,13 @@ export function App() {
 
   // The one place a lost session is handled: any call that finds the
   // session gone signs the page out, keeps the page to come back to after
-  // signing in again, and the sign-in page says why.
+  // signing in again, and the sign-in page says why. A late 401 after
+  // signing out changes nothing.
   useEffect(
     () =>
       onSessionLost(() => {
+        if (!signedInNow.current) return;
+        signedInNow.current = false;
         sessionStorage.setItem('afterSignIn', location.pathname);
         sessionStorage.setItem('signedOutNotice', sessionEndedNotice);
         setUser(null);
