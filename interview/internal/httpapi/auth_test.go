@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -230,29 +231,23 @@ func TestServiceEndpoints(t *testing.T) {
 		Voice          struct {
 			Transcribe, Speech bool
 		} `json:"voice"`
-		Mode   string `json:"mode"`
-		Limits struct {
-			MinQuestions      int `json:"minQuestions"`
-			MaxQuestions      int `json:"maxQuestions"`
-			MaxFollowUps      int `json:"maxFollowUps"`
-			DefaultFollowUps  int `json:"defaultFollowUps"`
-			MaxSetupText      int `json:"maxSetupText"`
-			MinPassword       int `json:"minPassword"`
-			MaxAnswer         int `json:"maxAnswer"`
-			MaxJobDescription int `json:"maxJobDescription"`
-			MaxInProgress     int `json:"maxInProgress"`
-		} `json:"limits"`
+		Mode   string         `json:"mode"`
+		Limits map[string]int `json:"limits"`
 	}
 	must(t, c.do("GET", "/api/config", nil), http.StatusOK).json(t, &cfg)
 	if cfg.Mode != "fake" || cfg.GoogleClientID != "" {
 		t.Fatalf("config %+v", cfg)
 	}
-	// The page's bounds are the service's own.
-	l := cfg.Limits
-	if l.MinQuestions != interviews.MinQuestions || l.MaxQuestions != interviews.MaxQuestions || l.MaxFollowUps != interviews.MaxFollowUps ||
-		l.DefaultFollowUps != interviews.DefaultFollowUps || l.MaxSetupText != interviews.MaxSetupChars || l.MinPassword != account.MinPasswordChars || l.MaxAnswer != interviews.MaxAnswerChars ||
-		l.MaxJobDescription != interviews.MaxJobDescription || l.MaxInProgress != interviews.DefaultLimits().MaxInProgress {
-		t.Fatalf("config limits %+v", l)
+	// The page's bounds are the service's own, and nothing else.
+	want := map[string]int{
+		"minQuestions": interviews.MinQuestions, "maxQuestions": interviews.MaxQuestions,
+		"maxFollowUps": interviews.MaxFollowUps, "defaultFollowUps": interviews.DefaultFollowUps,
+		"maxSetupText": interviews.MaxSetupChars, "minPassword": account.MinPasswordChars,
+		"maxAnswer": interviews.MaxAnswerChars, "maxJobDescription": interviews.MaxJobDescription,
+		"maxInProgress": interviews.DefaultLimits().MaxInProgress,
+	}
+	if !maps.Equal(cfg.Limits, want) {
+		t.Fatalf("config limits %v, want %v", cfg.Limits, want)
 	}
 	if code := must(t, c.do("GET", "/api/no/such/thing", nil), http.StatusNotFound).errCode(t); code != "not_found" {
 		t.Fatal(code)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { alreadyEvaluatingMessage, createApi } from './client';
 import { ApiError } from './types';
-import { wireConfig, wireEvaluation, wireQuestion, wireReport, wireResult, wireSession, wireUser } from './testdata';
+import { evaluation, wireConfig, wireEvaluation, wireQuestion, wireReport, wireResult, wireSession, wireUser } from './testdata';
 
 interface Seen {
   url: string;
@@ -46,18 +46,7 @@ describe('api client', () => {
     expect(f.seen[0].headers['Content-Type']).toBe('application/json');
     expect(r).toEqual({
       kind: 'evaluated',
-      evaluation: {
-        scorable: true,
-        score: 72,
-        technicalAccuracy: 70,
-        communication: 75,
-        feedback: 'Good.',
-        strengths: ['clear'],
-        improvements: ['depth'],
-        evidence: [],
-        star: null,
-        delivery: null,
-      },
+      evaluation,
       nextQuestion: { id: 'q2', text: 'What is a mutex?', kind: 'main' },
       isLastQuestion: false,
       answeredQuestions: 1,

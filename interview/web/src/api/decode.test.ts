@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as decode from './decode';
 import { createApi } from './client';
 import { ApiError } from './types';
-import { wireConfig, wireEvaluation, wireReport, wireResult, wireSession } from './testdata';
+import { evaluation, wireConfig, wireEvaluation, wireReport, wireResult, wireSession } from './testdata';
 
 const problem = (body: unknown, read: (f: decode.Fields) => unknown): string => {
   try {
@@ -16,19 +16,8 @@ const problem = (body: unknown, read: (f: decode.Fields) => unknown): string => 
 
 describe('decoding server JSON', () => {
   it('reads what docs/api.md pins, ignoring fields it does not know', () => {
-    const e = decode.decode({ ...wireEvaluation(), later: 'a field of a newer server' }, decode.evaluation);
-    expect(e).toEqual({
-      scorable: true,
-      score: 72,
-      technicalAccuracy: 70,
-      communication: 75,
-      feedback: 'Good.',
-      strengths: ['clear'],
-      improvements: ['depth'],
-      evidence: [],
-      star: null,
-      delivery: null,
-    });
+    const body = { ...wireEvaluation(), later: 'a field of a newer server' };
+    expect(decode.decode(JSON.parse(JSON.stringify(body)), decode.evaluation)).toEqual(evaluation);
   });
 
   it('reads a list Go wrote as null as empty, and a field the server leaves out when empty as absent', () => {

@@ -299,14 +299,15 @@ export function list<T>(body: unknown, read: (f: Fields) => T): T[] {
   return body.map((v, i) => read(new Fields(v, `[${i}]`)));
 }
 
+// What a history item and an item in progress both say of an interview.
+function listed(f: Fields) {
+  return { _id: f.str('_id'), role: f.str('role'), experience: f.str('experience'), difficulty: f.str('difficulty'), totalQuestions: f.num('totalQuestions') };
+}
+
 /** GET /api/interview/history: one item. */
 export function historyItem(f: Fields): HistoryItem {
   return {
-    _id: f.str('_id'),
-    role: f.str('role'),
-    experience: f.str('experience'),
-    difficulty: f.str('difficulty'),
-    totalQuestions: f.num('totalQuestions'),
+    ...listed(f),
     overallScore: f.numOrNull('overallScore'),
     technicalAccuracy: f.numOrNull('technicalAccuracy'),
     communicationScore: f.numOrNull('communicationScore'),
@@ -317,11 +318,7 @@ export function historyItem(f: Fields): HistoryItem {
 /** GET /api/interview/active: one item. */
 export function activeItem(f: Fields): ActiveItem {
   return {
-    _id: f.str('_id'),
-    role: f.str('role'),
-    experience: f.str('experience'),
-    difficulty: f.str('difficulty'),
-    totalQuestions: f.num('totalQuestions'),
+    ...listed(f),
     questionNumber: f.num('questionNumber'),
     followUp: f.bool('followUp'),
     createdAt: f.str('createdAt'),

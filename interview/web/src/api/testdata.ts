@@ -1,9 +1,11 @@
 // Server bodies in the shapes docs/api.md pins, for the tests of the client
 // and its decoding. Each builder takes overrides of its fields.
+import type { Evaluation } from './types';
 
 type Body = Record<string, unknown>;
 
-export const wireEvaluation = (o: Body = {}): Body => ({
+/** An evaluation as the page holds it once decoded. */
+export const evaluation: Evaluation = {
   scorable: true,
   score: 72,
   technicalAccuracy: 70,
@@ -12,8 +14,13 @@ export const wireEvaluation = (o: Body = {}): Body => ({
   strengths: ['clear'],
   improvements: ['depth'],
   evidence: [],
-  ...o,
-});
+  star: null,
+  delivery: null,
+};
+
+/** That evaluation on the wire: star and delivery left out, as the server
+ * leaves them out when there are none. */
+export const wireEvaluation = (o: Body = {}): Body => ({ ...evaluation, star: undefined, delivery: undefined, ...o });
 
 export const wireQuestion = (id: string, o: Body = {}): Body => ({ id, text: `${id}?`, kind: 'main', ...o });
 
