@@ -4,7 +4,23 @@
 // every body is read by decode.ts, and a 401 on a call that needs a session
 // is reported once, to onSessionLost, so no page handles it.
 import * as decode from './decode';
-import { ApiError, type ActiveItem, type AlreadyEvaluating, type Config, type Evaluated, type HistoryItem, type HistoryPage, type Report, type Retried, type Session, type Setup, type ShareLink, type SharedReport, type Started, type User } from './types';
+import {
+  ApiError,
+  type ActiveItem,
+  type AlreadyEvaluating,
+  type Config,
+  type Evaluated,
+  type HistoryItem,
+  type HistoryPage,
+  type Report,
+  type Retried,
+  type Session,
+  type Setup,
+  type ShareLink,
+  type SharedReport,
+  type Started,
+  type User,
+} from './types';
 
 export const alreadyEvaluatingMessage =
   'This answer is already being evaluated. Wait a moment; the result will appear when it is ready.';
