@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -130,6 +131,26 @@ func TestCacheAnswersARepeat(t *testing.T) {
 	// No tokens taken (the bucket only refills meanwhile), one request taken.
 	if again.tokens < first.tokens || again.request >= first.request {
 		t.Errorf("repeat left %d tokens and %d requests; the first left %d and %d", again.tokens, again.request, first.tokens, first.request)
+	}
+	// The key's usage counts the hit as a request of no tokens and no cost.
+	ureq, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1/usage", nil)
+	ureq.Header.Set("Authorization", "Bearer key1")
+	uresp, err := http.DefaultClient.Do(ureq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var use struct {
+		Today struct {
+			Requests    int64   `json:"requests"`
+			InputTokens int64   `json:"input_tokens"`
+			CostUSD     float64 `json:"cost_usd"`
+		} `json:"today"`
+	}
+	err = json.NewDecoder(uresp.Body).Decode(&use)
+	uresp.Body.Close()
+	if err != nil || use.Today.Requests != 2 || use.Today.InputTokens != int64(first.resp.Usage.InputTokens) ||
+		math.Abs(use.Today.CostUSD-first.resp.Usage.Cost) > 1e-9 {
+		t.Errorf("usage after a miss and a hit: %+v (%v); want 2 requests, the miss's tokens and cost (%+v)", use.Today, err, first.resp.Usage)
 	}
 	// The same canonical request: the model by its exact name rather than
 	// its alias, the options in another order.

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/judge/internal/perkey"
 	"github.com/judgeworks/shared/systemone"
@@ -110,18 +111,23 @@ type Entry struct {
 }
 
 // Lookup finds the answer stored for req, asked of the model named model
-// by the API key keyID, unless fresh is set (Cache-Control: no-cache).
-// The answer, when there is one, reports no usage: it cost nothing
-// upstream. The entry says what happened and stores the answer of a miss.
-func (c *Cache) Lookup(ctx context.Context, keyID, model string, req limits.Checked, fresh bool) (*Entry, *systemone.Response) {
+// by key, unless fresh is set (Cache-Control: no-cache). The answer, when
+// there is one, reports no usage: it cost nothing upstream. The entry says
+// what happened and stores the answer of a miss.
+//
+// Entries count against the key's id, as its buckets and budget do, but
+// are found by its scope (auth.BearerKey.Scope): a secret given a revoked
+// key's id reaches none of the old secret's answers.
+func (c *Cache) Lookup(ctx context.Context, key auth.BearerKey, model string, req limits.Checked, fresh bool) (*Entry, *systemone.Response) {
 	if c == nil {
 		return nil, nil
 	}
-	e := &Entry{c: c, owner: keyID, outcome: Miss}
+	e := &Entry{c: c, owner: key.ID, outcome: Miss}
+	scope := key.Scope()
 	if c.shared {
-		e.owner = SharedOwner
+		e.owner, scope = SharedOwner, SharedOwner
 	}
-	e.slot = Slot(e.owner, model, req.Request)
+	e.slot = Slot(scope, model, req.Request)
 	if fresh {
 		e.outcome = Bypass
 		return e, nil
@@ -176,9 +182,10 @@ func (c *Cache) get(ctx context.Context, owner, slot string) ([]byte, bool) {
 	return c.local.Get(owner, slot)
 }
 
-// Slot names the entry of req asked of model for owner: the SHA-256 of
-// all three, the request in its canonical form (see the package comment).
-func Slot(owner, model string, req systemone.Request) string {
+// Slot names the entry of req asked of model by scope (a key's scope, or
+// SharedOwner): the SHA-256 of all three, the request in its canonical
+// form (see the package comment).
+func Slot(scope, model string, req systemone.Request) string {
 	canon := systemone.Request{Model: model, State: req.State, Order: req.QuestionNames(),
 		Questions: make(map[string]systemone.Question, len(req.Questions))}
 	for name, q := range req.Questions {
@@ -191,7 +198,7 @@ func Slot(owner, model string, req systemone.Request) string {
 		compact.Write(raw)
 	}
 	h := sha256.New()
-	h.Write([]byte("judge answer cache v1\x00" + owner + "\x00"))
+	h.Write([]byte("judge answer cache v1\x00" + scope + "\x00"))
 	h.Write(compact.Bytes())
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -6,10 +6,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/judge/internal/perkey"
 	"github.com/judgeworks/shared/systemone"
 )
+
+// keyOf is the bearer key whose secret is name.
+func keyOf(t *testing.T, name string) auth.BearerKey {
+	t.Helper()
+	ks, err := auth.ParseBearerKeys(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ks.All()[0]
+}
 
 func decode(t *testing.T, body string) limits.Checked {
 	t.Helper()
@@ -81,7 +92,7 @@ func TestOffIsNil(t *testing.T) {
 	if c != nil {
 		t.Fatal("a cache without a TTL")
 	}
-	e, resp := c.Lookup(ctx, "k", "m-1", decode(t, `{"model": "m", "state": "s", "questions": {"q": {"type": "noul"}}}`), false)
+	e, resp := c.Lookup(ctx, keyOf(t, "k"), "m-1", decode(t, `{"model": "m", "state": "s", "questions": {"q": {"type": "noul"}}}`), false)
 	h := http.Header{}
 	e.Mark(h)
 	e.Store(ctx, &systemone.Response{})
@@ -96,22 +107,22 @@ func TestHitReportsNoUsage(t *testing.T) {
 	ctx := context.Background()
 	c := New(ctx, Settings{TTL: time.Hour})
 	req := decode(t, `{"model": "m", "state": "s", "questions": {"b": {"type": "noul"}, "a": {"type": "noul"}}}`)
-	e, resp := c.Lookup(ctx, "k", "m-1", req, false)
+	e, resp := c.Lookup(ctx, keyOf(t, "k"), "m-1", req, false)
 	if resp != nil || e.outcome != Miss {
 		t.Fatalf("empty cache: %v %v", e.outcome, resp)
 	}
 	e.Store(ctx, &systemone.Response{Model: "m-1", Order: []string{"b", "a"},
 		Answers: map[string]systemone.Answer{"a": {Type: systemone.TypeNoul}, "b": {Type: systemone.TypeNoul}},
 		Usage:   systemone.Usage{InputTokens: 10, OutputTokens: 1, Cost: 0.5}})
-	e, resp = c.Lookup(ctx, "k", "m-1", req, false)
+	e, resp = c.Lookup(ctx, keyOf(t, "k"), "m-1", req, false)
 	if resp == nil || e.outcome != Hit || resp.Model != "m-1" || resp.Usage != (systemone.Usage{}) ||
 		len(resp.Names()) != 2 || resp.Names()[0] != "b" {
 		t.Fatalf("hit: %v %+v", e.outcome, resp)
 	}
-	if _, resp := c.Lookup(ctx, "other", "m-1", req, false); resp != nil {
+	if _, resp := c.Lookup(ctx, keyOf(t, "other"), "m-1", req, false); resp != nil {
 		t.Error("another key read the answer")
 	}
-	if e, resp := c.Lookup(ctx, "k", "m-1", req, true); resp != nil || e.outcome != Bypass {
+	if e, resp := c.Lookup(ctx, keyOf(t, "k"), "m-1", req, true); resp != nil || e.outcome != Bypass {
 		t.Errorf("no-cache: %v %v", e.outcome, resp)
 	}
 }
@@ -122,7 +133,7 @@ func TestBoundedPerKey(t *testing.T) {
 	c := New(ctx, Settings{TTL: time.Hour, PerKey: perkey.Limits{Entries: 2}})
 	store := func(owner, state string) limits.Checked {
 		req := decode(t, `{"model": "m", "state": "`+state+`", "questions": {"q": {"type": "noul"}}}`)
-		e, _ := c.Lookup(ctx, owner, "m-1", req, false)
+		e, _ := c.Lookup(ctx, keyOf(t, owner), "m-1", req, false)
 		e.Store(ctx, &systemone.Response{Model: "m-1", Answers: map[string]systemone.Answer{"q": {Type: systemone.TypeNoul}}})
 		return req
 	}
@@ -131,11 +142,11 @@ func TestBoundedPerKey(t *testing.T) {
 	for _, state := range []string{"a", "b", "c", "d"} {
 		flood = append(flood, store("flood", state))
 	}
-	if _, resp := c.Lookup(ctx, "quiet", "m-1", kept, false); resp == nil {
+	if _, resp := c.Lookup(ctx, keyOf(t, "quiet"), "m-1", kept, false); resp == nil {
 		t.Error("another key's flood evicted this key's entry")
 	}
 	for i, req := range flood {
-		_, resp := c.Lookup(ctx, "flood", "m-1", req, false)
+		_, resp := c.Lookup(ctx, keyOf(t, "flood"), "m-1", req, false)
 		if want := i >= 2; (resp != nil) != want {
 			t.Errorf("flood entry %d kept = %v, want %v (its own oldest evicted)", i, resp != nil, want)
 		}
