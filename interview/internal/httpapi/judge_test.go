@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/judgetest"
 	"github.com/judgeworks/interview/internal/scorer"
 	"github.com/judgeworks/shared/systemone"
@@ -23,9 +23,7 @@ func judgedEnv(t *testing.T, timeout time.Duration) (*env, *judgetest.Server) {
 	t.Cleanup(judge.Close)
 	client := systemone.NewClient(systemone.WithBaseURL(judge.URL), systemone.WithAPIKey(judgeKey),
 		systemone.WithMaxAttempts(2), systemone.WithBackoff(time.Millisecond, 5*time.Millisecond), systemone.WithMaxRetryWait(10*time.Millisecond))
-	e := newEnvWrapped(t, func(iv interviewer.Interviewer) interviewer.Interviewer {
-		return scorer.Wrap(iv, scorer.NewJudge(client, "local/lexical-latest", timeout))
-	})
+	e := newEnvWith(t, nil, scorer.NewJudge(client, "local/lexical-latest", timeout), interviews.DefaultLimits())
 	return e, judge
 }
 

@@ -351,7 +351,7 @@ func TestSecondTryOfAFollowUp(t *testing.T) {
 func TestSecondTryIsLimited(t *testing.T) {
 	limits := interviews.DefaultLimits()
 	limits.DailyCalls = 3
-	e := newEnvWith(t, nil, limits)
+	e := newEnvWith(t, nil, nil, limits)
 	c := e.signUp()
 	s := c.start(2)                          // 1
 	c.mustAnswer(s.SessionID, "q1", "first") // 3: evaluation and next question

@@ -15,6 +15,7 @@ import (
 	"github.com/judgeworks/interview/internal/jobdesc"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
+	"github.com/judgeworks/interview/internal/scorer"
 )
 
 // Status values of an interview.
@@ -192,12 +193,15 @@ type Store interface {
 type Service struct {
 	store  Store
 	iv     interviewer.Interviewer
+	judge  *scorer.Judge
 	limits Limits
 }
 
-// NewService returns a Service holding every user to limits.
-func NewService(store Store, iv interviewer.Interviewer, limits Limits) *Service {
-	return &Service{store: store, iv: iv, limits: limits}
+// NewService returns a Service asking iv and holding every user to
+// limits. With a judge, answers take their numbers from it; without one
+// (nil), from the interviewer.
+func NewService(store Store, iv interviewer.Interviewer, judge *scorer.Judge, limits Limits) *Service {
+	return &Service{store: store, iv: iv, judge: judge, limits: limits}
 }
 
 // Mode names the interviewer in use.

@@ -54,7 +54,7 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 		s.release(ctx, userID, id, c.Token)
 		return Retried{}, err
 	}
-	ev, err := s.judge(ctx, iv.Setup, first.Question, thread, answer)
+	ev, err := s.assess(ctx, iv.Setup, first.Question, thread, answer)
 	current := iv.Current
 	if err == nil && pending {
 		tried := slices.Clone(results)
