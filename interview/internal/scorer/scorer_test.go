@@ -171,4 +171,3 @@ func uniform() []float64 {
 	}
 	return p
 }
-
