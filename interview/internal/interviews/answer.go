@@ -24,6 +24,8 @@ func (s *Service) Get(ctx context.Context, userID, id string) (Interview, error)
 type Answered struct {
 	Evaluation interviewer.Evaluation
 	Next       *interviewer.Question
+	// AnsweredQuestions is how many main questions are answered now.
+	AnsweredQuestions int
 }
 
 // checkAnswer trims and checks an answer and the id of its question.
@@ -70,10 +72,7 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	if len(thread) < iv.Setup.FollowUps {
 		calls++ // the follow-up check
 	}
-	mains := iv.MainAnswers()
-	if !iv.Current.IsFollowUp() {
-		mains++
-	}
+	mains := interviewer.MainAnswers(append(iv.Results[:len(iv.Results):len(iv.Results)], interviewer.Result{Question: *iv.Current}))
 	if mains < iv.Setup.TotalQuestions {
 		calls++ // the next question
 	}
@@ -87,11 +86,11 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 		return Answered{}, err
 	}
 	err = s.keep(ctx, func(ctx context.Context) error {
-		return s.store.Complete(ctx, userID, id, c.Token, res, next)
+		return s.store.Complete(ctx, userID, id, c.Token, res, mains, next)
 	})
 	switch {
 	case err == nil:
-		return Answered{Evaluation: res.Evaluation, Next: next}, nil
+		return Answered{Evaluation: res.Evaluation, Next: next, AnsweredQuestions: mains}, nil
 	case problem.Is(err, problem.Conflict):
 		return Answered{}, err // the claim is no longer ours to release
 	}
@@ -217,10 +216,10 @@ func (s *Service) after(ctx context.Context, iv Interview, thread, all []intervi
 			return &f, nil
 		}
 	}
-	done := report.Counted(all)
-	if len(done) >= iv.Setup.TotalQuestions {
+	if interviewer.MainAnswers(all) >= iv.Setup.TotalQuestions {
 		return nil, nil
 	}
+	done := report.Counted(all)
 	next, err := s.iv.Next(ctx, iv.Setup, done)
 	if err != nil {
 		return nil, upstream(err)

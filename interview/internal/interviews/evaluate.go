@@ -5,7 +5,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/scorer"
 
 	"github.com/judgeworks/interview/internal/interviewer"
@@ -17,7 +16,7 @@ import (
 //
 // Every rule an evaluation must satisfy runs here, once, whichever
 // interviewer wrote it (the interviewers return their raw judgement):
-//  1. screening: an answer with nothing to judge (relevance.Screen) is not
+//  1. screening: an answer with nothing to judge (Screen) is not
 //     scorable, and neither the interviewer nor the judge is asked;
 //  2. scoring: with a judge, its two scores replace the interviewer's
 //     numbers of a scorable answer (scorer.Overall combines them); the
@@ -31,7 +30,11 @@ func (s *Service) assess(ctx context.Context, setup interviewer.Setup, q intervi
 		said := append(thread[:len(thread):len(thread)], interviewer.Result{Answer: answer})
 		q, answer = thread[0].Question, interviewer.Combined(said)
 	}
-	if reason := relevance.Screen(relevance.Default().Read(answer)); reason != "" {
+	screen := s.screen
+	if screen == nil {
+		screen = Screen
+	}
+	if reason := screen(answer); reason != "" {
 		return interviewer.Checked(interviewer.NotScorable(reason), answer), nil
 	}
 	var (

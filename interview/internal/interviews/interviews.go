@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/jobdesc"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
@@ -70,11 +71,14 @@ var Difficulties = []string{"easy", "medium", "hard"}
 
 // Interview is one session as stored.
 type Interview struct {
-	ID          string
-	Status      string
-	Setup       interviewer.Setup
-	Current     *interviewer.Question
-	Results     []interviewer.Result
+	ID      string
+	Status  string
+	Setup   interviewer.Setup
+	Current *interviewer.Question
+	Results []interviewer.Result
+	// Answered is how many main questions Results answer
+	// (interviewer.MainAnswers), as stored with them.
+	Answered    int
 	Report      *report.Report
 	CreatedAt   time.Time
 	CompletedAt *time.Time
@@ -85,18 +89,6 @@ type Interview struct {
 	Requirements []string
 	// Shared says a link to the report exists.
 	Shared bool
-}
-
-// MainAnswers is how many main questions have been answered: follow-ups do
-// not count toward the total.
-func (iv Interview) MainAnswers() int {
-	n := 0
-	for _, r := range iv.Results {
-		if !r.Question.IsFollowUp() {
-			n++
-		}
-	}
-	return n
 }
 
 // Active is an interview in progress as the list for resuming or
@@ -144,10 +136,11 @@ type Store interface {
 	// update: a live claim (younger than ClaimTTL) is problem.Conflict, as
 	// is a questionID other than the current one or a completed interview.
 	Claim(ctx context.Context, userID, id, questionID string) (Claim, error)
-	// Complete appends r, sets next as the current question (nil after the
-	// last) and clears the claim, only if token still holds it; otherwise
+	// Complete appends r, keeps answered as the count of main questions
+	// answered, sets next as the current question (nil after the last) and
+	// clears the claim, only if token still holds it; otherwise
 	// problem.Conflict.
-	Complete(ctx context.Context, userID, id, token string, r interviewer.Result, next *interviewer.Question) error
+	Complete(ctx context.Context, userID, id, token string, r interviewer.Result, answered int, next *interviewer.Question) error
 	// ClaimRetry takes the claim for a second try at questionID, which
 	// must be the last answered question, not tried twice yet, of an
 	// interview in progress without a live claim; otherwise
@@ -195,13 +188,30 @@ type Service struct {
 	iv     interviewer.Interviewer
 	judge  *scorer.Judge
 	limits Limits
+	screen func(answer string) string
 }
 
 // NewService returns a Service asking iv and holding every user to
 // limits. With a judge, answers take their numbers from it; without one
 // (nil), from the interviewer.
 func NewService(store Store, iv interviewer.Interviewer, judge *scorer.Judge, limits Limits) *Service {
-	return &Service{store: store, iv: iv, judge: judge, limits: limits}
+	return &Service{store: store, iv: iv, judge: judge, limits: limits, screen: Screen}
+}
+
+// Screen says why an answer has nothing to judge (relevance.Screen:
+// empty, mashed, fewer than three content words), or "". Every answer
+// passes it before an interviewer or the judge is asked.
+func Screen(answer string) string {
+	return relevance.Screen(relevance.Default().Read(answer))
+}
+
+// ScreenWith replaces Screen for the answers of s. The service's own tests
+// keep Screen; tests of the HTTP flow, whose stand-in interviewer reads
+// made-up answers ("attempt A", a row of one letter whose length is its
+// score), screen nothing.
+func (s *Service) ScreenWith(screen func(answer string) string) *Service {
+	s.screen = screen
+	return s
 }
 
 // Mode names the interviewer in use.

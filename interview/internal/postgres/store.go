@@ -269,67 +269,26 @@ func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup,
 }
 
 var interviewColumns = `id::text, status, candidate_name, role, experience, difficulty, total_questions,
-	current_question, question_results, overall_score, technical_accuracy, communication_score,
-	strengths, weaknesses, suggested_topics, feedback, created_at, completed_at, ` + claimLive + `,
-	follow_ups, coalesce(job_description, ''), requirements, requirement_coverage,
-	EXISTS (SELECT 1 FROM interview_shares sh WHERE sh.interview_id = interviews.id), report`
-
-// answeredMains counts the main questions of question_results: follow-ups
-// do not count toward the total.
-const answeredMains = `(SELECT count(*) FROM jsonb_array_elements(question_results) r
-	WHERE r->'question'->>'kind' IS DISTINCT FROM 'followUp')`
+	current_question, question_results, created_at, completed_at, ` + claimLive + `,
+	follow_ups, coalesce(job_description, ''), requirements,
+	EXISTS (SELECT 1 FROM interview_shares sh WHERE sh.interview_id = interviews.id), report, answered_questions`
 
 func scanInterview(row pgx.Row) (interviews.Interview, error) {
-	var (
-		iv                    interviews.Interview
-		current               *interviewer.Question
-		results               []interviewer.Result
-		overall, tech, comm   *int
-		strengths, weak, topi []string
-		feedback              *string
-		coverage              []report.Requirement
-		stored                *report.Report
-	)
+	var iv interviews.Interview
 	err := row.Scan(&iv.ID, &iv.Status, &iv.Setup.CandidateName, &iv.Setup.Role, &iv.Setup.Experience,
-		&iv.Setup.Difficulty, &iv.Setup.TotalQuestions, &current, &results, &overall, &tech, &comm,
-		&strengths, &weak, &topi, &feedback, &iv.CreatedAt, &iv.CompletedAt, &iv.ClaimLive,
-		&iv.Setup.FollowUps, &iv.Setup.JobDescription, &iv.Requirements, &coverage, &iv.Shared, &stored)
+		&iv.Setup.Difficulty, &iv.Setup.TotalQuestions, &iv.Current, &iv.Results, &iv.CreatedAt, &iv.CompletedAt, &iv.ClaimLive,
+		&iv.Setup.FollowUps, &iv.Setup.JobDescription, &iv.Requirements, &iv.Shared, &iv.Report, &iv.Answered)
 	if err != nil {
 		return iv, err
 	}
-	if current != nil && current.Kind == "" {
-		current.Kind = interviewer.Main // stored before questions had kinds
+	if iv.Results == nil {
+		iv.Results = []interviewer.Result{}
 	}
-	iv.Current = current
-	if results == nil {
-		results = []interviewer.Result{}
-	}
-	for i := range results {
-		if results[i].Question.Kind == "" {
-			results[i].Question.Kind = interviewer.Main
-		}
-	}
-	iv.Results = results
 	if iv.Requirements == nil {
 		iv.Requirements = []string{}
 	}
-	switch {
-	case iv.Status != interviews.Completed:
-	case stored != nil:
-		iv.Report = stored
-	case overall != nil && tech != nil && comm != nil:
-		// Completed before reports were stored whole: the stored numbers
-		// and coverage are the report's; Build adds the per-question
-		// results and which answer of each counted.
-		r := report.Build(results, interviewer.Summary{Strengths: strengths, Weaknesses: weak, SuggestedTopics: topi}, nil)
-		r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore = overall, tech, comm
-		if feedback != nil {
-			r.Feedback = *feedback
-		}
-		if coverage != nil {
-			r.Requirements = coverage
-		}
-		iv.Report = &r
+	if iv.Status != interviews.Completed {
+		iv.Report = nil
 	}
 	return iv, nil
 }
@@ -401,16 +360,16 @@ func (s scanFirst) Scan(dest ...any) error {
 	return s.row.Scan(append([]any{s.first}, dest...)...)
 }
 
-func (s *Store) Complete(ctx context.Context, userID, id, token string, r interviewer.Result, next *interviewer.Question) error {
+func (s *Store) Complete(ctx context.Context, userID, id, token string, r interviewer.Result, answered int, next *interviewer.Question) error {
 	res, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE interviews SET question_results = question_results || jsonb_build_array($4::jsonb),
-			current_question = $5, claim_token = NULL, answer_claimed_at = NULL
+			current_question = $5, answered_questions = $6, claim_token = NULL, answer_claimed_at = NULL
 		WHERE id = $1 AND user_id = $2 AND claim_token = $3 AND status = 'in_progress'`,
-		id, userID, token, res, next)
+		id, userID, token, res, next, answered)
 	if err != nil {
 		return err
 	}
@@ -502,7 +461,7 @@ func (s *Store) History(ctx context.Context, userID string, before time.Time, li
 	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT id::text, candidate_name, role, experience, difficulty, total_questions,
-			`+answeredMains+`, overall_score, technical_accuracy, communication_score, completed_at
+			answered_questions, overall_score, technical_accuracy, communication_score, completed_at
 		FROM interviews
 		WHERE user_id = $1 AND status = 'completed' AND completed_at < $2
 		ORDER BY completed_at DESC, id
@@ -527,7 +486,7 @@ func (s *Store) History(ctx context.Context, userID string, before time.Time, li
 func (s *Store) InProgress(ctx context.Context, userID string, limit int) ([]interviews.Active, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id::text, candidate_name, role, experience, difficulty, total_questions,
-			`+answeredMains+`, current_question IS NOT NULL, coalesce(current_question->>'kind' = 'followUp', false), created_at
+			answered_questions, current_question IS NOT NULL, coalesce(current_question->>'kind' = 'followUp', false), created_at
 		FROM interviews
 		WHERE user_id = $1 AND status = 'in_progress'
 		ORDER BY created_at DESC, id
