@@ -10,7 +10,6 @@ import (
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/judgetest"
 	"github.com/judgeworks/interview/internal/scorer"
-	"github.com/judgeworks/shared/systemone"
 )
 
 const judgeKey = "judge-key-for-tests"
@@ -21,9 +20,7 @@ func judgedEnv(t *testing.T, timeout time.Duration) (*env, *judgetest.Server) {
 	t.Helper()
 	judge := judgetest.New(judgeKey)
 	t.Cleanup(judge.Close)
-	client := systemone.NewClient(systemone.WithBaseURL(judge.URL), systemone.WithAPIKey(judgeKey),
-		systemone.WithMaxAttempts(2), systemone.WithBackoff(time.Millisecond, 5*time.Millisecond), systemone.WithMaxRetryWait(10*time.Millisecond))
-	e := newEnvWith(t, nil, scorer.NewJudge(client, "local/lexical-latest", timeout), interviews.DefaultLimits())
+	e := newEnvWith(t, nil, scorer.NewJudge(judge.Client(), "local/lexical-latest", timeout), interviews.DefaultLimits())
 	return e, judge
 }
 

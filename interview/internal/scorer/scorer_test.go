@@ -26,9 +26,7 @@ func newJudge(t *testing.T, timeout time.Duration) (*judgetest.Server, *scorer.J
 	t.Helper()
 	srv := judgetest.New(key)
 	t.Cleanup(srv.Close)
-	client := systemone.NewClient(systemone.WithBaseURL(srv.URL), systemone.WithAPIKey(key),
-		systemone.WithMaxAttempts(2), systemone.WithBackoff(time.Millisecond, 5*time.Millisecond), systemone.WithMaxRetryWait(10*time.Millisecond))
-	return srv, scorer.NewJudge(client, "local/lexical-latest", timeout)
+	return srv, scorer.NewJudge(srv.Client(), "local/lexical-latest", timeout)
 }
 
 func TestRequestShape(t *testing.T) {
