@@ -20,7 +20,7 @@ func judgedEnv(t *testing.T, timeout time.Duration) (*env, *judgetest.Server) {
 	t.Helper()
 	judge := judgetest.New(judgeKey)
 	t.Cleanup(judge.Close)
-	e := newEnvWith(t, nil, scorer.NewJudge(judge.Client(), "local/lexical-latest", timeout), interviews.DefaultLimits())
+	e := newEnvWith(t, nil, scorer.NewJudge(judge.SystemOneClient(), "local/lexical-latest", timeout), interviews.DefaultLimits())
 	return e, judge
 }
 

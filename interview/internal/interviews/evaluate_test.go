@@ -65,7 +65,7 @@ func newJudge(t *testing.T, timeout time.Duration) (*judgetest.Server, *scorer.J
 	t.Helper()
 	srv := judgetest.New(judgeKey)
 	t.Cleanup(srv.Close)
-	return srv, scorer.NewJudge(srv.Client(), "local/lexical-latest", timeout)
+	return srv, scorer.NewJudge(srv.SystemOneClient(), "local/lexical-latest", timeout)
 }
 
 func onehot(i int) []float64 {

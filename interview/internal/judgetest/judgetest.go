@@ -35,9 +35,9 @@ func New(key string) *Server {
 	return s
 }
 
-// Client returns a client of s with its key that retries once, after a
+// SystemOneClient returns a client of s with its key that retries once, after a
 // millisecond or so: what the service's client does, quicker.
-func (s *Server) Client() *systemone.Client {
+func (s *Server) SystemOneClient() *systemone.Client {
 	return systemone.NewClient(systemone.WithBaseURL(s.URL), systemone.WithAPIKey(s.key),
 		systemone.WithMaxAttempts(2), systemone.WithBackoff(time.Millisecond, 5*time.Millisecond), systemone.WithMaxRetryWait(10*time.Millisecond))
 }

@@ -26,7 +26,7 @@ func newJudge(t *testing.T, timeout time.Duration) (*judgetest.Server, *scorer.J
 	t.Helper()
 	srv := judgetest.New(key)
 	t.Cleanup(srv.Close)
-	return srv, scorer.NewJudge(srv.Client(), "local/lexical-latest", timeout)
+	return srv, scorer.NewJudge(srv.SystemOneClient(), "local/lexical-latest", timeout)
 }
 
 func TestRequestShape(t *testing.T) {
