@@ -5,9 +5,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/judgeworks/interview/internal/scorer"
-
 	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/scorer"
 )
 
 // assess evaluates answer to q, given what was answered on q's main
@@ -31,7 +30,7 @@ func (s *Service) assess(ctx context.Context, setup interviewer.Setup, q intervi
 		q, answer = thread[0].Question, interviewer.Combined(said)
 	}
 	screen := s.screen
-	if screen == nil {
+	if screen == nil { // a Service made in this package's tests
 		screen = Screen
 	}
 	if reason := screen(answer); reason != "" {
