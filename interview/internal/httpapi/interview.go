@@ -41,12 +41,13 @@ type answerRequest struct {
 	RecordingSeconds *float64 `json:"recordingSeconds"`
 }
 
+// answerResponse carries answeredQuestions, the main questions answered
+// with this answer, so that the page shows the server's count.
 type answerResponse struct {
-	Evaluation     interviewer.Evaluation `json:"evaluation"`
-	NextQuestion   *interviewer.Question  `json:"nextQuestion"`
-	IsLastQuestion bool                   `json:"isLastQuestion"`
-	// AnsweredQuestions is how many main questions are answered now.
-	AnsweredQuestions int `json:"answeredQuestions"`
+	Evaluation        interviewer.Evaluation `json:"evaluation"`
+	NextQuestion      *interviewer.Question  `json:"nextQuestion"`
+	IsLastQuestion    bool                   `json:"isLastQuestion"`
+	AnsweredQuestions int                    `json:"answeredQuestions"`
 }
 
 // retryResponse carries the question now being asked: a follow-up asked

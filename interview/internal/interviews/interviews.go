@@ -217,6 +217,10 @@ func (s *Service) ScreenWith(screen func(answer string) string) *Service {
 // Mode names the interviewer in use.
 func (s *Service) Mode() string { return s.iv.Mode() }
 
+// MaxInProgress is the cap on a user's interviews in progress at once; 0:
+// no cap.
+func (s *Service) MaxInProgress() int { return s.limits.MaxInProgress }
+
 // upstream marks an interviewer failure as a 502 so the user can retry.
 func upstream(err error) error {
 	var p *problem.Error
