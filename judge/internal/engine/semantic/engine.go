@@ -13,9 +13,12 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -130,6 +133,10 @@ func (e *Engine) severity(ts []term) float64 {
 // for concurrent use.
 type Engine struct {
 	vec *wordvec.Table
+	// cache holds the wordInfo of the words read so far, by the word as
+	// written; cached counts them.
+	cache  sync.Map
+	cached atomic.Int64
 	// axis runs from bad to good, sev from trivial to grave.
 	axis, sev []float32
 }
@@ -208,40 +215,89 @@ func (e *Engine) terms(text string, drop map[string]bool) []term {
 	toks := tokens(text, drop)
 	out := make([]term, 0, len(toks))
 	for _, tk := range toks {
-		t := term{word: tk.word, sign: 1}
+		w := e.word(tk.word)
+		t := term{word: w.word, unit: w.unit, sign: 1, groups: w.groups, lemma: w.lemma, opps: w.opps}
 		if tk.negated {
 			t.sign = -1
 		}
-		w, ok := known(e.vec, tk.word)
-		if !exactOnly[w] {
-			t.groups = groupsOf(tk.word)
+		if w.flip {
+			t.sign = -t.sign
 		}
-		if ok && !exactOnly[w] {
-			// A word the related groups know as written ("unusable")
-			// keeps its own sense; only others are read as a negated base.
-			if base, yes := e.prefixedOpposite(w); yes && t.groups == 0 {
-				w = base
-				t.sign = -t.sign
-			}
-			t.word = w
-			t.unit, _ = e.vec.Unit(w)
-			if t.groups == 0 {
-				t.groups = groupsOf(w)
-			}
-		}
-		t.weight = e.vec.Weight(t.word) * tk.intensity
-		t.lemma = lemma(t.word)
-		t.opps = opposites[t.lemma]
-		if p := e.rawPolarity(t.unit); math.Abs(p) >= polarMin {
+		t.weight = w.weight * tk.intensity
+		if p := w.polarity; math.Abs(p) >= polarMin {
 			t.polarity = p * t.sign * tk.intensity
 		}
 		out = append(out, t)
-		if t.sign < 0 && failsWhenNegated[t.lemma] {
+		if t.sign < 0 && w.failsNegated {
 			// "won't load", "doesn't work": something is broken.
 			out = append(out, e.implied("broken", t.weight))
 		}
 	}
 	return out
+}
+
+// wordInfo is what a word as written comes to whatever its context: the
+// word it is read as, and that word's vector, groups, weight, lemma and
+// raw polarity.
+type wordInfo struct {
+	word string
+	unit []float32
+	// flip is set when the word is read as its negated base ("unhappy").
+	flip         bool
+	groups       uint64
+	weight       float64
+	lemma        string
+	opps         []string
+	polarity     float64
+	failsNegated bool
+}
+
+// maxCachedWords bounds the words whose wordInfo an engine keeps, so
+// texts full of made-up words cannot grow it without end; a word beyond
+// it is worked out on every use.
+const maxCachedWords = 8192
+
+// word is the wordInfo of w, kept once worked out: a text's words are
+// mostly the common ones, and working one out takes a dozen lookups and a
+// vector.
+func (e *Engine) word(w string) *wordInfo {
+	if wi, ok := e.cache.Load(w); ok {
+		return wi.(*wordInfo)
+	}
+	wi := e.readWord(w)
+	if e.cached.Load() < maxCachedWords {
+		if _, loaded := e.cache.LoadOrStore(w, wi); !loaded {
+			e.cached.Add(1)
+		}
+	}
+	return wi
+}
+
+func (e *Engine) readWord(word string) *wordInfo {
+	wi := &wordInfo{word: word}
+	w, ok := known(e.vec, word)
+	if !exactOnly[w] {
+		wi.groups = groupsOf(word)
+	}
+	if ok && !exactOnly[w] {
+		// A word the related groups know as written ("unusable")
+		// keeps its own sense; only others are read as a negated base.
+		if base, yes := e.prefixedOpposite(w); yes && wi.groups == 0 {
+			w = base
+			wi.flip = true
+		}
+		wi.word = w
+		wi.unit, _ = e.vec.Unit(w)
+		if wi.groups == 0 && w != word {
+			wi.groups = groupsOf(w)
+		}
+	}
+	wi.weight = e.vec.Weight(wi.word)
+	wi.lemma = lemma(wi.word)
+	wi.opps = opposites[wi.lemma]
+	wi.polarity = e.rawPolarity(wi.unit)
+	wi.failsNegated = failsWhenNegated[wi.lemma]
+	return wi
 }
 
 // implied is a term for a word the text means without saying it.
@@ -352,7 +408,7 @@ func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Res
 }
 
 func (e *Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	text := flatten(req.State)
+	text := words.FromJSON(req.State, false)
 	st := e.terms(text, nil)
 	if strings.Contains(text, "?") {
 		// The writer asks something: "how do I…?" is a question whatever
@@ -396,7 +452,7 @@ func (e *Engine) answer(state []term, q systemone.Question) (systemone.Answer, e
 // caller's meaning of true; no is the instructions negated plus the
 // caller's meaning of false.
 func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
-	instr := e.terms(flatten(q.Instructions), metaWords)
+	instr := e.terms(words.FromJSON(q.Instructions, false), metaWords)
 	yes := append([]term(nil), instr...)
 	no := make([]term, len(instr))
 	for i, t := range instr {
@@ -422,7 +478,7 @@ func (e *Engine) choiceWeights(state []term, q systemone.Question) []float64 {
 	for i, o := range q.Options {
 		text := o.Name
 		if o.Described() {
-			text = flatten(o.Description)
+			text = words.FromJSON(o.Description, false)
 		}
 		x := relevances(state, [][]term{e.terms(text, nil)}, true)[0]
 		rel[i] = (bestShare*x.best + (1-bestShare)*x.mean) / choiceTemperature

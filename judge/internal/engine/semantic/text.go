@@ -1,9 +1,6 @@
 package semantic
 
 import (
-	"bytes"
-	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/judgeworks/shared/words"
@@ -218,55 +215,4 @@ func known(vec *wordvec.Table, w string) (string, bool) {
 		}
 	}
 	return w, false
-}
-
-// flatten renders a JSON string, object or array as plain text: object keys
-// and values, array items, scalars as written. Invalid JSON is read as text.
-func flatten(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return ""
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return string(raw)
-	}
-	var sb strings.Builder
-	walk(&sb, v)
-	return sb.String()
-}
-
-func walk(sb *strings.Builder, v any) {
-	switch x := v.(type) {
-	case string:
-		sb.WriteString(x)
-		sb.WriteString(".\n")
-	case json.Number:
-		sb.WriteString(x.String())
-		sb.WriteString(".\n")
-	case bool:
-		if x {
-			sb.WriteString("true.\n")
-		} else {
-			sb.WriteString("false.\n")
-		}
-	case []any:
-		for _, item := range x {
-			walk(sb, item)
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		// Keys name fields ("question", "answer", "subject"): they say
-		// how the text is organised, not what it says, and would match
-		// every question that mentions them, so only values are read.
-		for _, k := range keys {
-			walk(sb, x[k])
-		}
-	}
 }
