@@ -325,15 +325,32 @@ func distinct(ts []term) []term {
 		sign     float64
 		polarity float64
 	}
-	at := make(map[key]int, len(ts))
+	// A short text is searched directly; a map pays off on long ones.
+	var at map[key]int
+	if len(ts) > 64 {
+		at = make(map[key]int, len(ts))
+	}
 	out := make([]term, 0, len(ts))
 	for _, t := range ts {
 		k := key{t.word, t.sign, t.polarity}
-		if i, ok := at[k]; ok {
+		i, ok := -1, false
+		if at != nil {
+			i, ok = at[k]
+		} else {
+			for j := range out {
+				if out[j].word == t.word && out[j].sign == t.sign && out[j].polarity == t.polarity {
+					i, ok = j, true
+					break
+				}
+			}
+		}
+		if ok {
 			out[i].weight += t.weight
 			continue
 		}
-		at[k] = len(out)
+		if at != nil {
+			at[k] = len(out)
+		}
 		out = append(out, t)
 	}
 	if len(out) <= maxStateTerms {
@@ -600,27 +617,24 @@ func (e evidence) mixed() float64 { return (1-stateShare)*e.mean + stateShare*e.
 // questions) asks what the state is about, so a negated word still speaks
 // for a candidate about the same thing, at negatedMention.
 func relevances(state []term, cands [][]term, topical bool) []evidence {
-	df := map[string]float64{}
-	for _, c := range cands {
-		seen := map[string]bool{}
-		for _, t := range c {
-			if !seen[t.word] {
-				seen[t.word] = true
-				df[t.word]++
-			}
-		}
-	}
+	df := docFreq(cands)
 	var stateTotal float64
 	for _, s := range state {
 		stateTotal += s.weight
 	}
 	n := float64(len(cands))
 	out := make([]evidence, len(cands))
+	most := 0
+	for _, c := range cands {
+		most = max(most, len(c))
+	}
+	scratch := make([]float64, 2*most)
 	for i, c := range cands {
 		// aff[j] and deny[j] are the strongest affirmation and denial of
 		// candidate term j by any state word.
-		aff := make([]float64, len(c))
-		deny := make([]float64, len(c))
+		aff, deny := scratch[:len(c)], scratch[most:most+len(c)]
+		clear(aff)
+		clear(deny)
 		var side float64
 		for _, s := range state {
 			var sAff, sDeny float64
@@ -643,7 +657,8 @@ func relevances(state []term, cands [][]term, topical bool) []evidence {
 		var got, total float64
 		best := math.Inf(-1)
 		for j, t := range c {
-			w := t.weight * math.Log(1+(n-df[t.word]+0.5)/(df[t.word]+0.5))
+			d := df(t.word)
+			w := t.weight * math.Log(1+(n-d+0.5)/(d+0.5))
 			total += w
 			got += w * (aff[j] - deny[j])
 			best = math.Max(best, aff[j]-deny[j])
@@ -659,6 +674,45 @@ func relevances(state []term, cands [][]term, topical bool) []evidence {
 		}
 	}
 	return out
+}
+
+// docFreq counts, for a word, the candidates that use it. A few short
+// candidates are searched directly; a map pays off on many.
+func docFreq(cands [][]term) func(word string) float64 {
+	total := 0
+	for _, c := range cands {
+		total += len(c)
+	}
+	if total > 64 {
+		df := map[string]float64{}
+		for _, c := range cands {
+			for j, t := range c {
+				if !uses(c[:j], t.word) {
+					df[t.word]++
+				}
+			}
+		}
+		return func(word string) float64 { return df[word] }
+	}
+	return func(word string) float64 {
+		n := 0.0
+		for _, c := range cands {
+			if uses(c, word) {
+				n++
+			}
+		}
+		return n
+	}
+}
+
+// uses reports whether one of ts is word.
+func uses(ts []term, word string) bool {
+	for _, t := range ts {
+		if t.word == word {
+			return true
+		}
+	}
+	return false
 }
 
 // match is how strongly state word s affirms (> 0) or denies (< 0) the
