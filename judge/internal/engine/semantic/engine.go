@@ -179,23 +179,18 @@ func meanDifference(vec *wordvec.Table, pairs [][2]string) ([]float32, error) {
 	return axis, nil
 }
 
-// term is a content word ready to compare: its unit vector (nil when the
-// word has none), its weight, its sign (-1 when negated) and its polarity.
+// term is a content word ready to compare: what the word comes to
+// (wordInfo: its unit vector, nil when the word has none, its lemma,
+// opposites and groups) and how the text uses it: its weight, its sign
+// (-1 when negated) and its polarity.
 type term struct {
-	word   string
-	unit   []float32
+	*wordInfo
 	weight float64
 	sign   float64
 	// polarity is the signed strength of the word's sentiment as used
 	// (negation and intensity applied), 0 for a word that is not
 	// evaluative.
 	polarity float64
-	// lemma is the word's folded form and opps the folded forms of its
-	// opposites (see opposites).
-	lemma string
-	opps  []string
-	// groups are the bits of the related groups the word is in.
-	groups uint64
 }
 
 // opposes reports whether s is one of t's opposites.
@@ -216,15 +211,15 @@ func (e *Engine) terms(text string, drop map[string]bool) []term {
 	out := make([]term, 0, len(toks))
 	for _, tk := range toks {
 		w := e.word(tk.word)
-		t := term{word: w.word, unit: w.unit, sign: 1, groups: w.groups, lemma: w.lemma, opps: w.opps}
+		t := term{wordInfo: w, sign: 1}
 		if tk.negated {
 			t.sign = -1
 		}
 		if w.flip {
 			t.sign = -t.sign
 		}
-		t.weight = w.weight * tk.intensity
-		if p := w.polarity; math.Abs(p) >= polarMin {
+		t.weight = w.freqWeight * tk.intensity
+		if p := w.rawPolarity; math.Abs(p) >= polarMin {
 			t.polarity = p * t.sign * tk.intensity
 		}
 		out = append(out, t)
@@ -237,18 +232,20 @@ func (e *Engine) terms(text string, drop map[string]bool) []term {
 }
 
 // wordInfo is what a word as written comes to whatever its context: the
-// word it is read as, and that word's vector, groups, weight, lemma and
-// raw polarity.
+// word it is read as, and that word's vector, groups, weight by frequency,
+// lemma, opposites and polarity before negation and intensity.
 type wordInfo struct {
 	word string
 	unit []float32
 	// flip is set when the word is read as its negated base ("unhappy").
-	flip         bool
-	groups       uint64
-	weight       float64
+	flip   bool
+	groups uint64
+	// lemma is the word's folded form and opps the folded forms of its
+	// opposites (see opposites).
 	lemma        string
 	opps         []string
-	polarity     float64
+	freqWeight   float64
+	rawPolarity  float64
 	failsNegated bool
 }
 
@@ -292,20 +289,17 @@ func (e *Engine) readWord(word string) *wordInfo {
 			wi.groups = groupsOf(w)
 		}
 	}
-	wi.weight = e.vec.Weight(wi.word)
+	wi.freqWeight = e.vec.Weight(wi.word)
 	wi.lemma = lemma(wi.word)
 	wi.opps = opposites[wi.lemma]
-	wi.polarity = e.rawPolarity(wi.unit)
+	wi.rawPolarity = e.rawPolarity(wi.unit)
 	wi.failsNegated = failsWhenNegated[wi.lemma]
 	return wi
 }
 
 // implied is a term for a word the text means without saying it.
 func (e *Engine) implied(word string, weight float64) term {
-	t := term{word: word, sign: 1, weight: weight, lemma: lemma(word), groups: groupsOf(word)}
-	t.unit, _ = e.vec.Unit(word)
-	t.opps = opposites[t.lemma]
-	return t
+	return term{wordInfo: e.word(word), sign: 1, weight: weight}
 }
 
 // maxStateTerms bounds the work per question: every state term is compared
