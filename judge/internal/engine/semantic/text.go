@@ -139,6 +139,35 @@ type token struct {
 	intensity float64
 }
 
+// role is what a word does for tokens besides being read: one lookup in
+// roles instead of one per list.
+type role struct {
+	negator, breaker, phraseEnd, stop bool
+	// intensity is the word's factor in intensity, 0 for other words.
+	intensity float64
+}
+
+var roles = func() map[string]role {
+	m := map[string]role{}
+	set := func(ws map[string]bool, f func(*role)) {
+		for w := range ws {
+			r := m[w]
+			f(&r)
+			m[w] = r
+		}
+	}
+	set(tokenizer.Negators, func(r *role) { r.negator = true })
+	set(tokenizer.Breakers, func(r *role) { r.breaker = true })
+	set(phraseEnd, func(r *role) { r.phraseEnd = true })
+	set(tokenizer.Stop, func(r *role) { r.stop = true })
+	for w, f := range intensity {
+		r := m[w]
+		r.intensity = f
+		m[w] = r
+	}
+	return m
+}()
+
 // tokens splits text into content words, marking each as negated when a
 // negator's scope covers it and scaling it by a preceding intensifier.
 // Drop holds further words to leave out.
@@ -150,16 +179,17 @@ func tokens(text string, drop map[string]bool) []token {
 	read := func(w string) {
 		last := prev
 		prev = w
+		r := roles[w]
 		switch {
-		case tokenizer.Negators[w]:
+		case r.negator:
 			neg.Open()
 			boost = 1
 			return
-		case tokenizer.Breakers[w]:
+		case r.breaker:
 			neg.Close()
 			boost = 1
 			return
-		case phraseEnd[w] && len(out) > 0 && out[len(out)-1].word == last:
+		case r.phraseEnd && len(out) > 0 && out[len(out)-1].word == last:
 			// "log in", "send back": the two words say one thing that
 			// neither says alone.
 			if to, ok := phrases[last+" "+w]; ok {
@@ -175,11 +205,11 @@ func tokens(text string, drop map[string]bool) []token {
 			}
 			return
 		}
-		if f, ok := intensity[w]; ok {
-			boost *= f
+		if r.intensity != 0 {
+			boost *= r.intensity
 			return
 		}
-		if tokenizer.Stop[w] || drop[w] {
+		if r.stop || drop[w] {
 			return
 		}
 		out = append(out, token{word: w, negated: neg.Cover(), intensity: boost})
