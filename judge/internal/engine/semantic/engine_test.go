@@ -266,41 +266,13 @@ func FuzzAsk(f *testing.F) {
 	})
 }
 
-// request builds a request with n questions cycling through the three
-// types, the lexical engine's benchmark request.
-func request(n int) systemone.Request {
-	req := systemone.Request{
-		Model:     Alias,
-		State:     json.RawMessage(`"I was charged twice for my subscription and I am furious. The app also crashed twice during checkout, which is not acceptable. Please refund me today and tell me whether the login bug is fixed."`),
-		Questions: map[string]systemone.Question{},
-	}
-	for i := range n {
-		var q systemone.Question
-		switch i % 3 {
-		case 0:
-			q = systemone.Question{Type: systemone.TypeNoul, Instructions: json.RawMessage(`"Is the customer asking for a refund?"`)}
-		case 1:
-			q = systemone.Question{Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`), Options: []systemone.Option{
-				{Name: "billing", Description: json.RawMessage(`"Payments, invoices, refunds and charges"`)},
-				{Name: "technical", Description: json.RawMessage(`"Bugs, errors, crashes and login problems"`)},
-				{Name: "sales", Description: json.RawMessage(`"Pricing questions and upgrades"`)},
-			}}
-		case 2:
-			q = systemone.Question{Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry?"`),
-				Levels: systemone.Texts("calm", "mildly annoyed", "annoyed", "angry", "furious")}
-		}
-		req.Questions[fmt.Sprintf("q%d", i)] = q
-	}
-	return req
-}
-
 // BenchmarkAsk reports the time per request, and per question both in
 // wall time and in CPU time (docs/semantic.md). Run it with -cpu 1: CPU
 // time then counts the engine's own work and its garbage collection.
 func BenchmarkAsk(b *testing.B) {
 	e := engine()
 	for _, n := range []int{1, 3, 10, 100} {
-		req := request(n)
+		req := enginetest.Ticket(Alias, n)
 		b.Run(fmt.Sprintf("questions=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			cpu := cpuTime()
@@ -362,7 +334,7 @@ func BenchmarkLongState(b *testing.B) {
 		long = append(long, words[i]+" "...)
 	}
 	state, _ := json.Marshal(string(long))
-	req := request(3)
+	req := enginetest.Ticket(Alias, 3)
 	req.State = state
 	e := engine()
 	for b.Loop() {
