@@ -2,7 +2,6 @@ package lexical
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/judgeworks/judge/internal/engine/enginetest"
 	"testing"
@@ -57,30 +56,7 @@ func TestAnswersFollowTheText(t *testing.T) {
 	}
 }
 
-func TestNegation(t *testing.T) {
-	q := `{"type": "noul", "instructions": "Is the request urgent?"}`
-	tests := []struct {
-		state string
-		yes   bool // want noul > 0.5, else < 0.5
-	}{
-		{"This is urgent.", true},
-		{"Urgent: the server is down.", true},
-		{"This is not urgent.", false},
-		{"It isn't urgent at all.", false},
-		{"No urgency here, whenever you have time.", false},
-		{"Never urgent, this one.", false},
-		{"Not a problem for me, but it is urgent.", true}, // "but" ends the negation
-		{"Not now. Urgent!", true},                        // so does a full stop
-	}
-	for _, tt := range tests {
-		state, _ := json.Marshal(tt.state)
-		req := decode(t, fmt.Sprintf(`{"model": "m", "state": %s, "questions": {"q": %s}}`, state, q))
-		p := *ask(t, req).Answers["q"].Noul
-		if tt.yes && p <= 0.5 || !tt.yes && p >= 0.5 {
-			t.Errorf("%q: noul = %.3f, want %s 0.5", tt.state, p, map[bool]string{true: ">", false: "<"}[tt.yes])
-		}
-	}
-}
+func TestNegation(t *testing.T) { enginetest.RunNegationScope(t, Engine{}) }
 
 func TestNegationInChoice(t *testing.T) {
 	req := decode(t, `{"model": "m",

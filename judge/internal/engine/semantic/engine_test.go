@@ -91,26 +91,7 @@ func TestAnswersFollowMeaning(t *testing.T) {
 }
 
 func TestNegation(t *testing.T) {
-	q := `{"type": "noul", "instructions": "Is the request urgent?"}`
-	tests := []struct {
-		state string
-		yes   bool // want noul > 0.5, else < 0.5
-	}{
-		{"This is urgent.", true},
-		{"Urgent: the server is down.", true},
-		{"This is not urgent.", false},
-		{"It isn't urgent at all.", false},
-		{"No urgency here, whenever you have time.", false},
-		{"Never urgent, this one.", false},
-		{"Not a problem for me, but it is urgent.", true}, // "but" ends the negation
-		{"Not now. Urgent!", true},                        // so does a full stop
-	}
-	for _, tt := range tests {
-		p := *one(t, tt.state, q).Noul
-		if tt.yes && p <= 0.5 || !tt.yes && p >= 0.5 {
-			t.Errorf("%q: noul = %.3f, want %s 0.5", tt.state, p, map[bool]string{true: ">", false: "<"}[tt.yes])
-		}
-	}
+	enginetest.RunNegationScope(t, engine())
 	team := `{"type": "choice", "instructions": "Which team?",
 	    "criteria": {"billing": "billing and payment", "technical": "crashes and errors"}}`
 	if a := one(t, "It is not a billing or payment question; the app crashes with an error.", team); a.Choice != "technical" {
