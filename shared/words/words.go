@@ -26,6 +26,19 @@ func Set(ws ...string) map[string]bool {
 	return m
 }
 
+// Opposites maps each word of pairs, folded by fold, to the folded words
+// it is paired with, both ways: the lists of words that lie close in
+// vector space but mean opposite or different things.
+func Opposites(pairs [][2]string, fold func(string) string) map[string][]string {
+	m := make(map[string][]string, 2*len(pairs))
+	for _, p := range pairs {
+		a, b := fold(p[0]), fold(p[1])
+		m[a] = append(m[a], b)
+		m[b] = append(m[b], a)
+	}
+	return m
+}
+
 // negators start a negation scope in every reader. Contractions arrive
 // without their apostrophe ("don't" → "dont", "n't" → "nt").
 var negators = []string{

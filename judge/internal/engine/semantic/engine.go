@@ -272,7 +272,7 @@ func (e *Engine) word(w string) *wordInfo {
 
 func (e *Engine) readWord(word string) *wordInfo {
 	wi := &wordInfo{word: word}
-	w, ok := known(e.vec, word)
+	w, ok := e.vec.Base(word)
 	if !exactOnly[w] {
 		wi.groups = groupsOf(word)
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/judgeworks/shared/words"
-	"github.com/judgeworks/shared/wordvec"
 )
 
 // tokenizer follows negation as the lexical engine does, so both read
@@ -75,13 +74,7 @@ var opposites = func() map[string][]string {
 		{"major", "minor"}, {"simple", "complex"}, {"clear", "vague"}, {"specific", "general"},
 		{"concrete", "abstract"}, {"relevant", "irrelevant"}, {"urgent", "trivial"},
 	}
-	m := make(map[string][]string, 2*len(pairs))
-	for _, p := range pairs {
-		a, b := lemma(p[0]), lemma(p[1])
-		m[a] = append(m[a], b)
-		m[b] = append(m[b], a)
-	}
-	return m
+	return words.Opposites(pairs, lemma)
 }()
 
 // lemma folds the common inflections for looking words up in opposites:
@@ -231,18 +224,4 @@ func tokens(text string, drop map[string]bool) []token {
 		}
 	}
 	return out
-}
-
-// known finds the vocabulary form of w: w itself, or w with a plural or
-// tense ending removed.
-func known(vec *wordvec.Table, w string) (string, bool) {
-	if vec.Has(w) {
-		return w, true
-	}
-	for _, suf := range []string{"s", "es", "ed", "d", "ing"} {
-		if b, ok := strings.CutSuffix(w, suf); ok && len(b) >= 3 && vec.Has(b) {
-			return b, true
-		}
-	}
-	return w, false
 }
