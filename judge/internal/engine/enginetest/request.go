@@ -1,9 +1,12 @@
 package enginetest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"testing"
 
+	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -34,4 +37,28 @@ func Ticket(model string, n int) systemone.Request {
 		req.Questions[fmt.Sprintf("q%d", i)] = q
 	}
 	return req
+}
+
+// Decode reads and validates a System One request body, as the HTTP layer
+// does before an engine sees it.
+func Decode(t testing.TB, body string) systemone.Request {
+	t.Helper()
+	req, err := systemone.DecodeRequest([]byte(body))
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if err := req.Validate(); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	return req
+}
+
+// Ask has e answer req, failing the test on an error.
+func Ask(t testing.TB, e engine.Engine, req systemone.Request) *systemone.Response {
+	t.Helper()
+	resp, err := e.Ask(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }

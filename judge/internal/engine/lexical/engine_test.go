@@ -5,30 +5,7 @@ import (
 	"fmt"
 	"github.com/judgeworks/judge/internal/engine/enginetest"
 	"testing"
-
-	"github.com/judgeworks/shared/systemone"
 )
-
-func decode(t testing.TB, body string) systemone.Request {
-	t.Helper()
-	req, err := systemone.DecodeRequest([]byte(body))
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	if err := req.Validate(); err != nil {
-		t.Fatalf("validate: %v", err)
-	}
-	return req
-}
-
-func ask(t testing.TB, req systemone.Request) *systemone.Response {
-	t.Helper()
-	resp, err := Engine{}.Ask(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
 
 const ticket = `{"model": "local/lexical-latest",
  "state": "I was charged twice for my subscription and I am furious. Please refund me today!",
@@ -43,8 +20,8 @@ const ticket = `{"model": "local/lexical-latest",
 
 // The engine must read the words: each case's text points one way.
 func TestAnswersFollowTheText(t *testing.T) {
-	req := decode(t, ticket)
-	resp := ask(t, req)
+	req := enginetest.Decode(t, ticket)
+	resp := enginetest.Ask(t, Engine{}, req)
 	if got := resp.Answers["team"].Choice; got != "billing" {
 		t.Errorf("team = %q, want billing (refund, charged)", got)
 	}
@@ -59,21 +36,21 @@ func TestAnswersFollowTheText(t *testing.T) {
 func TestNegation(t *testing.T) { enginetest.RunNegationScope(t, Engine{}) }
 
 func TestNegationInChoice(t *testing.T) {
-	req := decode(t, `{"model": "m",
+	req := enginetest.Decode(t, `{"model": "m",
 	  "state": "It is not a billing or payment question; the app crashes with an error.",
 	  "questions": {"team": {"type": "choice", "instructions": "Which team?",
 	    "criteria": {"billing": "billing and payment", "technical": "crashes and errors"}}}}`)
-	if got := ask(t, req).Answers["team"].Choice; got != "technical" {
+	if got := enginetest.Ask(t, Engine{}, req).Answers["team"].Choice; got != "technical" {
 		t.Errorf("team = %q, want technical: billing was negated", got)
 	}
 }
 
 func TestNoEvidenceIsUndecided(t *testing.T) {
-	req := decode(t, `{"model": "m", "state": "The weather is fine.",
+	req := enginetest.Decode(t, `{"model": "m", "state": "The weather is fine.",
 	  "questions": {
 	    "q": {"type": "noul", "instructions": "Is the customer asking for a refund?"},
 	    "c": {"type": "choice", "instructions": "x", "criteria": {"b": "refunds", "a": "crashes"}}}}`)
-	resp := ask(t, req)
+	resp := enginetest.Ask(t, Engine{}, req)
 	if p := *resp.Answers["q"].Noul; p != 0.5 {
 		t.Errorf("noul with no evidence = %v, want 0.5", p)
 	}
@@ -92,20 +69,20 @@ func TestNoulCriteria(t *testing.T) {
 		  "instructions": "Does the customer want to leave?",
 		  "criteria": {"true": "cancel the account, close it, quit", "false": "stay, keep, renew"}}}}`, state)
 	}
-	if p := *ask(t, decode(t, body("Please cancel my account."))).Answers["q"].Noul; p <= 0.5 {
+	if p := *enginetest.Ask(t, Engine{}, enginetest.Decode(t, body("Please cancel my account."))).Answers["q"].Noul; p <= 0.5 {
 		t.Errorf("cancel: noul = %v, want > 0.5", p)
 	}
-	if p := *ask(t, decode(t, body("I will renew and keep my plan."))).Answers["q"].Noul; p >= 0.5 {
+	if p := *enginetest.Ask(t, Engine{}, enginetest.Decode(t, body("I will renew and keep my plan."))).Answers["q"].Noul; p >= 0.5 {
 		t.Errorf("renew: noul = %v, want < 0.5", p)
 	}
 }
 
 func TestStructuredState(t *testing.T) {
-	req := decode(t, `{"model": "m",
+	req := enginetest.Decode(t, `{"model": "m",
 	  "state": {"subject": "Refund", "messages": ["I was charged twice", {"note": "invoice attached"}]},
 	  "questions": {"team": {"type": "choice", "instructions": "Which team?",
 	    "criteria": {"billing": "refunds, invoices, charges", "technical": ["bugs", "crashes"]}}}}`)
-	if got := ask(t, req).Answers["team"].Choice; got != "billing" {
+	if got := enginetest.Ask(t, Engine{}, req).Answers["team"].Choice; got != "billing" {
 		t.Errorf("team = %q, want billing", got)
 	}
 }

@@ -22,32 +22,11 @@ var engine = sync.OnceValue(func() *Engine {
 	return e
 })
 
-func decode(t testing.TB, body string) systemone.Request {
-	t.Helper()
-	req, err := systemone.DecodeRequest([]byte(body))
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	if err := req.Validate(); err != nil {
-		t.Fatalf("validate: %v", err)
-	}
-	return req
-}
-
-func ask(t testing.TB, req systemone.Request) *systemone.Response {
-	t.Helper()
-	resp, err := engine().Ask(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
 // one asks a single question about state.
 func one(t testing.TB, state string, question string) systemone.Answer {
 	t.Helper()
 	st, _ := json.Marshal(state)
-	return ask(t, decode(t, fmt.Sprintf(`{"model": "m", "state": %s, "questions": {"q": %s}}`, st, question))).Answers["q"]
+	return enginetest.Ask(t, engine(), enginetest.Decode(t, fmt.Sprintf(`{"model": "m", "state": %s, "questions": {"q": %s}}`, st, question))).Answers["q"]
 }
 
 const ticket = `{"model": "local/semantic-latest",
@@ -65,7 +44,7 @@ const ticket = `{"model": "local/semantic-latest",
 // The ticket shares no word with "refund", "billing" or "furious": the
 // engine must follow meaning, where the lexical engine sees nothing.
 func TestAnswersFollowMeaning(t *testing.T) {
-	resp := ask(t, decode(t, ticket))
+	resp := enginetest.Ask(t, engine(), enginetest.Decode(t, ticket))
 	if got := resp.Answers["team"].Choice; got != "billing" {
 		t.Errorf("team = %q (%v), want billing", got, resp.Answers["team"].Probabilities)
 	}
@@ -184,12 +163,12 @@ func TestNoEvidence(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
-	want := ask(t, decode(t, ticket))
+	want := enginetest.Ask(t, engine(), enginetest.Decode(t, ticket))
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for range 20 {
-				got, err := engine().Ask(context.Background(), decode(t, ticket))
+				got, err := engine().Ask(context.Background(), enginetest.Decode(t, ticket))
 				if err != nil || !reflect.DeepEqual(got, want) {
 					t.Errorf("concurrent answer differs: %v", err)
 					return
