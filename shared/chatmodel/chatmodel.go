@@ -22,6 +22,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/judgeworks/shared/tracing"
 )
 
 // Setting names, shared so that error messages name the exact variable.
@@ -209,12 +211,13 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 // Transport is an HTTP transport sized for many calls in flight to one
 // host: the default keeps only two idle connections per host, so a
 // 100-question request would open and close connections on every call.
-func Transport() *http.Transport {
+// Each call is traced while tracing is on (shared/tracing).
+func Transport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 512
 	t.MaxIdleConnsPerHost = 256
 	t.IdleConnTimeout = 90 * time.Second
-	return t
+	return tracing.Transport(t)
 }
 
 // IsUnreachable reports whether err means the endpoint could not be reached
