@@ -60,8 +60,13 @@ func NewDecisions(s Settings, extra ...option.RequestOption) (*Decisions, error)
 // from its probabilities with the formulas every engine of the judge uses.
 // Question names are not sent, as the chat adapter never shows them: a
 // name like "is_spam_obviously" would lead the model. A question the model
-// refuses fails the request as the caller's (see refused).
+// refuses fails the request as the caller's (see refused). Each question
+// goes as sent says, and its answer comes back under req's names (named).
 func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	return askCoherent(ctx, req, p.ask)
+}
+
+func (p *Decisions) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	admitted, err := p.slots.Admit(ctx, (len(req.Questions)+DecisionsMaxQuestions-1)/DecisionsMaxQuestions)
 	if err != nil {
 		return nil, err
@@ -73,7 +78,7 @@ func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		batch := names[start:min(start+DecisionsMaxQuestions, len(names))]
 		qs := make([]systemone.Question, len(batch))
 		for i, name := range batch {
-			qs[i] = req.Questions[name].Canonical()
+			qs[i] = sent(req.Questions[name])
 		}
 		d, err := engine.Call(ctx, admitted, func() (*openai.Decision, error) { return p.client.Decisions.New(ctx, p.params(req.State, qs)) })
 		if err != nil {
@@ -87,7 +92,7 @@ func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.
 			if err != nil {
 				return nil, p.annotate(err, name)
 			}
-			out.Answers[name] = a
+			out.Answers[name] = named(req.Questions[name], a)
 		}
 		if out.Model == "" {
 			out.Model = d.Model
