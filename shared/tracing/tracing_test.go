@@ -32,6 +32,7 @@ const (
 // upstream through tracing.Transport, and the upstream, which records the
 // traceparent it was sent.
 type hop struct {
+	srv  *httptest.Server
 	url  string
 	logs *bytes.Buffer
 
@@ -50,8 +51,7 @@ func startHop(t *testing.T) *hop {
 	}))
 	t.Cleanup(up.Close)
 	client := &http.Client{Transport: tracing.Transport(http.DefaultTransport)}
-	var logMu sync.Mutex
-	logger := slog.New(slog.NewJSONHandler(lockedWriter{&logMu, h.logs}, nil))
+	logger := slog.New(slog.NewJSONHandler(h.logs, nil))
 	e := server.New(logger)
 	e.GET("/call", func(c echo.Context) error {
 		req, _ := http.NewRequestWithContext(c.Request().Context(), http.MethodGet, up.URL, nil)
@@ -63,21 +63,24 @@ func startHop(t *testing.T) *hop {
 		server.LoggerFrom(c.Request().Context()).Info("called upstream")
 		return c.String(http.StatusOK, "done")
 	})
-	srv := httptest.NewServer(e)
-	t.Cleanup(srv.Close)
-	h.url = srv.URL
+	h.srv = httptest.NewServer(e)
+	t.Cleanup(h.srv.Close)
+	h.url = h.srv.URL
 	return h
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
+// sent is the traceparent of each upstream call.
+func (h *hop) sent() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.upstream...)
 }
 
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+// log stops the service, so that every request's lines are written, and
+// returns its log.
+func (h *hop) log() string {
+	h.srv.Close()
+	return h.logs.String()
 }
 
 // call sends GET /call with the caller's traceparent.
@@ -108,11 +111,11 @@ func TestOffInstallsNothing(t *testing.T) {
 	}
 	h := startHop(t)
 	h.call(t)
-	if len(h.upstream) != 1 || h.upstream[0] != "" {
-		t.Fatalf("upstream traceparent %q, want none", h.upstream)
+	if sent := h.sent(); len(sent) != 1 || sent[0] != "" {
+		t.Fatalf("upstream traceparent %q, want none", sent)
 	}
-	if strings.Contains(h.logs.String(), "trace_id") {
-		t.Fatalf("trace ids logged with tracing off:\n%s", h.logs)
+	if log := h.log(); strings.Contains(log, "trace_id") {
+		t.Fatalf("trace ids logged with tracing off:\n%s", log)
 	}
 }
 
@@ -158,18 +161,18 @@ func TestOnExportsOneTrace(t *testing.T) {
 	if srv.ParentID != callerSpan || srv.Service != "hop" || srv.Name != "GET /call" || cli.ParentID != srv.SpanID {
 		t.Fatalf("server span %+v, client span %+v", *srv, *cli)
 	}
-	if want := "00-" + callerTrace + "-" + cli.SpanID + "-01"; len(h.upstream) != 1 || h.upstream[0] != want {
-		t.Fatalf("upstream traceparent %q, want %q", h.upstream, want)
+	if want, sent := "00-"+callerTrace+"-"+cli.SpanID+"-01", h.sent(); len(sent) != 1 || sent[0] != want {
+		t.Fatalf("upstream traceparent %q, want %q", sent, want)
 	}
-	lines := 0
-	for _, l := range strings.Split(strings.TrimSpace(h.logs.String()), "\n") {
+	lines, log := 0, h.log()
+	for _, l := range strings.Split(strings.TrimSpace(log), "\n") {
 		if !strings.Contains(l, `"trace_id":"`+callerTrace+`","span_id":"`+srv.SpanID+`"`) {
 			t.Errorf("log line without the request's trace and span ids: %s", l)
 		}
 		lines++
 	}
 	if lines != 2 {
-		t.Errorf("%d log lines, want the handler's and the access log's:\n%s", lines, h.logs)
+		t.Errorf("%d log lines, want the handler's and the access log's:\n%s", lines, log)
 	}
 }
 
