@@ -15,14 +15,15 @@ import (
 )
 
 // designSettings are the pinned variables (docs/api.md, "Settings"), plus
-// the judge's REDIS_URL (shared limits for replicas) and APP_ENV (strict keys
-// in production), by the service that reads them.
+// the judge's REDIS_URL (shared limits for replicas), APP_ENV (strict keys
+// in production) and OTEL_EXPORTER_OTLP_ENDPOINT (traces), by the service
+// that reads them.
 var designSettings = map[string][]string{
 	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM", "JUDGE_RATE_LIMIT_BURST", "JUDGE_MODEL_ALIASES",
-		"JUDGE_CACHE_TTL", "APP_ENV", "REDIS_URL"},
+		"JUDGE_CACHE_TTL", "APP_ENV", "REDIS_URL", "OTEL_EXPORTER_OTLP_ENDPOINT"},
 	"interview": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "STT_MODEL", "TTS_MODEL", "TTS_VOICE",
 		"VOICE_BASE_URL", "VOICE_API_KEY", "INTERVIEW_ADDR", "DATABASE_URL", "JWT_SECRET", "APP_ENV",
-		"GOOGLE_CLIENT_ID", "JUDGE_URL", "JUDGE_API_KEY"},
+		"GOOGLE_CLIENT_ID", "JUDGE_URL", "JUDGE_API_KEY", "OTEL_EXPORTER_OTLP_ENDPOINT"},
 }
 
 // composeKey stands for the judge key every compose run must be given.

@@ -98,9 +98,10 @@ type fakeLLM struct {
 }
 
 type fakeCall struct {
-	Auth     string
-	Schema   string
-	Messages []struct {
+	Auth        string
+	Traceparent string
+	Schema      string
+	Messages    []struct {
 		Role    string `json:"role"`
 		Content string `json:"content"`
 	}
@@ -179,7 +180,7 @@ func (f *fakeLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewDecoder(r.Body).Decode(&body)
 	f.mu.Lock()
 	mode, delay := f.mode, f.delay
-	f.calls = append(f.calls, fakeCall{Auth: r.Header.Get("Authorization"), Schema: body.ResponseFormat.JSONSchema.Name, Messages: body.Messages})
+	f.calls = append(f.calls, fakeCall{Auth: r.Header.Get("Authorization"), Traceparent: r.Header.Get("traceparent"), Schema: body.ResponseFormat.JSONSchema.Name, Messages: body.Messages})
 	f.mu.Unlock()
 	f.entered <- struct{}{}
 

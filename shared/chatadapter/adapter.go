@@ -797,10 +797,13 @@ func (a *Adapter) read(ctx context.Context, j *job, c call) ([]float64, error) {
 		req.Messages = append(req.Messages, corrections...)
 		if c.r == readoutLogprobs {
 			req.MaxTokens, req.Logprobs, req.TopLogprobs = 1, true, TopLogprobs
-		} else if a.cfg.structured {
-			req.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
-				Name: "probabilities", Strict: true, Schema: probabilitiesSchema(labels),
-			}}
+		} else {
+			req.MaxTokens = probabilitiesTokens(len(labels))
+			if a.cfg.structured {
+				req.ResponseFormat = &responseFormat{Type: "json_schema", JSONSchema: jsonSchema{
+					Name: "probabilities", Strict: true, Schema: probabilitiesSchema(labels),
+				}}
+			}
 		}
 		return json.Marshal(&req)
 	}
@@ -852,7 +855,7 @@ func (a *Adapter) read(ctx context.Context, j *job, c call) ([]float64, error) {
 		a.cfg.logger.Warn("malformed model reply; retrying", "model", a.cfg.llm.Model, "readout", r, "reason", bad.reason)
 		if r == readoutProbabilities {
 			corrections = append(corrections,
-				chatMessage{Role: "assistant", Content: trimReply(content)},
+				chatMessage{Role: "assistant", Content: chatmodel.Excerpt(content)},
 				chatMessage{Role: "user", Content: correction(bad.reason, labels)})
 		}
 	}
@@ -1012,5 +1015,5 @@ func (a *Adapter) classify(ctx context.Context, err error, r readout) fault {
 // redact removes the key from provider text that is about to be logged or
 // returned.
 func (a *Adapter) redact(s string) string {
-	return trimReply(a.cfg.llm.Redact(s))
+	return chatmodel.Excerpt(a.cfg.llm.Redact(s))
 }

@@ -294,6 +294,22 @@ func TestProbabilitiesNormalised(t *testing.T) {
 	}
 }
 
+// A probabilities call caps its output at what the object of its labels
+// needs, with structured outputs or without.
+func TestProbabilitiesCallCapsOutput(t *testing.T) {
+	for _, structured := range []bool{true, false} {
+		f := newFake(t, func(w http.ResponseWriter, r *http.Request, c chatCall, n int) {
+			writeContent(w, `{"0": 0.2, "1": 0.3, "2": 0.5}`)
+		})
+		a := newTestAdapter(t, f, WithReadout(ReadoutProbabilities), WithStructuredOutputs(structured))
+		ask(t, a, request(map[string]systemone.Question{"anger": scoreQ("calm", "annoyed", "angry")}))
+		c := f.recorded()[0]
+		if c.MaxTokens == nil || *c.MaxTokens != probabilitiesTokens(3) || *c.MaxTokens > 200 {
+			t.Fatalf("structured outputs %v: max_tokens %v, want %d", structured, c.MaxTokens, probabilitiesTokens(3))
+		}
+	}
+}
+
 func TestStructuredOutputsOff(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, c chatCall, n int) {
 		writeContent(w, "```json\n{\"yes\": 0.9, \"no\": 0.1}\n```")

@@ -206,6 +206,12 @@ func exampleObject(labels []string) string {
 	return b.String()
 }
 
+// probabilitiesTokens caps the output of a probabilities reply, the object
+// of probabilitiesSchema: a label and a number of a dozen digits take about
+// ten tokens, and each label gets twice that, plus room for the braces and
+// a code fence. A reply cut at the cap is malformed and retried.
+func probabilitiesTokens(labels int) int { return 32 + 20*labels }
+
 // probabilitiesSchema is the strict JSON schema of a probabilities reply:
 // one required number per label and nothing else.
 func probabilitiesSchema(labels []string) map[string]any {

@@ -1,7 +1,6 @@
 package chatadapter
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -178,13 +177,4 @@ func parseProbabilities(content string, labels []string, normalize bool) ([]floa
 		return nil, malformed("the probabilities sum to %g, not 1", sum)
 	}
 	return systemone.Normalize(probs)
-}
-
-// trimReply shortens a model reply for a corrective message or an error.
-func trimReply(s string) string {
-	s = string(bytes.ToValidUTF8([]byte(s), []byte("�")))
-	if r := []rune(s); len(r) > 300 {
-		return string(r[:300]) + "…"
-	}
-	return s
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"strings"
@@ -84,14 +83,12 @@ type tokenLogprob struct {
 // fresh buffer from 512 bytes.
 var replyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// maxReply bounds a reply body: a one-token or one-object completion is a
-// few kilobytes, and a provider streaming without end must not exhaust memory.
-const maxReply = 8 << 20
-
 // readReply reads and decodes a successful reply into c and closes its
 // body. It takes the place of the SDK's decoding, which reads the body
 // into a fresh slice, copies it again into a decoder and walks every field
 // by reflection (top_logprobs carry byte arrays the adapter never reads).
+// The body is the client's (chatmodel.NewClient), which refuses a reply
+// past chatmodel.MaxReplyBytes.
 func readReply(res *http.Response, c *chatCompletion) error {
 	defer res.Body.Close()
 	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); !strings.Contains(mt, "application/json") && !strings.HasSuffix(mt, "+json") {
@@ -100,11 +97,8 @@ func readReply(res *http.Response, c *chatCompletion) error {
 	buf := replyBuffers.Get().(*bytes.Buffer)
 	defer replyBuffers.Put(buf)
 	buf.Reset()
-	if _, err := buf.ReadFrom(io.LimitReader(res.Body, maxReply+1)); err != nil {
+	if _, err := buf.ReadFrom(res.Body); err != nil {
 		return fmt.Errorf("error reading response body: %w", err)
-	}
-	if buf.Len() > maxReply {
-		return fmt.Errorf("the reply is larger than %d bytes", maxReply)
 	}
 	return decodeCompletion(buf.Bytes(), c)
 }

@@ -12,14 +12,18 @@ package chatmodel
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/judgeworks/shared/tracing"
 )
 
 // Setting names, shared so that error messages name the exact variable.
@@ -33,6 +37,31 @@ const (
 // shorter; a chat endpoint that has not answered in this time is treated as
 // failing, not slow.
 const DefaultCallTimeout = 30 * time.Second
+
+// MaxReplyBytes bounds the body of one reply of a chat endpoint, read
+// through every client NewClient builds. A reply capped at a few thousand
+// tokens is tens of kilobytes; a provider that answers without end must
+// not take the memory of the service reading it.
+const MaxReplyBytes = 8 << 20
+
+// ErrReplyTooLarge is the error of reading a reply longer than
+// MaxReplyBytes.
+var ErrReplyTooLarge = fmt.Errorf("the model's reply is larger than %d bytes", MaxReplyBytes)
+
+// ExcerptRunes is the most of a model's reply that is quoted back: to the
+// model in a corrective retry, and in logs and errors.
+const ExcerptRunes = 300
+
+// Excerpt shortens a model's reply (or a provider's text) for a corrective
+// message, a log line or an error: valid UTF-8, trimmed, at most
+// ExcerptRunes characters.
+func Excerpt(s string) string {
+	s = strings.TrimSpace(strings.ToValidUTF8(s, "\uFFFD"))
+	if utf8.RuneCountInString(s) <= ExcerptRunes {
+		return s
+	}
+	return string([]rune(s)[:ExcerptRunes]) + "…"
+}
 
 // Settings say which endpoint, key and model to use.
 type Settings struct {
@@ -124,7 +153,7 @@ func NewClient(s Settings, extra ...option.RequestOption) (openai.Client, error)
 		option.WithMaxRetries(0),
 		option.WithRequestTimeout(timeout),
 		option.WithHTTPClient(&http.Client{Transport: Transport()}),
-		option.WithMiddleware(inMemoryBody),
+		option.WithMiddleware(inMemoryBody, capReply),
 	}
 	return openai.NewClient(append(opts, extra...)...), nil
 }
@@ -145,15 +174,50 @@ func inMemoryBody(req *http.Request, next option.MiddlewareNext) (*http.Response
 	return next(req)
 }
 
+// capReply refuses a reply longer than MaxReplyBytes: at once when its
+// length is announced, else as soon as reading passes the cap.
+func capReply(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res == nil {
+		return res, err
+	}
+	if res.ContentLength > MaxReplyBytes {
+		_ = res.Body.Close()
+		return nil, ErrReplyTooLarge
+	}
+	res.Body = &cappedBody{ReadCloser: res.Body, left: MaxReplyBytes}
+	return res, nil
+}
+
+// cappedBody reads at most left bytes and fails with ErrReplyTooLarge on
+// the byte after.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n + int(b.left), ErrReplyTooLarge
+	}
+	return n, err
+}
+
 // Transport is an HTTP transport sized for many calls in flight to one
 // host: the default keeps only two idle connections per host, so a
 // 100-question request would open and close connections on every call.
-func Transport() *http.Transport {
+// Each call is traced while tracing is on (shared/tracing).
+func Transport() http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 512
 	t.MaxIdleConnsPerHost = 256
 	t.IdleConnTimeout = 90 * time.Second
-	return t
+	return tracing.Transport(t)
 }
 
 // IsUnreachable reports whether err means the endpoint could not be reached

@@ -3,9 +3,11 @@ package chatmodel
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -150,5 +152,55 @@ func TestNewClientSendsWholeBody(t *testing.T) {
 	}
 	if length != int64(len(body)) {
 		t.Fatalf("Content-Length = %d, want %d", length, len(body))
+	}
+}
+
+// A reply past MaxReplyBytes fails with ErrReplyTooLarge: at once when
+// its length is announced, after the cap when it is not; one at the cap
+// is read whole.
+func TestReplyCap(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		size     int
+		announce bool
+		wantErr  bool
+	}{
+		{"announced, too large", MaxReplyBytes + 1, true, true},
+		{"streamed, too large", MaxReplyBytes + 1, false, true},
+		{"streamed, at the cap", MaxReplyBytes, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if tc.announce {
+					w.Header().Set("Content-Length", strconv.Itoa(tc.size))
+				}
+				body := `{"id":"x","object":"chat.completion","choices":[]}`
+				_, _ = w.Write([]byte(body + strings.Repeat(" ", tc.size-len(body))))
+			}))
+			t.Cleanup(srv.Close)
+			c, err := NewClient(Settings{BaseURL: srv.URL + "/v1", APIKey: "k", Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{Model: "m",
+				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")}})
+			if got := errors.Is(err, ErrReplyTooLarge); got != tc.wantErr {
+				t.Fatalf("err %v; want ErrReplyTooLarge: %v", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("é", ExcerptRunes+50)
+	for _, tc := range []struct{ in, want string }{
+		{"  short reply \n", "short reply"},
+		{"bad \xff byte", "bad \uFFFD byte"},
+		{long, long[:2*ExcerptRunes] + "…"},
+	} {
+		if got := Excerpt(tc.in); got != tc.want {
+			t.Errorf("Excerpt(%.20q…) = %.20q…, want %.20q…", tc.in, got, tc.want)
+		}
 	}
 }

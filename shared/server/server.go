@@ -1,5 +1,6 @@
 // Package server holds the HTTP plumbing both services share: an echo
-// instance with request ids, structured access logs and panic recovery, the
+// instance with request ids, a trace span per request (see trace.go),
+// structured access logs and panic recovery, the
 // request's logger (Logger, LoggerFrom, SetLogger), and a Run that shuts
 // down gracefully on SIGINT/SIGTERM.
 package server
@@ -35,7 +36,7 @@ func New(logger *slog.Logger) *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	e.Use(requestID(logger), accessLog, recoverPanic)
+	e.Use(requestID(logger), traceRequests, accessLog, recoverPanic)
 	return e
 }
 

@@ -34,6 +34,7 @@ import (
 	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/tracing"
 )
 
 func main() {
@@ -52,6 +53,11 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	stopTracing, err := tracing.Setup(ctx, "interview", os.Getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	pool, err := postgres.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
 	if err != nil {
 		return err
@@ -150,6 +156,7 @@ func judgeClient(cfg config.Config) *systemone.Client {
 		systemone.WithMaxAttempts(3),
 		systemone.WithAttemptTimeout(30*time.Second),
 		systemone.WithMaxRetryWait(10*time.Second),
+		systemone.WithHTTPClient(&http.Client{Transport: tracing.Transport(http.DefaultTransport)}),
 	)
 }
 

@@ -38,6 +38,7 @@ import (
 	"github.com/judgeworks/judge/internal/usage"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/tokens"
+	"github.com/judgeworks/shared/tracing"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -69,7 +70,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		if getenv("GOGC") == "" {
 			debug.SetGCPercent(gcPercent)
 		}
-		err = serve(ctx, cfg, logger)
+		var stopTracing func()
+		if stopTracing, err = tracing.Setup(ctx, "judge", getenv, logger); err == nil {
+			err = serve(ctx, cfg, logger)
+			stopTracing()
+		}
 	case "healthcheck":
 		err = healthcheck(ctx, cfg)
 	case "calibrate":

@@ -192,14 +192,17 @@ func isRepeat(q string, asked []string) bool {
 }
 
 // call makes one chat completion with the strict schema and parses the
-// reply; a reply that fails parse is sent back with the reason, once.
+// reply; a reply that fails parse is sent back with the reason, once. The
+// reply is capped at maxTokens(name) tokens and, by the client
+// (chatmodel.NewClient), at chatmodel.MaxReplyBytes bytes.
 func call[T any](ctx context.Context, iv *Interviewer, name string, schema map[string]any, msgs []openai.ChatCompletionMessageParamUnion, parse func(string) (T, error)) (T, error) {
 	var zero T
 	var lastErr error
 	for attempt := range 2 {
 		params := openai.ChatCompletionNewParams{
-			Model:    iv.model,
-			Messages: msgs,
+			Model:     iv.model,
+			Messages:  msgs,
+			MaxTokens: openai.Int(maxTokens(name)),
 			ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{
 				OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
 					JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
@@ -225,11 +228,13 @@ func call[T any](ctx context.Context, iv *Interviewer, name string, schema map[s
 				return v, nil
 			}
 		}
-		lastErr = err
+		// The reason may quote the reply (a field's name), and the reply
+		// may be megabytes: the retry and the error carry excerpts only.
+		lastErr = errors.New(chatmodel.Excerpt(err.Error()))
 		if attempt == 0 {
 			msgs = append(cloneMsgs(msgs),
-				openai.AssistantMessage(content),
-				openai.UserMessage("Your reply was rejected: "+err.Error()+
+				openai.AssistantMessage(chatmodel.Excerpt(content)),
+				openai.UserMessage("Your reply was rejected: "+lastErr.Error()+
 					". Reply again with only a JSON object that satisfies the schema and these rules."))
 		}
 	}

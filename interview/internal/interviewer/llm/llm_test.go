@@ -27,6 +27,7 @@ type chatServer struct {
 	status  int           // non-zero: answer every call with this status
 	delay   time.Duration // wait before answering
 	bodies  []map[string]any
+	sizes   []int // each request body's length in bytes
 }
 
 func (cs *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -41,6 +42,7 @@ func (cs *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	cs.mu.Lock()
 	cs.bodies = append(cs.bodies, body)
+	cs.sizes = append(cs.sizes, len(raw))
 	var content string
 	if len(cs.replies) > 0 {
 		content, cs.replies = cs.replies[0], cs.replies[1:]

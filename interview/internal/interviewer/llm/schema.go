@@ -24,6 +24,31 @@ const (
 	maxItems         = 8
 )
 
+// replyRunes is the most text each call's validation accepts in a reply,
+// by schema name.
+var replyRunes = map[string]int{
+	"opening":      maxWelcomeRunes + maxQuestionRunes,
+	"question":     maxQuestionRunes,
+	"follow_up":    maxQuestionRunes,
+	"requirements": maxItems * maxRequirementRunes,
+	"evaluation": maxFeedbackRunes + 2*maxItems*maxItemRunes +
+		interviewer.MaxEvidence*(maxItemRunes+interviewer.MaxQuoteRunes),
+	"summary": maxReportRunes + 3*maxItems*maxItemRunes,
+}
+
+// maxTokens is the output cap of a call (max_tokens): a token for every
+// two characters of the longest text its reply may hold, plus 256 for the
+// JSON around it. English runs about four characters to a token, so a
+// valid reply fits with room to spare, and a reply cut at the cap was too
+// long to pass anyway.
+func maxTokens(name string) int64 {
+	n, ok := replyRunes[name]
+	if !ok {
+		panic("llm: no reply bound for call " + name)
+	}
+	return int64(n/2 + 256)
+}
+
 func str() map[string]any { return map[string]any{"type": "string"} }
 
 func score() map[string]any { return map[string]any{"type": "integer", "minimum": 0, "maximum": 100} }

@@ -303,10 +303,7 @@ func (p *Decisions) redact(s string) string {
 	if k := p.s.APIKey; len(k) >= 4 {
 		s = strings.ReplaceAll(s, k, "[key]")
 	}
-	if r := []rune(s); len(r) > 300 {
-		s = string(r[:300]) + "…"
-	}
-	return s
+	return chatmodel.Excerpt(s)
 }
 
 // PlannedInputTokens is the request's own tokens: the upstream calls carry the request once between them.

@@ -174,10 +174,7 @@ func weights(q systemone.Question, a systemone.Answer) ([]float64, error) {
 func withCause(err error, s Settings, detail string) error {
 	var fe *fault.Error
 	if errors.As(err, &fe) {
-		detail = chatmodel.Settings{BaseURL: s.BaseURL, APIKey: s.APIKey}.Redact(detail)
-		if r := []rune(detail); len(r) > 300 {
-			detail = string(r[:300]) + "…"
-		}
+		detail = chatmodel.Excerpt(chatmodel.Settings{BaseURL: s.BaseURL, APIKey: s.APIKey}.Redact(detail))
 		fe.Err = errors.New(s.Source + ": " + detail)
 	}
 	return err
