@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -86,7 +87,7 @@ type Auth struct {
 }
 
 // NewAuth returns the throttle keeping its state in db.
-func NewAuth(db DB, rules Rules) *Auth {
+func NewAuth(db quota.DB, rules Rules) *Auth {
 	return &Auth{
 		loginAddr:      newLimiter(db, "login_address", rules.LoginPerAddress),
 		loginAccount:   newLimiter(db, "login_account", rules.LoginPerAccount),

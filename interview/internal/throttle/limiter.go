@@ -12,17 +12,8 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/judgeworks/interview/internal/quota"
 )
-
-// DB is what the throttle needs of a pool or connection.
-type DB interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
 
 // Rule is a token bucket: Burst attempts at once, then one per Every.
 type Rule struct {
@@ -33,12 +24,12 @@ type Rule struct {
 // limiter holds one token bucket per key for one rule (a quota.Bucket),
 // keyed by the digest of what it counts.
 type limiter struct {
-	db     DB
+	db     quota.DB
 	bucket quota.Bucket
 }
 
 // newLimiter returns the limiter named name (its rows' name) for rule.
-func newLimiter(db DB, name string, rule Rule) *limiter {
+func newLimiter(db quota.DB, name string, rule Rule) *limiter {
 	return &limiter{db: db, bucket: quota.Bucket{Name: name, Burst: rule.Burst, Every: rule.Every}}
 }
 
@@ -58,12 +49,12 @@ func (l *limiter) prune(ctx context.Context) error { return l.bucket.Prune(ctx, 
 
 // Seen remembers keys for a while, on the database's clock.
 type Seen struct {
-	db  DB
+	db  quota.DB
 	ttl time.Duration
 }
 
 // NewSeen returns a Seen keeping keys for ttl.
-func NewSeen(db DB, ttl time.Duration) *Seen { return &Seen{db: db, ttl: ttl} }
+func NewSeen(db quota.DB, ttl time.Duration) *Seen { return &Seen{db: db, ttl: ttl} }
 
 const (
 	seenAddSQL = `

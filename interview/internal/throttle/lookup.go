@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -27,7 +28,7 @@ type Lookups struct {
 }
 
 // NewLookups returns the limiter keeping its state in db.
-func NewLookups(db DB, rule Rule) *Lookups {
+func NewLookups(db quota.DB, rule Rule) *Lookups {
 	return &Lookups{misses: newLimiter(db, "share_lookup_address", rule)}
 }
 
