@@ -96,7 +96,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	}
 	var limits *throttle.Auth
 	if cfg.AuthThrottle {
-		limits = throttle.NewAuth(pool, throttle.DefaultRules, nil)
+		limits = throttle.NewAuth(pool, throttle.DefaultRules)
 	} else {
 		logger.Warn("sign-in and registration limits are off (AUTH_THROTTLE=off)")
 	}
@@ -123,7 +123,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		Voice:          httpapi.Voice{Transcribe: transcribe, Speech: speech},
 		Throttle:       limits,
 		TrustedProxies: cfg.TrustedProxies,
-		SharedLookups:  throttle.NewLookups(pool, throttle.DefaultLookupRule, nil),
+		SharedLookups:  throttle.NewLookups(pool, throttle.DefaultLookupRule),
 		RoleFamilies:   families,
 		FallbackFamily: fallback,
 	})

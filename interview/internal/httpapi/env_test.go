@@ -38,17 +38,6 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 var testSecret = []byte("test-secret-test-secret-test-secret!")
 
-// clock is the injected time source for claim expiry.
-type clock struct{ ns atomic.Int64 }
-
-func newClock() *clock {
-	c := &clock{}
-	c.ns.Store(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).UnixNano())
-	return c
-}
-func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
-
 // fakeInterviewer is an instant interviewer that counts calls. Hooks, when
 // set, run inside the call so tests can hold an evaluation or a summary
 // open at a chosen moment.

@@ -173,14 +173,14 @@ func TestDailyModelCallBudget(t *testing.T) {
 		t.Fatalf("%d summaries asked for beyond the budget", n)
 	}
 	var finishTokens int
-	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM model_buckets WHERE operation = 'finish'`).Scan(&finishTokens); err != nil {
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM quota_buckets WHERE name = 'model_finish'`).Scan(&finishTokens); err != nil {
 		t.Fatal(err)
 	}
 	if finishTokens != 0 {
 		t.Fatal("the refused report took a token from the finish bucket")
 	}
 	// Another day (the database's): the budget is whole again.
-	if _, err := e.pool.Exec(context.Background(), `UPDATE model_calls SET day = day - 1`); err != nil {
+	if _, err := e.pool.Exec(context.Background(), `UPDATE quota_days SET day = day - 1 WHERE name = 'model_calls'`); err != nil {
 		t.Fatal(err)
 	}
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK)

@@ -99,7 +99,7 @@ func TestLongOutageAtStoreTimeSaysResend(t *testing.T) {
 	// The start's one call and this answer's two (evaluation, next
 	// question); the lost evaluation's were given back.
 	var used int
-	if err := e.pool.QueryRow(context.Background(), `SELECT used FROM model_calls`).Scan(&used); err != nil {
+	if err := e.pool.QueryRow(context.Background(), `SELECT used FROM quota_days WHERE name = 'model_calls'`).Scan(&used); err != nil {
 		t.Fatal(err)
 	}
 	if used != 3 {

@@ -364,7 +364,7 @@ func TestSecondTryIsLimited(t *testing.T) {
 	if e.iv.evals.Load() != 1 {
 		t.Fatal("the refused second try was evaluated")
 	}
-	if _, err := e.pool.Exec(context.Background(), `UPDATE model_calls SET day = day - 1`); err != nil {
+	if _, err := e.pool.Exec(context.Background(), `UPDATE quota_days SET day = day - 1 WHERE name = 'model_calls'`); err != nil {
 		t.Fatal(err)
 	}
 	// The refusal released the claim and took nothing: it goes through now.
@@ -430,7 +430,7 @@ func TestJobDescription(t *testing.T) {
 	}
 	// Reading the requirements is a model call of its own: 2 for this start.
 	var used int
-	if err := e.pool.QueryRow(context.Background(), `SELECT used FROM model_calls`).Scan(&used); err != nil {
+	if err := e.pool.QueryRow(context.Background(), `SELECT used FROM quota_days WHERE name = 'model_calls'`).Scan(&used); err != nil {
 		t.Fatal(err)
 	}
 	if used != 2+2 { // the start at the limit, with its description, was 2 too
@@ -585,7 +585,7 @@ func TestShareLinks(t *testing.T) {
 // link that exists costs nothing.
 func TestSharedLookupsAreLimited(t *testing.T) {
 	e := newEnv(t, func(d *httpapi.Deps, _ *postgres.Store, pool *pgxpool.Pool) {
-		d.SharedLookups = throttle.NewLookups(pool, throttle.Rule{Burst: 3, Every: time.Hour}, nil)
+		d.SharedLookups = throttle.NewLookups(pool, throttle.Rule{Burst: 3, Every: time.Hour})
 	})
 	owner := e.signUp()
 	s := owner.start(1)

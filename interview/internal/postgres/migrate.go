@@ -1,8 +1,10 @@
-// Package postgres keeps accounts, interviews and the per-user limits on
-// model work in Postgres, and holds the schema: every migration is here.
-// The voice package keeps its own queries on its voice_usage table
-// (voice/allowance.go); every other query of the service is in this
-// package. pgx errors become problem errors at this boundary.
+// Package postgres keeps accounts and interviews in Postgres, checks the
+// per-user limits on model work (rules of package quota, in one
+// transaction), and holds the schema: every migration is here. Package
+// quota keeps the statements of every limit (quota_buckets, quota_days)
+// and package throttle those of the browsers known to an account; every
+// other query of the service is in this package. pgx errors become problem
+// errors at this boundary.
 package postgres
 
 import (

@@ -2,10 +2,14 @@ package postgres
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/judgeworks/interview/internal/interviews"
+	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/pgtest"
 )
 
@@ -138,5 +142,68 @@ func TestLegacyRowsAreMigrated(t *testing.T) {
 	var stored bool
 	if err := pool.QueryRow(ctx, `SELECT report IS NOT NULL FROM interviews WHERE id = $1`, done).Scan(&stored); err != nil || !stored {
 		t.Fatalf("the report was not stored whole: %v %v", stored, err)
+	}
+}
+
+// Migration 0013 moves the limits' rows into package quota's tables: what
+// was spent before it stays spent after it.
+func TestLimitRowsMoveToQuota(t *testing.T) {
+	ctx := context.Background()
+	pool, err := Open(ctx, pgtest.NewDatabase(t), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := migrate(ctx, pool, "0012_legacy_rows"); err != nil {
+		t.Fatal(err)
+	}
+	var uid string
+	if err := pool.QueryRow(ctx, `INSERT INTO users (full_name, email, password_hash) VALUES ('A', 'a@b.co', 'h') RETURNING id`).Scan(&uid); err != nil {
+		t.Fatal(err)
+	}
+	address := sha256.Sum256([]byte("203.0.113.7"))
+	if _, err := pool.Exec(ctx, `INSERT INTO throttle_buckets (rule, key, tokens, at) VALUES ('login_address', $1, 0, now())`, address[:]); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO model_buckets (user_id, operation, tokens, updated_at) VALUES ($1, 'start', 0, now())`,
+		`INSERT INTO model_calls (user_id, day, used) VALUES ($1, (now() AT TIME ZONE 'UTC')::date, 200)`,
+		`INSERT INTO voice_usage (user_id, day, resource, used) VALUES ($1, (now() AT TIME ZONE 'UTC')::date, 'speech_chars', 6000)`,
+		`INSERT INTO voice_usage (user_id, day, resource, used) VALUES ($1, (now() AT TIME ZONE 'UTC')::date - 1, 'transcribe_bytes', 5)`,
+	} {
+		if _, err := pool.Exec(ctx, q, uid); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	user := quota.User(uid)
+	for name, take := range map[string]func() (bool, time.Duration, error){
+		"the address's empty bucket": func() (bool, time.Duration, error) {
+			return quota.Bucket{Name: "login_address", Burst: 20, Every: 6 * time.Second}.Take(ctx, pool, quota.Digest("203.0.113.7"))
+		},
+		"the user's empty start bucket": func() (bool, time.Duration, error) {
+			return modelBucket(interviews.OpStart, interviews.Rate{Burst: 6, PerHour: 10}).Take(ctx, pool, user)
+		},
+		"the day's model calls": func() (bool, time.Duration, error) { return modelCalls.Spend(ctx, pool, user, 1, 200) },
+		"the day's speech": func() (bool, time.Duration, error) {
+			return quota.Daily("voice_speech_chars").Spend(ctx, pool, user, 1, 6000)
+		},
+	} {
+		ok, wait, err := take()
+		if err != nil || ok || wait <= 0 {
+			t.Errorf("%s: ok %v wait %v err %v; want refused, as before the migration", name, ok, wait, err)
+		}
+	}
+	// An earlier day's use is not carried over.
+	if ok, _, err := quota.Daily("voice_transcribe_bytes").Spend(ctx, pool, user, 10, 10); err != nil || !ok {
+		t.Fatalf("yesterday's transcription counted today: %v %v", ok, err)
+	}
+	for _, table := range []string{"throttle_buckets", "model_buckets", "model_calls", "voice_usage"} {
+		var exists bool
+		if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&exists); err != nil || exists {
+			t.Errorf("table %s still there (%v)", table, err)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -76,37 +77,31 @@ const pruneEvery = 10 * time.Minute
 // Auth throttles sign-in and registration. Safe for concurrent use, and
 // any number of Auths on one database share their state.
 type Auth struct {
-	loginAddr, loginAccount, loginGlobal *Limiter
-	loginDevice                          *Limiter
-	register, registerGlobal             *Limiter
+	loginAddr, loginAccount, loginGlobal *limiter
+	loginDevice                          *limiter
+	register, registerGlobal             *limiter
 	known                                *Seen
-	now                                  func() time.Time
 
 	mu        sync.Mutex
 	lastPrune time.Time
 }
 
-// NewAuth returns the throttle keeping its state in db; now is the clock
-// (nil: time.Now).
-func NewAuth(db DB, rules Rules, now func() time.Time) *Auth {
-	if now == nil {
-		now = time.Now
-	}
+// NewAuth returns the throttle keeping its state in db.
+func NewAuth(db quota.DB, rules Rules) *Auth {
 	return &Auth{
-		loginAddr:      NewLimiter(db, "login_address", rules.LoginPerAddress, now),
-		loginAccount:   NewLimiter(db, "login_account", rules.LoginPerAccount, now),
-		loginGlobal:    NewLimiter(db, "login_global", rules.LoginGlobal, now),
-		loginDevice:    NewLimiter(db, "login_device", rules.LoginPerDevice, now),
-		register:       NewLimiter(db, "register_address", rules.RegisterPerAddress, now),
-		registerGlobal: NewLimiter(db, "register_global", rules.RegisterGlobal, now),
-		known:          NewSeen(db, rules.KnownDeviceTTL, now),
-		now:            now,
+		loginAddr:      newLimiter(db, "login_address", rules.LoginPerAddress),
+		loginAccount:   newLimiter(db, "login_account", rules.LoginPerAccount),
+		loginGlobal:    newLimiter(db, "login_global", rules.LoginGlobal),
+		loginDevice:    newLimiter(db, "login_device", rules.LoginPerDevice),
+		register:       newLimiter(db, "register_address", rules.RegisterPerAddress),
+		registerGlobal: newLimiter(db, "register_global", rules.RegisterGlobal),
+		known:          NewSeen(db, rules.KnownDeviceTTL),
 	}
 }
 
 // taken is a token to give back if the attempt turns out not to count.
 type taken struct {
-	l   *Limiter
+	l   *limiter
 	key string
 }
 
@@ -128,8 +123,8 @@ func (a *Auth) Login(ctx context.Context, email, addr, device string) (done func
 	pair := account + "\x00" + device
 	var spent []taken
 	giveBack := func() { a.refund(ctx, spent) }
-	take := func(l *Limiter, key, refusal string) error {
-		ok, wait, err := l.Allow(ctx, key)
+	take := func(l *limiter, key, refusal string) error {
+		ok, wait, err := l.allow(ctx, key)
 		if err != nil {
 			giveBack()
 			return fmt.Errorf("sign-in throttle: %w", err)
@@ -196,14 +191,14 @@ func accountKey(email string) string { return strings.ToLower(strings.TrimSpace(
 func (a *Auth) Register(ctx context.Context, addr string) error {
 	defer a.maybePrune(ctx)
 	network := Network(addr)
-	ok, wait, err := a.register.Allow(ctx, network)
+	ok, wait, err := a.register.allow(ctx, network)
 	if err != nil {
 		return fmt.Errorf("registration throttle: %w", err)
 	}
 	if !ok {
 		return tooMany("too many registrations from your address", wait)
 	}
-	ok, wait, err = a.registerGlobal.Allow(ctx, "")
+	ok, wait, err = a.registerGlobal.allow(ctx, "")
 	if err == nil && !ok {
 		err = tooMany("too many registrations on this service right now", wait)
 	}
@@ -220,8 +215,8 @@ func (a *Auth) refund(ctx context.Context, spent []taken) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	for _, t := range spent {
-		if err := t.l.Refund(ctx, t.key); err != nil {
-			server.LoggerFrom(ctx).Warn("throttle refund failed", "rule", t.l.name, "err", err)
+		if err := t.l.refund(ctx, t.key); err != nil {
+			server.LoggerFrom(ctx).Warn("throttle refund failed", "rule", t.l.bucket.Name, "err", err)
 		}
 	}
 }
@@ -229,21 +224,25 @@ func (a *Auth) refund(ctx context.Context, spent []taken) {
 // maybePrune deletes refilled buckets and expired known devices, at most
 // once per pruneEvery in this process.
 func (a *Auth) maybePrune(ctx context.Context) {
-	now := a.now()
+	now := time.Now()
 	a.mu.Lock()
 	due := now.Sub(a.lastPrune) >= pruneEvery
 	if due {
 		a.lastPrune = now
 	}
 	a.mu.Unlock()
-	if !due {
-		return
+	if due {
+		a.prune(ctx)
 	}
+}
+
+// prune deletes refilled buckets and expired known devices.
+func (a *Auth) prune(ctx context.Context) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	for _, l := range []*Limiter{a.loginAddr, a.loginAccount, a.loginGlobal, a.loginDevice, a.register, a.registerGlobal} {
+	for _, l := range []*limiter{a.loginAddr, a.loginAccount, a.loginGlobal, a.loginDevice, a.register, a.registerGlobal} {
 		if err := l.prune(ctx); err != nil {
-			server.LoggerFrom(ctx).Warn("throttle prune failed", "rule", l.name, "err", err)
+			server.LoggerFrom(ctx).Warn("throttle prune failed", "rule", l.bucket.Name, "err", err)
 			return
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -20,20 +21,15 @@ var DefaultLookupRule = Rule{Burst: 30, Every: 2 * time.Second}
 // real links costs nothing. Safe for concurrent use; replicas on one
 // database share the buckets.
 type Lookups struct {
-	misses *Limiter
-	now    func() time.Time
+	misses *limiter
 
 	mu        sync.Mutex
 	lastPrune time.Time
 }
 
-// NewLookups returns the limiter keeping its state in db; now is the clock
-// (nil: time.Now).
-func NewLookups(db DB, rule Rule, now func() time.Time) *Lookups {
-	if now == nil {
-		now = time.Now
-	}
-	return &Lookups{misses: NewLimiter(db, "share_lookup_address", rule, now), now: now}
+// NewLookups returns the limiter keeping its state in db.
+func NewLookups(db quota.DB, rule Rule) *Lookups {
+	return &Lookups{misses: newLimiter(db, "share_lookup_address", rule)}
 }
 
 // Begin reserves a lookup from addr (the client's address). Call found
@@ -42,7 +38,7 @@ func NewLookups(db DB, rule Rule, now func() time.Time) *Lookups {
 func (l *Lookups) Begin(ctx context.Context, addr string) (found func(bool), err error) {
 	l.maybePrune(ctx)
 	key := Network(addr)
-	ok, wait, err := l.misses.Allow(ctx, key)
+	ok, wait, err := l.misses.allow(ctx, key)
 	if err != nil {
 		return nil, err
 	}
@@ -55,8 +51,8 @@ func (l *Lookups) Begin(ctx context.Context, addr string) (found func(bool), err
 		}
 		ctx, cancel := detached(ctx)
 		defer cancel()
-		if err := l.misses.Refund(ctx, key); err != nil {
-			server.LoggerFrom(ctx).Warn("throttle refund failed", "rule", l.misses.name, "err", err)
+		if err := l.misses.refund(ctx, key); err != nil {
+			server.LoggerFrom(ctx).Warn("throttle refund failed", "rule", l.misses.bucket.Name, "err", err)
 		}
 	}, nil
 }
@@ -64,7 +60,7 @@ func (l *Lookups) Begin(ctx context.Context, addr string) (found func(bool), err
 // maybePrune deletes refilled buckets, at most once per pruneEvery in this
 // process.
 func (l *Lookups) maybePrune(ctx context.Context) {
-	now := l.now()
+	now := time.Now()
 	l.mu.Lock()
 	due := now.Sub(l.lastPrune) >= pruneEvery
 	if due {
@@ -77,6 +73,6 @@ func (l *Lookups) maybePrune(ctx context.Context) {
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	if err := l.misses.prune(ctx); err != nil {
-		server.LoggerFrom(ctx).Warn("throttle prune failed", "rule", l.misses.name, "err", err)
+		server.LoggerFrom(ctx).Warn("throttle prune failed", "rule", l.misses.bucket.Name, "err", err)
 	}
 }

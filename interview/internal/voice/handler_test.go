@@ -44,20 +44,20 @@ type memAllowance struct {
 	refunds int
 }
 
-func (m *memAllowance) Spend(_ context.Context, _ string, _ time.Time, r Resource, amount, limit int64) (bool, error) {
+func (m *memAllowance) Spend(_ context.Context, _ string, r Resource, amount, limit int64) (bool, time.Duration, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.used == nil {
 		m.used = map[Resource]int64{}
 	}
 	if m.used[r]+amount > limit {
-		return false, nil
+		return false, time.Hour, nil
 	}
 	m.used[r] += amount
-	return true, nil
+	return true, 0, nil
 }
 
-func (m *memAllowance) Refund(_ context.Context, _ string, _ time.Time, r Resource, amount int64) error {
+func (m *memAllowance) Refund(_ context.Context, _ string, r Resource, amount int64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.used[r] -= amount

@@ -150,8 +150,7 @@ func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, 
 		_, err := work(ctx)
 		return err
 	}
-	now := s.now()
-	ok, err := s.allowance.Spend(ctx, userID, now, r, amount, limit)
+	ok, wait, err := s.allowance.Spend(ctx, userID, r, amount, limit)
 	if err != nil {
 		return fmt.Errorf("voice allowance: %w", err)
 	}
@@ -160,7 +159,7 @@ func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, 
 		if r == TranscribeBytes {
 			what = "transcription"
 		}
-		return problem.Retry(untilTomorrow(now), "today's %s allowance is used up; it resets at midnight UTC", what)
+		return problem.Retry(wait, "today's %s allowance is used up; it resets at midnight UTC", what)
 	}
 	used, werr := work(ctx)
 	if werr != nil {
@@ -171,7 +170,7 @@ func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, 
 		// still has to happen.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if err := s.allowance.Refund(rctx, userID, now, r, back); err != nil {
+		if err := s.allowance.Refund(rctx, userID, r, back); err != nil {
 			if werr == nil {
 				// The work is done and the user should have it; they lose
 				// at most this reservation's unused part for today.
