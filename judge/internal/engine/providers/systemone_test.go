@@ -222,7 +222,7 @@ func TestSystemOneShedsWhenFull(t *testing.T) {
 // turn, as the chat adapter's do). One slot; the first flood request
 // holds it.
 func TestSystemOneSharesSlotsAmongKeys(t *testing.T) {
-	release := make(chan struct{})
+	release, stop := make(chan struct{}), make(chan struct{})
 	started := make(chan string, 300)
 	var warm atomic.Bool
 	f := newFakeSystemOne(t, func(w http.ResponseWriter, req systemone.Request) {
@@ -234,9 +234,15 @@ func TestSystemOneSharesSlotsAmongKeys(t *testing.T) {
 			return
 		}
 		started <- string(req.State)
-		<-release
+		select {
+		case <-release:
+		case <-stop:
+		}
 		biased(t, w, req)
 	})
+	// A failing test lets the held calls go, or closing the fake server
+	// (registered before, so run after) would wait for them for ever.
+	t.Cleanup(func() { close(stop) })
 	p := NewSystemOne(Settings{BaseURL: f.srv.URL, APIKey: testKey, Model: "m", Source: "shared provider",
 		MaxInFlight: 1, Queue: 1000, MaxWait: time.Minute})
 	if _, err := p.Ask(context.Background(), mixed()); err != nil {
@@ -281,8 +287,9 @@ func TestSystemOneSharesSlotsAmongKeys(t *testing.T) {
 		if i == 200 {
 			t.Fatal("the flood was never refused")
 		}
+		before := p.slots.Stats().Pending // before the request can queue
 		errc := ask("flood", fmt.Sprintf("flood %d", i))
-		ok, err := queued(errc, p.slots.Stats().Pending)
+		ok, err := queued(errc, before)
 		if ok {
 			admitted++
 			go func() { results <- <-errc }()
@@ -293,8 +300,9 @@ func TestSystemOneSharesSlotsAmongKeys(t *testing.T) {
 		}
 		break
 	}
+	before := p.slots.Stats().Pending
 	light := ask("light", "light")
-	if ok, err := queued(light, p.slots.Stats().Pending); !ok {
+	if ok, err := queued(light, before); !ok {
 		t.Fatalf("the light key's request beside the flood: %v, want it admitted", err)
 	}
 	floodFirst := 0
