@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/judgeworks/judge/internal/api"
 	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/engine/chat"
 	"github.com/judgeworks/shared/chatadapter"
@@ -98,7 +99,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Addr:            strings.TrimSpace(getenv("JUDGE_ADDR")),
 		RateLimitRPM:    1200,
 		RateLimitTPM:    15_000_000,
-		MaxQuestions:    1000,
+		MaxQuestions:    api.DefaultMaxQuestions,
 		RedisPrefix:     "judge:",
 		Prices:          map[string]float64{},
 		LLM:             chatmodel.FromEnv(getenv),
