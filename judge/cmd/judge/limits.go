@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
+	"math"
 	"strings"
 
 	"github.com/judgeworks/judge/internal/ratelimit"
+	"github.com/judgeworks/shared/settings"
 )
 
 // MinKeyLength is the shortest bearer key a judge accepts once it can spend
@@ -18,22 +19,15 @@ const MinKeyLength = 32
 // limitsFromEnv reads the work limits, REDIS_URL, and the rule on key
 // strength into cfg.
 func limitsFromEnv(getenv func(string) string, cfg *config) error {
-	for _, v := range []struct {
-		name string
-		dst  *int
-		unit string
-	}{
-		{"JUDGE_RATE_LIMIT_TPM", &cfg.RateLimitTPM, "input tokens per minute"},
-		{"JUDGE_RATE_LIMIT_BURST", &cfg.RateLimitBurst, "requests a key may send at once"},
-		{"JUDGE_MAX_QUESTIONS", &cfg.MaxQuestions, "questions per request"},
-	} {
-		if s := strings.TrimSpace(getenv(v.name)); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 {
-				return fmt.Errorf("%s %q: want a whole number of %s, at least 1", v.name, s, v.unit)
-			}
-			*v.dst = n
-		}
+	var err error
+	if cfg.RateLimitTPM, err = settings.Whole(getenv, "JUDGE_RATE_LIMIT_TPM", cfg.RateLimitTPM, 1, math.MaxInt); err != nil {
+		return err
+	}
+	if cfg.RateLimitBurst, err = settings.Whole(getenv, "JUDGE_RATE_LIMIT_BURST", cfg.RateLimitBurst, 1, math.MaxInt); err != nil {
+		return err
+	}
+	if cfg.MaxQuestions, err = settings.Whole(getenv, "JUDGE_MAX_QUESTIONS", cfg.MaxQuestions, 1, math.MaxInt); err != nil {
+		return err
 	}
 	if cfg.RateLimitBurst > cfg.RateLimitRPM {
 		return fmt.Errorf("JUDGE_RATE_LIMIT_BURST %d: at most JUDGE_RATE_LIMIT_RPM (%d); a key never sends more than its minute at once",

@@ -49,17 +49,16 @@ func Check(req systemone.Request, count Counter) (Checked, error) {
 		longest = max(longest, n)
 		total += n
 	}
-	var items []systemone.ValidationItem
+	var v systemone.Problems
 	if state+longest > MaxStateAndQuestionTokens {
-		items = append(items, systemone.ValidationItem{Loc: []string{"body", "state"}, Type: "too_long",
-			Msg: fmt.Sprintf("state plus the longest question is %d tokens, more than the limit of %d", state+longest, MaxStateAndQuestionTokens)})
+		v.Add(fmt.Sprintf("state plus the longest question is %d tokens, more than the limit of %d", state+longest, MaxStateAndQuestionTokens),
+			"too_long", "body", "state")
 	}
 	if total > MaxRequestTokens {
-		items = append(items, systemone.ValidationItem{Loc: []string{"body"}, Type: "too_long",
-			Msg: fmt.Sprintf("the request is %d tokens, more than the limit of %d", total, MaxRequestTokens)})
+		v.Add(fmt.Sprintf("the request is %d tokens, more than the limit of %d", total, MaxRequestTokens), "too_long", "body")
 	}
-	if items != nil {
-		return Checked{}, &systemone.ValidationError{Items: items}
+	if err := v.Err(); err != nil {
+		return Checked{}, err
 	}
 	return Checked{Request: req, Tokens: total}, nil
 }
