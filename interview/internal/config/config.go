@@ -60,7 +60,8 @@ type Config struct {
 }
 
 // Judge models: the judge serves llm-latest only when it has a language
-// model, and the offline engine always.
+// model, and its offline engines always (local/semantic-latest the
+// default of them).
 const (
 	JudgeModelLLM     = "llm-latest"
 	JudgeModelOffline = "local/semantic-latest"

@@ -51,7 +51,7 @@ type config struct {
 	// give. jev-latest, unless named here, is the default model's.
 	Aliases []alias
 	// LLM is the language-model endpoint (LLM_*). Not Configured means the
-	// offline engine only; Configured means valid, or loadConfig fails.
+	// offline engines only; Configured means valid, or loadConfig fails.
 	LLM chatmodel.Settings
 	// LLMAPI is what the LLM_* provider speaks (LLM_API): chat (the
 	// default), systemone (LLM_BASE_URL is the service's base address) or

@@ -49,8 +49,8 @@ func NewDecisions(s Settings, extra ...option.RequestOption) (*Decisions, error)
 }
 
 // Ask translates req into Decisions calls (questions in name order, at most
-// decisions.MaxQuestions per call, each choice's options in canonical
-// order), and the decisions back into calibrated System One answers. The
+// decisions.MaxQuestions per call, each choice's options in the canonical
+// order they come in), and the decisions back into calibrated System One answers. The
 // upstream's own choice and confidence are not used: they are recomputed
 // from its probabilities with the formulas every engine of the judge uses.
 // Question names are not sent, as the chat adapter never shows them: a
@@ -68,7 +68,7 @@ func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		batch := names[start:min(start+decisions.MaxQuestions, len(names))]
 		qs := make([]systemone.Question, len(batch))
 		for i, name := range batch {
-			qs[i] = req.Questions[name].Canonical()
+			qs[i] = req.Questions[name]
 		}
 		d, err := engine.Call(ctx, admitted, func() (*decisions.Decision, error) {
 			var d decisions.Decision

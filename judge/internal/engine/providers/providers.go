@@ -7,9 +7,9 @@
 //
 // What the judge adds to an upstream's answers is the same as for the chat
 // adapter: a choice's options go out in their canonical order
-// (systemone.CanonicalOptions), the calibration file's temperatures are
-// applied per question type (calibrate.Scale, then systemone.BuildAnswer,
-// as the chat adapter does), the answer names the exact upstream version
+// (systemone.CanonicalOptions, as limits.Check hands them on), the
+// calibration file's temperatures are applied per question type
+// (calibrate.Scale, then systemone.BuildAnswer, as the chat adapter does), the answer names the exact upstream version
 // (the registry's NameFromBackend), and a bounded number of calls in
 // flight, beyond which a request is refused at once as overloaded.
 //

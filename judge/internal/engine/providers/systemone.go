@@ -42,8 +42,9 @@ func NewSystemOne(s Settings) *SystemOne {
 	return &SystemOne{s: s, client: client, slots: newSlots(s)}
 }
 
-// Ask sends req to the upstream under its model name, with each choice's
-// options in canonical order, and returns its answers calibrated. The
+// Ask sends req to the upstream under its model name, each choice's
+// options in the canonical order they come in, and returns its answers
+// calibrated. The
 // response's Model is the exact version the upstream reported.
 func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	admitted, err := p.slots.Admit(ctx, 1)
@@ -51,11 +52,7 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		return nil, err
 	}
 	defer admitted.Done()
-	up := systemone.Request{Model: p.s.Model, State: req.State, Order: req.Order,
-		Questions: make(map[string]systemone.Question, len(req.Questions))}
-	for name, q := range req.Questions {
-		up.Questions[name] = q.Canonical()
-	}
+	up := systemone.Request{Model: p.s.Model, State: req.State, Order: req.Order, Questions: req.Questions}
 	resp, err := engine.Call(ctx, admitted, func() (*systemone.Response, error) { return p.client.Ask(ctx, up) })
 	if err != nil {
 		return nil, p.failure(ctx, err)
