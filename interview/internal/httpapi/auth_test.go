@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
+	"github.com/judgeworks/interview/internal/interviews"
 )
 
 // withCookie sends a request carrying a hand-made session cookie.
@@ -228,11 +231,23 @@ func TestServiceEndpoints(t *testing.T) {
 		Voice          struct {
 			Transcribe, Speech bool
 		} `json:"voice"`
-		Mode string `json:"mode"`
+		Mode   string         `json:"mode"`
+		Limits map[string]int `json:"limits"`
 	}
 	must(t, c.do("GET", "/api/config", nil), http.StatusOK).json(t, &cfg)
 	if cfg.Mode != "fake" || cfg.GoogleClientID != "" {
 		t.Fatalf("config %+v", cfg)
+	}
+	// The page's bounds are the service's own, and nothing else.
+	want := map[string]int{
+		"minQuestions": interviews.MinQuestions, "maxQuestions": interviews.MaxQuestions,
+		"maxFollowUps": interviews.MaxFollowUps, "defaultFollowUps": interviews.DefaultFollowUps,
+		"maxSetupText": interviews.MaxSetupChars, "minPassword": account.MinPasswordChars,
+		"maxAnswer": interviews.MaxAnswerChars, "maxJobDescription": interviews.MaxJobDescription,
+		"maxInProgress": interviews.DefaultLimits().MaxInProgress,
+	}
+	if !maps.Equal(cfg.Limits, want) {
+		t.Fatalf("config limits %v, want %v", cfg.Limits, want)
 	}
 	if code := must(t, c.do("GET", "/api/no/such/thing", nil), http.StatusNotFound).errCode(t); code != "not_found" {
 		t.Fatal(code)

@@ -13,9 +13,10 @@ import (
 )
 
 type answered struct {
-	Evaluation     interviewer.Evaluation `json:"evaluation"`
-	NextQuestion   *interviewer.Question  `json:"nextQuestion"`
-	IsLastQuestion bool                   `json:"isLastQuestion"`
+	Evaluation        interviewer.Evaluation `json:"evaluation"`
+	NextQuestion      *interviewer.Question  `json:"nextQuestion"`
+	IsLastQuestion    bool                   `json:"isLastQuestion"`
+	AnsweredQuestions int                    `json:"answeredQuestions"`
 }
 
 type sessionBody struct {

@@ -162,6 +162,21 @@ func (a *API) readyz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
 
+// limits are the bounds the page shows and holds its forms to, read from
+// the rules that enforce them so that the page copies none.
+type limits struct {
+	MinQuestions      int `json:"minQuestions"`
+	MaxQuestions      int `json:"maxQuestions"`
+	MaxFollowUps      int `json:"maxFollowUps"`
+	DefaultFollowUps  int `json:"defaultFollowUps"`
+	MaxSetupText      int `json:"maxSetupText"`
+	MinPassword       int `json:"minPassword"`
+	MaxAnswer         int `json:"maxAnswer"`
+	MaxJobDescription int `json:"maxJobDescription"`
+	// MaxInProgress is 0 when there is no cap.
+	MaxInProgress int `json:"maxInProgress"`
+}
+
 func (a *API) config(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{
 		"googleClientId": a.d.GoogleClientID,
@@ -169,6 +184,12 @@ func (a *API) config(c echo.Context) error {
 		"mode":           a.d.Interviews.Mode(),
 		"roleFamilies":   nonNilStrings(a.d.RoleFamilies),
 		"fallbackFamily": a.d.FallbackFamily,
+		"limits": limits{
+			MinQuestions: interviews.MinQuestions, MaxQuestions: interviews.MaxQuestions,
+			MaxFollowUps: interviews.MaxFollowUps, DefaultFollowUps: interviews.DefaultFollowUps,
+			MaxSetupText: interviews.MaxSetupChars, MinPassword: account.MinPasswordChars, MaxAnswer: interviews.MaxAnswerChars, MaxJobDescription: interviews.MaxJobDescription,
+			MaxInProgress: a.d.Interviews.MaxInProgress(),
+		},
 	})
 }
 

@@ -41,10 +41,13 @@ type answerRequest struct {
 	RecordingSeconds *float64 `json:"recordingSeconds"`
 }
 
+// answerResponse carries answeredQuestions, the main questions answered
+// with this answer, so that the page shows the server's count.
 type answerResponse struct {
-	Evaluation     interviewer.Evaluation `json:"evaluation"`
-	NextQuestion   *interviewer.Question  `json:"nextQuestion"`
-	IsLastQuestion bool                   `json:"isLastQuestion"`
+	Evaluation        interviewer.Evaluation `json:"evaluation"`
+	NextQuestion      *interviewer.Question  `json:"nextQuestion"`
+	IsLastQuestion    bool                   `json:"isLastQuestion"`
+	AnsweredQuestions int                    `json:"answeredQuestions"`
 }
 
 // retryResponse carries the question now being asked: a follow-up asked
@@ -98,9 +101,11 @@ type session struct {
 	CurrentQuestion *interviewer.Question `json:"currentQuestion"`
 	// QuestionNumber is the main question being asked (for a follow-up,
 	// its main question's); 0 when none is.
-	QuestionNumber  int                  `json:"questionNumber"`
-	QuestionResults []interviewer.Result `json:"questionResults"`
-	Report          *report.Report       `json:"report"`
+	QuestionNumber int `json:"questionNumber"`
+	// AnsweredQuestions counts the main questions answered.
+	AnsweredQuestions int                  `json:"answeredQuestions"`
+	QuestionResults   []interviewer.Result `json:"questionResults"`
+	Report            *report.Report       `json:"report"`
 	// Shared says a link to the report exists (its token cannot be shown
 	// again: only its digest is kept).
 	Shared      bool       `json:"shared"`
@@ -177,6 +182,7 @@ func (a *API) get(c echo.Context) error {
 		FollowUps: iv.Setup.FollowUps, Requirements: iv.Requirements,
 		CurrentQuestion: iv.Current, QuestionResults: iv.Results, Report: iv.Report,
 		Shared: iv.Shared, CreatedAt: iv.CreatedAt, CompletedAt: iv.CompletedAt,
+		AnsweredQuestions: iv.MainAnswers(),
 	}
 	if iv.Current != nil {
 		s.QuestionNumber = questionNumber(iv.MainAnswers(), iv.Current.IsFollowUp())
@@ -206,7 +212,7 @@ func (a *API) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, answerResponse{Evaluation: res.Evaluation, NextQuestion: res.Next, IsLastQuestion: res.Next == nil})
+	return c.JSON(http.StatusOK, answerResponse{Evaluation: res.Evaluation, NextQuestion: res.Next, IsLastQuestion: res.Next == nil, AnsweredQuestions: res.MainAnswers})
 }
 
 func (a *API) retry(c echo.Context) error {

@@ -27,10 +27,11 @@ type retried struct {
 
 type practiceSession struct {
 	sessionBody
-	QuestionNumber int      `json:"questionNumber"`
-	FollowUps      int      `json:"followUps"`
-	Requirements   []string `json:"requirements"`
-	Shared         bool     `json:"shared"`
+	QuestionNumber    int      `json:"questionNumber"`
+	AnsweredQuestions int      `json:"answeredQuestions"`
+	FollowUps         int      `json:"followUps"`
+	Requirements      []string `json:"requirements"`
+	Shared            bool     `json:"shared"`
 }
 
 func (c *client) retry(sessionID, questionID, text string) response {
@@ -81,12 +82,12 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 	}
 	a := c.mustAnswer(s.SessionID, "q1", "We sped it up "+gapMarker)
 	f := a.NextQuestion
-	if f == nil || a.IsLastQuestion || f.Kind != interviewer.FollowUp || f.ParentID != "q1" || f.ID != "q1-f1" || f.Text != "Follow-up 1 on q1?" {
-		t.Fatalf("after a gap: next %+v, last %v", f, a.IsLastQuestion)
+	if f == nil || a.IsLastQuestion || f.Kind != interviewer.FollowUp || f.ParentID != "q1" || f.ID != "q1-f1" || f.Text != "Follow-up 1 on q1?" || a.AnsweredQuestions != 1 {
+		t.Fatalf("after a gap: next %+v, last %v, answered %d", f, a.IsLastQuestion, a.AnsweredQuestions)
 	}
 	sess := c.session(s.SessionID)
-	if *sess.CurrentQuestion != *f || sess.QuestionNumber != 1 || sess.FollowUps != interviews.DefaultFollowUps {
-		t.Fatalf("session: current %+v, number %d, followUps %d", sess.CurrentQuestion, sess.QuestionNumber, sess.FollowUps)
+	if *sess.CurrentQuestion != *f || sess.QuestionNumber != 1 || sess.AnsweredQuestions != 1 || sess.FollowUps != interviews.DefaultFollowUps {
+		t.Fatalf("session: current %+v, number %d, answered %d, followUps %d", sess.CurrentQuestion, sess.QuestionNumber, sess.AnsweredQuestions, sess.FollowUps)
 	}
 
 	// The stored question rules: neither the answered main question nor the
@@ -137,8 +138,8 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 
 	// The follow-up's answer has no gap: the next main question, number 2.
 	sess = c.session(s.SessionID)
-	if sess.CurrentQuestion == nil || sess.CurrentQuestion.ID != "q2" || sess.CurrentQuestion.Kind != interviewer.Main || sess.QuestionNumber != 2 {
-		t.Fatalf("after the follow-up: %+v number %d", sess.CurrentQuestion, sess.QuestionNumber)
+	if sess.CurrentQuestion == nil || sess.CurrentQuestion.ID != "q2" || sess.CurrentQuestion.Kind != interviewer.Main || sess.QuestionNumber != 2 || sess.AnsweredQuestions != 1 {
+		t.Fatalf("after the follow-up: %+v number %d, answered %d: the follow-up counted as a question", sess.CurrentQuestion, sess.QuestionNumber, sess.AnsweredQuestions)
 	}
 	var active []struct {
 		QuestionNumber    int  `json:"questionNumber"`

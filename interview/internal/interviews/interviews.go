@@ -282,6 +282,10 @@ func NewService(store Store, iv interviewer.Interviewer, limits Limits) *Service
 // Mode names the interviewer in use.
 func (s *Service) Mode() string { return s.iv.Mode() }
 
+// MaxInProgress is the cap on a user's interviews in progress at once; 0:
+// no cap.
+func (s *Service) MaxInProgress() int { return s.limits.MaxInProgress }
+
 // Started is the result of Start.
 type Started struct {
 	ID      string
@@ -454,9 +458,11 @@ func (s *Service) Get(ctx context.Context, userID, id string) (Interview, error)
 }
 
 // Answered is the result of Answer; Next is nil after the last question.
+// MainAnswers counts the main questions answered, this answer included.
 type Answered struct {
-	Evaluation interviewer.Evaluation
-	Next       *interviewer.Question
+	Evaluation  interviewer.Evaluation
+	Next        *interviewer.Question
+	MainAnswers int
 }
 
 // checkAnswer trims and checks an answer and the id of its question.
@@ -524,7 +530,7 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	})
 	switch {
 	case err == nil:
-		return Answered{Evaluation: res.Evaluation, Next: next}, nil
+		return Answered{Evaluation: res.Evaluation, Next: next, MainAnswers: mains}, nil
 	case problem.Is(err, problem.Conflict):
 		return Answered{}, err // the claim is no longer ours to release
 	}

@@ -647,6 +647,27 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     assert.deepEqual(await (await page.request.get('/api/interview/active')).json(), []);
   });
 
+  await t.test('a session that ends mid-page signs the page out once, says why, and comes back after signing in', async () => {
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Set up your interview' }).waitFor();
+    // The session cookie goes (expired, revoked elsewhere); the page does
+    // not know until its next call.
+    await context.clearCookies({ name: 'session' });
+    expectedStatuses = new Set([401]);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'History' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Your session ended, so you were signed out' }).waitFor();
+    await shot(page, '14b-session-ended');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    // Back where the lost session found the page, with its data.
+    await page.getByRole('heading', { name: 'Your completed interviews' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, '/history');
+    await page.locator('.history .h-role').first().waitFor();
+    expectedStatuses = new Set();
+  });
+
   await t.test('the account page changes the password and signs out everywhere', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Account' }).click();
     await page.getByRole('heading', { name: 'Your account', exact: true }).waitFor();

@@ -1,7 +1,10 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, type Config, type User } from './api';
-import { api, modeLabel } from './client';
+import { api, onSessionLost } from './api';
+import type { User } from './api/types';
+import { useLoad } from './load';
+import { LoadFailed } from './components/LoadFailed';
 import { link, match, navigate, shownPage, titleFor, usePath } from './router';
+import { modeLabel } from './practice';
 import { SignIn } from './pages/SignIn';
 import { SetupPage } from './pages/Setup';
 import { InterviewPage } from './pages/Interview';
@@ -10,37 +13,41 @@ import { HistoryPage } from './pages/History';
 import { AccountPage } from './pages/Account';
 import { SharedPage } from './pages/Shared';
 
-const defaultConfig: Config = { googleClientId: '', voice: { transcribe: false, speech: false }, mode: '', roleFamilies: [], fallbackFamily: '' };
+const sessionEndedNotice = 'Your session ended, so you were signed out. Sign in again to continue where you were.';
 
 export function App() {
   const path = usePath();
   const route = match(path);
+  // undefined: not known yet; null: nobody is signed in.
   const [user, setUser] = useState<User | null | undefined>(undefined);
+  const signedInNow = useRef(false);
+  signedInNow.current = !!user;
   const shown = shownPage(route, !!user);
-  const [config, setConfig] = useState<Config>(defaultConfig);
-  const [bootError, setBootError] = useState('');
   const main = useRef<HTMLElement>(null);
   // A shared report's page needs no account: it does not ask who is
   // signed in, and its links load the app afresh.
   const [openedShared] = useState(() => match(location.pathname).page === 'shared');
+  const boot = useLoad((signal) => Promise.all([api.config(signal), openedShared ? Promise.resolve(null) : api.me(signal)]), [openedShared]);
 
   useEffect(() => {
-    let live = true;
-    Promise.all([api.config(), openedShared ? Promise.resolve(null) : api.me()])
-      .then(([c, u]) => {
-        if (!live) return;
-        setConfig(c);
-        setUser(u);
-      })
-      .catch((err) => {
-        if (!live) return;
-        setBootError(err instanceof ApiError ? err.message : 'The page could not load.');
+    if (boot.data) setUser(boot.data[1]);
+  }, [boot.data]);
+
+  // The one place a lost session is handled: any call that finds the
+  // session gone signs the page out, keeps the page to come back to after
+  // signing in again, and the sign-in page says why. A late 401 after
+  // signing out changes nothing.
+  useEffect(
+    () =>
+      onSessionLost(() => {
+        if (!signedInNow.current) return;
+        signedInNow.current = false;
+        sessionStorage.setItem('afterSignIn', location.pathname);
+        sessionStorage.setItem('signedOutNotice', sessionEndedNotice);
         setUser(null);
-      });
-    return () => {
-      live = false;
-    };
-  }, [openedShared]);
+      }),
+    [],
+  );
 
   // Move focus to the new page's heading so that keyboard and screen
   // reader users start at the top of what changed.
@@ -79,12 +86,14 @@ export function App() {
     navigate('/signin', { replace: true });
   }, []);
 
-  const onAuthLost = useCallback(() => {
-    sessionStorage.setItem('afterSignIn', location.pathname);
-    setUser(null);
-  }, []);
-
-  if (user === undefined) {
+  if (boot.error) {
+    return (
+      <main className="page" ref={main}>
+        <LoadFailed error={boot.error} fallback="The page could not load." onRetry={boot.retry} />
+      </main>
+    );
+  }
+  if (!boot.data || user === undefined) {
     return (
       <main className="page" ref={main}>
         <p role="status">Loading…</p>
@@ -92,6 +101,7 @@ export function App() {
     );
   }
 
+  const [config] = boot.data;
   const mode = modeLabel(config.mode);
   let page: React.ReactNode;
   if (route.page === 'shared') {
@@ -103,19 +113,19 @@ export function App() {
     switch (route.page) {
       case 'signin':
       case 'setup':
-        page = <SetupPage user={user} config={config} onAuthLost={onAuthLost} />;
+        page = <SetupPage user={user} config={config} />;
         break;
       case 'interview':
-        page = <InterviewPage key={route.id} id={route.id} config={config} onAuthLost={onAuthLost} />;
+        page = <InterviewPage key={route.id} id={route.id} config={config} />;
         break;
       case 'report':
-        page = <ReportPage key={route.id} id={route.id} onAuthLost={onAuthLost} />;
+        page = <ReportPage key={route.id} id={route.id} />;
         break;
       case 'history':
-        page = <HistoryPage onAuthLost={onAuthLost} />;
+        page = <HistoryPage limits={config.limits} />;
         break;
       case 'account':
-        page = <AccountPage user={user} onSignedOut={signedOut} onAuthLost={onAuthLost} />;
+        page = <AccountPage user={user} minPassword={config.limits.minPassword} onSignedOut={signedOut} />;
         break;
       default:
         page = (
@@ -161,11 +171,6 @@ export function App() {
         )}
       </header>
       <main id="main" className="page" ref={main}>
-        {bootError && (
-          <p className="error" role="alert">
-            {bootError}
-          </p>
-        )}
         {page}
       </main>
     </>

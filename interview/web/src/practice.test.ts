@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Evaluation, HistoryItem, QuestionResult } from './api';
+import type { Evaluation, HistoryItem, Limits, QuestionResult } from './api/types';
 import {
   canRetry,
   countedNote,
+  followUpChoices,
   coverageText,
-  mainsAnswered,
   numberOf,
   practiceLink,
   progressSeries,
@@ -28,6 +28,9 @@ function followUp(id: string, parent: string, score: number, extra: Partial<Ques
   return { question: { id, text: `${id}?`, kind: 'followUp', parentId: parent }, answer: `${id} answer`, evaluation: ev(score), retry: null, counted: '', ...extra };
 }
 
+// The server's limits as GET /api/config gives them by default.
+const limits: Limits = { minQuestions: 1, maxQuestions: 20, maxFollowUps: 2, defaultFollowUps: 1, maxSetupText: 100, minPassword: 8, maxAnswer: 10000, maxJobDescription: 10000, maxInProgress: 3 };
+
 const results = [main('q1', 40), followUp('q1-f1', 'q1', 70), followUp('q1-f2', 'q1', 75), main('q2', 60), followUp('q2-f1', 'q2', 50)];
 
 describe('threads', () => {
@@ -37,14 +40,13 @@ describe('threads', () => {
       [1, 'q1', ['q1-f1', 'q1-f2']],
       [2, 'q2', ['q2-f1']],
     ]);
-    expect(mainsAnswered(results)).toBe(2);
     expect(numberOf(results, 'q2-f1')).toBe(2);
     expect(numberOf(results, 'nope')).toBe(0);
   });
 
   it('labels the question being asked', () => {
-    expect(questionLabel({ id: 'q3', text: '?', kind: 'main' }, results, 5)).toBe('Question 3 of 5');
-    expect(questionLabel({ id: 'q2-f2', text: '?', kind: 'followUp', parentId: 'q2' }, results, 5)).toBe('Follow-up to question 2');
+    expect(questionLabel({ id: 'q3', text: '?', kind: 'main' }, 2, 5)).toBe('Question 3 of 5');
+    expect(questionLabel({ id: 'q2-f2', text: '?', kind: 'followUp', parentId: 'q2' }, 2, 5)).toBe('Follow-up to question 2');
   });
 
   it('names questions in a report', () => {
@@ -113,7 +115,8 @@ describe('progress', () => {
     ];
     const w = weakestArea(items);
     expect(w).toEqual({ area: 'communication', mean: 40, over: 5, role: 'Data engineer', difficulty: 'medium' });
-    expect(practiceLink(w!)).toBe('/?role=Data+engineer&difficulty=medium&followUps=2&focus=communication');
+    expect(practiceLink(w!, limits)).toBe('/?role=Data+engineer&difficulty=medium&followUps=2&focus=communication');
+    expect(practiceLink(w!, { ...limits, maxFollowUps: 3 })).toContain('followUps=3');
     // At 50 or more the difficulty stays.
     expect(weakestArea([hist('a', '2026-03-01T00:00:00Z', 55, 80, 'hard')])).toMatchObject({ area: 'technical', difficulty: 'hard' });
     expect(weakestArea([])).toBeNull();
@@ -143,13 +146,31 @@ describe('progress', () => {
   });
 
   it('reads a practice link back into the setup, and nothing else', () => {
-    expect(readPrefill('?role=Data+engineer&difficulty=medium&followUps=2&focus=communication')).toEqual({
+    expect(readPrefill('?role=Data+engineer&difficulty=medium&followUps=2&focus=communication', limits)).toEqual({
       role: 'Data engineer',
       difficulty: 'medium',
       followUps: 2,
       focus: 'communication',
     });
-    expect(readPrefill('?difficulty=insane&followUps=7&focus=charm&role=%20')).toEqual({});
-    expect(readPrefill(`?role=${'x'.repeat(300)}`).role).toHaveLength(100);
+    expect(readPrefill('?difficulty=insane&followUps=7&focus=charm&role=%20', limits)).toEqual({});
+    expect(readPrefill('?followUps=-1', limits)).toEqual({});
+    expect(readPrefill(`?role=${'x'.repeat(300)}`, limits).role).toHaveLength(100);
+    // The server's limits, not copies: a server allowing three follow-ups
+    // and longer roles is read as such.
+    expect(readPrefill(`?followUps=3&role=${'x'.repeat(300)}`, { ...limits, maxFollowUps: 3, maxSetupText: 200 })).toEqual({ followUps: 3, role: 'x'.repeat(200) });
+  });
+
+  it('offers the follow-up settings the server allows, its default first', () => {
+    expect(followUpChoices(limits)).toEqual([
+      { value: '', label: 'Up to one per question (default)' },
+      { value: '0', label: 'None' },
+      { value: '2', label: 'Up to two per question' },
+    ]);
+    expect(followUpChoices({ ...limits, maxFollowUps: 3, defaultFollowUps: 0 }).map((c) => c.label)).toEqual([
+      'None (default)',
+      'Up to one per question',
+      'Up to two per question',
+      'Up to three per question',
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 // The logic of practice that teaches, kept out of the pages so it can be
 // tested without a browser: follow-up threads, second tries, requirement
 // coverage, and progress across interviews.
-import type { HistoryItem, Question, QuestionResult, Requirement } from './api';
+import type { HistoryItem, Limits, Question, QuestionResult, Requirement } from './api/types';
 
 /** A main question's result and its follow-ups' (which come right after
  * it), numbered as the candidate saw them. */
@@ -24,15 +24,8 @@ export function threads(results: QuestionResult[]): Thread[] {
   return out;
 }
 
-/** How many main questions are answered: follow-ups do not count toward
- * the total. */
-export function mainsAnswered(results: QuestionResult[]): number {
-  return results.filter((r) => r.question.kind !== 'followUp').length;
-}
-
-/** The label of the question being asked after results. */
-export function questionLabel(q: Question, results: QuestionResult[], total: number): string {
-  const answered = mainsAnswered(results);
+/** The label of the question being asked after answered main questions. */
+export function questionLabel(q: Question, answered: number, total: number): string {
   if (q.kind === 'followUp') return `Follow-up to question ${answered}`;
   return `Question ${answered + 1} of ${total}`;
 }
@@ -189,24 +182,38 @@ export interface Prefill {
 }
 
 /** The link that opens the setup page filled in to practise w: its role,
- * difficulty, two follow-ups per question (a weak area is practised by
- * being asked further), and the area as the focus. */
-export function practiceLink(w: Weakest): string {
-  const q = new URLSearchParams({ role: w.role, difficulty: w.difficulty, followUps: '2', focus: w.area });
+ * difficulty, the most follow-ups per question the server allows (a weak
+ * area is practised by being asked further), and the area as the focus. */
+export function practiceLink(w: Weakest, l: Limits): string {
+  const q = new URLSearchParams({ role: w.role, difficulty: w.difficulty, followUps: String(l.maxFollowUps), focus: w.area });
   return `/?${q.toString()}`;
 }
 
-/** Reads a setup page's query string; anything unknown or malformed is
- * left out. */
-export function readPrefill(search: string): Prefill {
+const counts = ['none', 'one', 'two', 'three', 'four', 'five'];
+
+/** A small count in words: "two". */
+export const inWords = (n: number): string => counts[n] ?? String(n);
+
+/** The follow-up settings the server allows, as the setup form offers
+ * them: the empty value leaves the server's default, named first. */
+export function followUpChoices(l: Limits): { value: string; label: string }[] {
+  const upTo = (n: number) => (n === 0 ? 'None' : `Up to ${inWords(n)} per question`);
+  const out = [{ value: '', label: `${upTo(l.defaultFollowUps)} (default)` }];
+  for (let n = 0; n <= l.maxFollowUps; n++) if (n !== l.defaultFollowUps) out.push({ value: String(n), label: upTo(n) });
+  return out;
+}
+
+/** Reads a setup page's query string; anything unknown, malformed or out
+ * of the server's limits is left out. */
+export function readPrefill(search: string, l: Limits): Prefill {
   const q = new URLSearchParams(search);
   const out: Prefill = {};
   const role = q.get('role')?.trim();
-  if (role) out.role = role.slice(0, 100);
+  if (role) out.role = role.slice(0, l.maxSetupText);
   const d = q.get('difficulty');
   if (d === 'easy' || d === 'medium' || d === 'hard') out.difficulty = d;
   const f = q.get('followUps');
-  if (f === '0' || f === '1' || f === '2') out.followUps = Number(f);
+  if (f && /^\d+$/.test(f) && Number(f) <= l.maxFollowUps) out.followUps = Number(f);
   const focus = q.get('focus');
   if (focus === 'technical' || focus === 'communication') out.focus = focus;
   return out;
@@ -219,3 +226,10 @@ export const focusTips: Record<Area, string> = {
   communication:
     'Lead with your answer in one sentence, then give two or three supporting points in order, then an example with its result. Say "I" for what you did. Follow-ups will ask for what you leave out.',
 };
+
+/** The interviewer in use, as the page names it. */
+export function modeLabel(mode: string): string {
+  if (mode === 'offline') return 'Offline practice mode';
+  if (mode === 'language-model') return 'AI interviewer';
+  return '';
+}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/shared/calibrate"
+	"github.com/judgeworks/shared/systemone"
 )
 
 // Keys of at least 32 characters: a judge with a models file or a
@@ -109,8 +110,19 @@ func TestFrontJudgeCalibratesAPeerJudge(t *testing.T) {
 	if got.Model != "judge-1.0/"+direct.Model || !strings.HasPrefix(direct.Model, "local/semantic-") {
 		t.Errorf("front answered as %q, peer as %q; want judge-1.0/ and the peer's exact version", got.Model, direct.Model)
 	}
-	if got.Usage.InputTokens != direct.Usage.InputTokens || math.Abs(got.Usage.Cost-float64(got.Usage.InputTokens)/1e6) > 1e-15 {
-		t.Errorf("usage %+v: want the peer's %d tokens at the front's price", got.Usage, direct.Usage.InputTokens)
+	// The usage is the peer's count of what the front sent it: the team's
+	// options under neutral ids, in canonical order (docs/api.md,
+	// "Coherence").
+	forwarded := withModel("local/semantic-latest")
+	for i, o := range systemone.CanonicalOptions([]systemone.Option{
+		{Name: "billing", Description: json.RawMessage(`"Payments, invoices, refunds and charges"`)},
+		{Name: "technical", Description: json.RawMessage(`"Bugs, errors, crashes and login problems"`)},
+	}) {
+		forwarded = strings.Replace(forwarded, `"`+o.Name+`":`, fmt.Sprintf(`"o%d":`, i+1), 1)
+	}
+	sentTokens := decodeResponse(t, peer.ask(t, peerKey, forwarded)).Usage.InputTokens
+	if got.Usage.InputTokens != sentTokens || math.Abs(got.Usage.Cost-float64(got.Usage.InputTokens)/1e6) > 1e-15 {
+		t.Errorf("usage %+v: want the peer's %d tokens at the front's price", got.Usage, sentTokens)
 	}
 	// Choice at T = 0.5: the squares, renormalised; sharper than the peer's.
 	sum := 0.0

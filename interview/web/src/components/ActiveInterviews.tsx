@@ -1,41 +1,30 @@
-import { useEffect, useState } from 'react';
-import { api } from '../client';
+import { useState } from 'react';
+import { api } from '../api';
 import { link } from '../router';
-import { ApiError, type ActiveItem } from '../api';
+import { ApiError } from '../api/types';
+import { useLoad } from '../load';
+import { loadFailure } from './LoadFailed';
 
 // The interviews in progress, to resume or discard. The server caps how
 // many one may have at once; this list is how nobody is locked out by it.
-export function ActiveInterviews({ onAuthLost, onDiscarded }: { onAuthLost: () => void; onDiscarded?: () => void }) {
-  const [items, setItems] = useState<ActiveItem[] | null>(null);
-  const [error, setError] = useState('');
+// maxInProgress is the server's cap (0: none).
+export function ActiveInterviews({ maxInProgress, onDiscarded }: { maxInProgress: number; onDiscarded?: () => void }) {
+  const loaded = useLoad((signal) => api.active(signal), []);
+  const items = loaded.data;
+  const [actionError, setError] = useState('');
+  const error = loaded.error ? loadFailure(loaded.error, 'Your interviews in progress could not load.') : actionError;
   const [confirming, setConfirming] = useState('');
   const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    let live = true;
-    api
-      .active()
-      .then((list) => live && setItems(list))
-      .catch((err) => {
-        if (!live) return;
-        if (err instanceof ApiError && err.status === 401) return onAuthLost();
-        setError(err instanceof ApiError ? err.message : 'Your interviews in progress could not load.');
-      });
-    return () => {
-      live = false;
-    };
-  }, [onAuthLost]);
 
   async function discard(id: string) {
     setBusy(true);
     setError('');
     try {
       await api.discard(id);
-      setItems((list) => (list ?? []).filter((a) => a._id !== id));
+      loaded.update((list) => (list ?? []).filter((a) => a._id !== id));
       setConfirming('');
       onDiscarded?.();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(err instanceof ApiError ? err.message : 'The interview could not be discarded. Try again.');
     } finally {
       setBusy(false);
@@ -46,10 +35,20 @@ export function ActiveInterviews({ onAuthLost, onDiscarded }: { onAuthLost: () =
   return (
     <section className="card" aria-labelledby="active-title">
       <h2 id="active-title">Interviews in progress</h2>
-      <p className="hint">Only a few interviews can be in progress at once. Resume one, or discard one you will not finish to make room.</p>
+      <p className="hint">
+        {maxInProgress > 0 ? `Up to ${maxInProgress} interviews can be in progress at once.` : 'Interviews you have not finished stay here.'} Resume one, or discard one you
+        will not finish{maxInProgress > 0 ? ' to make room' : ''}.
+      </p>
       {error && (
         <p className="error" role="alert">
           {error}
+        </p>
+      )}
+      {loaded.error !== null && (
+        <p>
+          <button type="button" onClick={loaded.retry}>
+            Try again
+          </button>
         </p>
       )}
       {items && items.length > 0 && (

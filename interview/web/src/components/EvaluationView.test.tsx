@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
-import type { Evaluation } from '../api';
+import type { Evaluation } from '../api/types';
 import { against, duration, EvaluationView, lengthBand } from './EvaluationView';
 
 const base: Evaluation = {

@@ -1,4 +1,4 @@
-import type { Delivery, Evaluation, Evidence, Star } from '../api';
+import type { Delivery, Evaluation, Evidence, Star } from '../api/types';
 
 /** Speaking pace a listener follows comfortably, in words per minute. */
 export const paceBand = { min: 120, max: 160 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
-import type { Evaluation, Report } from '../api';
+import type { Evaluation, Report } from '../api/types';
 import { oneLine, ReportView } from './ReportView';
 
 const ev = (score: number, feedback: string, scorable = true): Evaluation => ({

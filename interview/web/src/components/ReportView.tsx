@@ -1,4 +1,4 @@
-import type { Evaluation, QuestionResult, Report } from '../api';
+import type { Evaluation, QuestionResult, Report } from '../api/types';
 import { countedNote, coverageText, scoreChange, threads, type Thread } from '../practice';
 import { ScoreChart } from './ScoreChart';
 import { EvaluationView } from './EvaluationView';

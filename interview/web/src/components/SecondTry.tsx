@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { api } from '../client';
-import { ApiError, type Attempt, type Question, type QuestionResult } from '../api';
+import { api } from '../api';
+import { ApiError, type Attempt, type Question, type QuestionResult } from '../api/types';
 import { scoreChange } from '../practice';
 import { EvaluationView } from './EvaluationView';
 
@@ -11,14 +11,12 @@ export function SecondTry({
   result,
   allowed,
   onTried,
-  onAuthLost,
 }: {
   sessionId: string;
   result: QuestionResult;
   allowed: boolean;
   /** next is the question now being asked (see Retried.nextQuestion). */
   onTried: (retry: Attempt, next: Question | null) => void;
-  onAuthLost: () => void;
 }) {
   const [open, setOpen] = useState(false);
   const [text, setText] = useState('');
@@ -57,7 +55,6 @@ export function SecondTry({
       const r = await api.retry(sessionId, result.question.id, text.trim());
       onTried({ answer: text.trim(), evaluation: r.evaluation }, r.nextQuestion);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(err instanceof ApiError ? err.message : 'Your second try could not be sent. It is still in the box; try again.');
     } finally {
       setBusy(false);

@@ -1,12 +1,12 @@
 import { useState } from 'react';
-import { api } from '../client';
-import { ApiError } from '../api';
+import { api } from '../api';
+import { ApiError } from '../api/types';
 
 // Share a report by a read-only link. The server keeps only a digest of a
 // link's token, so a link is shown once, when it is made; after a reload
 // the page can only make a new one (the old one stops working) or stop
 // sharing.
-export function SharePanel({ id, shared, onAuthLost }: { id: string; shared: boolean; onAuthLost: () => void }) {
+export function SharePanel({ id, shared }: { id: string; shared: boolean }) {
   const [exists, setExists] = useState(shared);
   const [url, setUrl] = useState('');
   const [busy, setBusy] = useState(false);
@@ -20,7 +20,6 @@ export function SharePanel({ id, shared, onAuthLost }: { id: string; shared: boo
     try {
       await what();
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(err instanceof ApiError ? err.message : fallback);
     } finally {
       setBusy(false);

@@ -1,20 +1,20 @@
 import { useState } from 'react';
-import { api } from '../client';
-import { ApiError, type User } from '../api';
+import { api } from '../api';
+import { ApiError, type User } from '../api/types';
 
 // The account page: change the password (every other device is signed out),
 // sign out everywhere, delete the account. Errors here are shown on the
 // page: a wrong password is a 403, and the page stays signed in.
-export function AccountPage({ user, onSignedOut, onAuthLost }: { user: User; onSignedOut: (notice: string) => void; onAuthLost: () => void }) {
+export function AccountPage({ user, minPassword, onSignedOut }: { user: User; minPassword: number; onSignedOut: (notice: string) => void }) {
   return (
     <section className="narrow account">
       <h1>Your account</h1>
       <p>
         Signed in as <strong>{user.fullName}</strong> ({user.email}){user.hasPassword ? '' : ', with Google'}.
       </p>
-      {user.hasPassword && <ChangePassword onAuthLost={onAuthLost} />}
-      <SignOutEverywhere onSignedOut={onSignedOut} onAuthLost={onAuthLost} />
-      <DeleteAccount user={user} onSignedOut={onSignedOut} onAuthLost={onAuthLost} />
+      {user.hasPassword && <ChangePassword minPassword={minPassword} />}
+      <SignOutEverywhere onSignedOut={onSignedOut} />
+      <DeleteAccount user={user} onSignedOut={onSignedOut} />
     </section>
   );
 }
@@ -23,7 +23,7 @@ function message(err: unknown, fallback: string): string {
   return err instanceof ApiError ? err.message : fallback;
 }
 
-function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
+function ChangePassword({ minPassword }: { minPassword: number }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirm, setConfirm] = useState('');
@@ -47,7 +47,6 @@ function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
       setConfirm('');
       setDone(true);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(message(err, 'The password could not be changed. Try again.'));
     } finally {
       setBusy(false);
@@ -63,14 +62,14 @@ function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
       </label>
       <label>
         New password
-        <input type="password" name="newPassword" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.target.value)} aria-describedby="new-password-hint" />
+        <input type="password" name="newPassword" autoComplete="new-password" required minLength={minPassword} value={next} onChange={(e) => setNext(e.target.value)} aria-describedby="new-password-hint" />
       </label>
       <label>
         Confirm new password
         <input type="password" name="confirmPassword" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)} />
       </label>
       <p id="new-password-hint" className="hint">
-        At least 8 characters, and not one of the most common passwords. Every other device signed in to this account is signed out; this one stays signed in.
+        At least {minPassword} characters, and not one of the most common passwords. Every other device signed in to this account is signed out; this one stays signed in.
       </p>
       {error && (
         <p className="error" role="alert">
@@ -89,7 +88,7 @@ function ChangePassword({ onAuthLost }: { onAuthLost: () => void }) {
   );
 }
 
-function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: (notice: string) => void; onAuthLost: () => void }) {
+function SignOutEverywhere({ onSignedOut }: { onSignedOut: (notice: string) => void }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
 
@@ -100,7 +99,6 @@ function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: (notice: 
       await api.logoutAll();
       onSignedOut('You were signed out on every device, this one included. Sign in again to continue.');
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(message(err, 'Could not sign out everywhere. Try again.'));
       setBusy(false);
     }
@@ -122,7 +120,7 @@ function SignOutEverywhere({ onSignedOut, onAuthLost }: { onSignedOut: (notice: 
   );
 }
 
-function DeleteAccount({ user, onSignedOut, onAuthLost }: { user: User; onSignedOut: (notice: string) => void; onAuthLost: () => void }) {
+function DeleteAccount({ user, onSignedOut }: { user: User; onSignedOut: (notice: string) => void }) {
   const [password, setPassword] = useState('');
   const [sure, setSure] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -136,7 +134,6 @@ function DeleteAccount({ user, onSignedOut, onAuthLost }: { user: User; onSigned
       await api.deleteAccount(password);
       onSignedOut('Your account and its interviews were deleted.');
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(message(err, 'The account could not be deleted. Try again.'));
       setBusy(false);
     }

@@ -1,9 +1,11 @@
-import { useCallback, useEffect, useState } from 'react';
-import { api } from '../client';
+import { useState } from 'react';
+import { api } from '../api';
 import { link } from '../router';
-import { ApiError, type HistoryItem } from '../api';
+import { ApiError, type HistoryItem, type Limits } from '../api/types';
+import { useLoad } from '../load';
+import { LoadFailed } from '../components/LoadFailed';
 import { ProgressChart } from '../components/ProgressChart';
-import { areaNames, practiceLink, progressSeries, recent, rolesOf, weakestArea } from '../practice';
+import { areaNames, inWords, practiceLink, progressSeries, recent, rolesOf, weakestArea } from '../practice';
 
 // One page of history at a time, newest first; "Show older" asks for the
 // page before the last date shown.
@@ -11,35 +13,16 @@ export const historyPageSize = 20;
 
 const newestFirst = (list: HistoryItem[]) => [...list].sort((a, b) => Date.parse(b.date) - Date.parse(a.date));
 
-export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
-  const [items, setItems] = useState<HistoryItem[] | null>(null);
-  const [more, setMore] = useState(false);
+export function HistoryPage({ limits }: { limits: Limits }) {
+  // The first page; "Show older" adds pages to it.
+  const loaded = useLoad(async (signal) => {
+    const list = await api.history({ limit: historyPageSize }, signal);
+    return { items: newestFirst(list), more: list.length === historyPageSize };
+  }, []);
+  const items = loaded.data?.items ?? null;
+  const more = loaded.data?.more ?? false;
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState('');
-
-  const failed = useCallback(
-    (err: unknown) => {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
-      setError(err instanceof ApiError ? err.message : 'The history could not load.');
-    },
-    [onAuthLost],
-  );
-
-  useEffect(() => {
-    let live = true;
-    api
-      .history({ limit: historyPageSize })
-      .then((list) => {
-        if (!live) return;
-        // Newest first even if the server's order changes.
-        setItems(newestFirst(list));
-        setMore(list.length === historyPageSize);
-      })
-      .catch((err) => live && failed(err));
-    return () => {
-      live = false;
-    };
-  }, [failed]);
 
   async function older() {
     const last = items?.at(-1);
@@ -48,14 +31,19 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
     setError('');
     try {
       const list = await api.history({ limit: historyPageSize, before: last.date });
-      setItems((shown) => newestFirst([...(shown ?? []), ...list.filter((h) => !shown?.some((s) => s._id === h._id))]));
-      setMore(list.length === historyPageSize);
+      loaded.update((shown) => {
+        const had = shown?.items ?? [];
+        // Newest first even if the server's order changes.
+        return { items: newestFirst([...had, ...list.filter((h) => !had.some((s) => s._id === h._id))]), more: list.length === historyPageSize };
+      });
     } catch (err) {
-      failed(err);
+      setError(err instanceof ApiError ? err.message : 'The history could not load.');
     } finally {
       setLoading(false);
     }
   }
+
+  if (loaded.error) return <LoadFailed title="Your completed interviews" error={loaded.error} fallback="The history could not load." onRetry={loaded.retry} />;
 
   return (
     <section>
@@ -65,7 +53,7 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
           {error}
         </p>
       )}
-      {!items && !error && <p role="status">Loading…</p>}
+      {!items && <p role="status">Loading…</p>}
       {items && items.length === 0 && (
         <p>
           No completed interviews yet.{' '}
@@ -75,7 +63,7 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
           .
         </p>
       )}
-      {items && rolesOf(items).length > 0 && <Progress items={items} />}
+      {items && rolesOf(items).length > 0 && <Progress items={items} limits={limits} />}
       {items && items.length > 0 && (
         <ul className="history">
           {items.map((h) => {
@@ -120,12 +108,12 @@ export function HistoryPage({ onAuthLost }: { onAuthLost: () => void }) {
 // practise it.
 // One role at a time (the latest one's first): scores of different roles
 // on one line would mix questions of different kinds.
-function Progress({ items }: { items: HistoryItem[] }) {
+function Progress({ items, limits }: { items: HistoryItem[]; limits: Limits }) {
   const roles = rolesOf(items);
   const [picked, setRole] = useState('');
   const role = roles.includes(picked) ? picked : (roles[0] ?? '');
   const weak = weakestArea(items, role);
-  const to = weak ? practiceLink(weak) : '/';
+  const to = weak ? practiceLink(weak, limits) : '/';
   return (
     <section className="card progress-card" aria-labelledby="progress-heading">
       <h2 id="progress-heading">Your progress</h2>
@@ -152,7 +140,7 @@ function Progress({ items }: { items: HistoryItem[] }) {
               Practise this
             </a>{' '}
             <span className="hint">
-              {weak.difficulty === 'easy' ? 'An' : 'A'} {weak.difficulty} {weak.role} interview with up to two follow-ups per question.
+              {weak.difficulty === 'easy' ? 'An' : 'A'} {weak.difficulty} {weak.role} interview with up to {inWords(limits.maxFollowUps)} follow-ups per question.
             </span>
           </p>
         </div>

@@ -1,6 +1,8 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, freshReports, modeLabel } from '../client';
-import { ApiError, type Config, type Question, type QuestionResult, type Session } from '../api';
+import { useEffect, useRef, useState } from 'react';
+import { api } from '../api';
+import { ApiError, type Config, type Question, type QuestionResult, type Session } from '../api/types';
+import { freshReports } from '../handoff';
+import { useLoad } from '../load';
 import { navigate } from '../router';
 import { exitFullscreen, useIntegrity, warningText } from '../anticheat';
 import { canRecord, startRecording, type Recording } from '../recorder';
@@ -8,12 +10,15 @@ import { canSpeak, speechPlayer, useServerVoice } from '../speech/useSpeech';
 import { recognizerConstructor, startDictation, type Dictation } from '../speech/dictation';
 import { EvaluationView } from '../components/EvaluationView';
 import { SecondTry } from '../components/SecondTry';
-import { canRetry, mainsAnswered, numberOf, questionLabel } from '../practice';
+import { LoadFailed } from '../components/LoadFailed';
+import { canRetry, modeLabel, numberOf, questionLabel } from '../practice';
 
-export function InterviewPage({ id, config, onAuthLost }: { id: string; config: Config; onAuthLost: () => void }) {
+export function InterviewPage({ id, config }: { id: string; config: Config }) {
+  const loaded = useLoad((signal) => api.session(id, signal), [id]);
   const [session, setSession] = useState<Session | null>(null);
-  const [loadError, setLoadError] = useState('');
   const [question, setQuestion] = useState<Question | null>(null);
+  // Main questions answered, as the server counts them.
+  const [answered, setAnswered] = useState(0);
   // Every answer so far, follow-ups and second tries included: the last
   // one is the feedback shown.
   const [results, setResults] = useState<QuestionResult[]>([]);
@@ -25,48 +30,27 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
   const [finishing, setFinishing] = useState(false);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState('');
-  const [welcome, setWelcome] = useState(() => sessionStorage.getItem(`welcome:${id}`) ?? '');
+  const [welcome] = useState(() => sessionStorage.getItem(`welcome:${id}`) ?? '');
   const questionHeading = useRef<HTMLHeadingElement>(null);
   const inProgress = session?.status === 'in_progress';
   const integrity = useIntegrity(id, inProgress && !finishing);
   // The candidate chose not to use full screen: the box does not speak of it.
   const [noFullscreen] = useState(() => sessionStorage.getItem(`noFullscreen:${id}`) === '1');
 
-  const fail = useCallback(
-    (err: unknown, fallback: string) => {
-      if (err instanceof ApiError && err.status === 401) {
-        onAuthLost();
-        return;
-      }
-      setError(err instanceof ApiError ? err.message : fallback);
-    },
-    [onAuthLost],
-  );
+  const fail = (err: unknown, fallback: string) => setError(err instanceof ApiError ? err.message : fallback);
 
   useEffect(() => {
-    let live = true;
-    api
-      .session(id)
-      .then((s) => {
-        if (!live) return;
-        if (s.status === 'completed') {
-          navigate(`/report/${encodeURIComponent(id)}`, { replace: true });
-          return;
-        }
-        setSession(s);
-        setQuestion(s.currentQuestion);
-        setResults(s.results);
-        if (s.welcome) setWelcome(s.welcome);
-      })
-      .catch((err) => {
-        if (!live) return;
-        if (err instanceof ApiError && err.status === 401) return onAuthLost();
-        setLoadError(err instanceof ApiError && err.status === 404 ? 'This interview does not exist or belongs to another account.' : err instanceof ApiError ? err.message : 'The interview could not load.');
-      });
-    return () => {
-      live = false;
-    };
-  }, [id, onAuthLost]);
+    const s = loaded.data;
+    if (!s) return;
+    if (s.status === 'completed') {
+      navigate(`/report/${encodeURIComponent(id)}`, { replace: true });
+      return;
+    }
+    setSession(s);
+    setQuestion(s.currentQuestion);
+    setResults(s.results);
+    setAnswered(s.answeredQuestions);
+  }, [loaded.data, id]);
 
   // A new question takes the focus, so keyboard users land on it and
   // screen readers read it (the live region announces it as well).
@@ -87,6 +71,7 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
         return;
       }
       setResults((rs) => [...rs, { question, answer: answer.trim(), evaluation: r.evaluation, retry: null, counted: '' }]);
+      setAnswered(r.answeredQuestions);
       setAnswer('');
       setSpokenSeconds(0);
       setQuestion(r.nextQuestion);
@@ -116,21 +101,21 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
     }
   }
 
-  if (loadError) {
+  if (loaded.error) {
     return (
-      <section>
-        <h1>Interview not available</h1>
-        <p className="error" role="alert">
-          {loadError}
-        </p>
-      </section>
+      <LoadFailed
+        title="Interview not available"
+        error={loaded.error}
+        fallback="The interview could not load."
+        notFound="This interview does not exist or belongs to another account."
+        onRetry={loaded.retry}
+      />
     );
   }
   if (!session) return <p role="status">Loading the interview…</p>;
 
-  const answered = mainsAnswered(results);
-  const total = session.totalQuestions || answered + (question ? 1 : 0);
-  const label = question ? questionLabel(question, results, total) : '';
+  const total = session.totalQuestions;
+  const label = question ? questionLabel(question, answered, total) : '';
   const last = results.at(-1);
   const lastNumber = last ? numberOf(results, last.question.id) : 0;
   const mode = modeLabel(session.mode || config.mode);
@@ -168,7 +153,6 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
               // by the second: the server says what is asked now.
               setQuestion(next);
             }}
-            onAuthLost={onAuthLost}
           />
         </article>
       )}
@@ -191,6 +175,7 @@ export function InterviewPage({ id, config, onAuthLost }: { id: string; config: 
             id="answer"
             name="answer"
             rows={8}
+            maxLength={config.limits.maxAnswer}
             value={answer}
             onChange={(e) => {
               setAnswer(e.target.value);

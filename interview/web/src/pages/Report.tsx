@@ -1,46 +1,39 @@
-import { useEffect, useState } from 'react';
-import { api, freshReports } from '../client';
+import { api } from '../api';
+import { freshReports } from '../handoff';
+import { useLoad } from '../load';
 import { link } from '../router';
-import { ApiError, type Report, type Session } from '../api';
 import { readIntegrity, warningText } from '../anticheat';
 import { ReportView } from '../components/ReportView';
 import { SharePanel } from '../components/SharePanel';
-import { mainsAnswered } from '../practice';
+import { LoadFailed } from '../components/LoadFailed';
 
-export function ReportPage({ id, onAuthLost }: { id: string; onAuthLost: () => void }) {
-  const [session, setSession] = useState<Session | null>(null);
-  const [report, setReport] = useState<Report | null>(() => freshReports.get(id) ?? null);
-  const [error, setError] = useState('');
+export function ReportPage({ id }: { id: string }) {
+  const loaded = useLoad((signal) => api.session(id, signal), [id]);
+  const session = loaded.data;
+  // A report just written by finishing shows at once; the stored one once
+  // the interview has loaded.
+  const report = freshReports.get(id) ?? session?.report ?? null;
   const integrity = readIntegrity(id);
 
-  useEffect(() => {
-    let live = true;
-    api
-      .session(id)
-      .then((s) => {
-        if (!live) return;
-        setSession(s);
-        if (s.report) setReport((r) => r ?? s.report);
-        else if (!freshReports.has(id)) setError('This interview is not finished yet.');
-      })
-      .catch((err) => {
-        if (!live) return;
-        if (err instanceof ApiError && err.status === 401) return onAuthLost();
-        setError(err instanceof ApiError && err.status === 404 ? 'This report does not exist or belongs to another account.' : err instanceof ApiError ? err.message : 'The report could not load.');
-      });
-    return () => {
-      live = false;
-    };
-  }, [id, onAuthLost]);
-
-  if (error && !report) {
+  if (loaded.error && !report) {
+    return (
+      <LoadFailed
+        title="Report not available"
+        error={loaded.error}
+        fallback="The report could not load."
+        notFound="This report does not exist or belongs to another account."
+        onRetry={loaded.retry}
+      />
+    );
+  }
+  if (session && !report) {
     return (
       <section>
         <h1>Report not available</h1>
         <p className="error" role="alert">
-          {error}
+          This interview is not finished yet.
         </p>
-        {session?.status === 'in_progress' && (
+        {session.status === 'in_progress' && (
           <p>
             <a href={`/interview/${encodeURIComponent(id)}`} onClick={link(`/interview/${encodeURIComponent(id)}`)}>
               Continue the interview
@@ -59,7 +52,7 @@ export function ReportPage({ id, onAuthLost }: { id: string; onAuthLost: () => v
         <h1>Interview report{session?.role ? `: ${session.role}` : ''}</h1>
         {session && (
           <p className="sub">
-            {session.candidateName} · {session.experience} · {session.difficulty} · {mainsAnswered(report.questionResults)} questions
+            {session.candidateName} · {session.experience} · {session.difficulty} · {report.questions} questions
             {date && !Number.isNaN(date.getTime()) && ` · ${date.toLocaleString()}`}
           </p>
         )}
@@ -72,7 +65,7 @@ export function ReportPage({ id, onAuthLost }: { id: string; onAuthLost: () => v
 
       <ReportView report={report} />
 
-      {session && <SharePanel id={id} shared={session.shared} onAuthLost={onAuthLost} />}
+      {session && <SharePanel id={id} shared={session.shared} />}
 
       <section aria-labelledby="integrity-title" className="card">
         <h2 id="integrity-title">Integrity warnings</h2>

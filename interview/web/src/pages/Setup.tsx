@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { api, modeLabel } from '../client';
-import { ApiError, maxJobDescription, type Config, type User } from '../api';
+import { api } from '../api';
+import { ApiError, type Config, type User } from '../api/types';
 import { navigate } from '../router';
 import { requestFullscreen } from '../anticheat';
 import { ActiveInterviews } from '../components/ActiveInterviews';
-import { areaNames, focusTips, readPrefill } from '../practice';
+import { areaNames, focusTips, followUpChoices, modeLabel, readPrefill } from '../practice';
 
 const experiences = ['Internship', 'Entry level (0–2 years)', 'Mid level (3–5 years)', 'Senior (6–9 years)', 'Lead / Principal (10+ years)'];
 const difficulties = [
@@ -13,23 +13,17 @@ const difficulties = [
   { value: 'hard', label: 'Hard' },
 ];
 
-// Follow-up settings: the empty value leaves the server's default (one).
-const followUpChoices = [
-  { value: '', label: 'Up to one per question (default)' },
-  { value: '0', label: 'None' },
-  { value: '2', label: 'Up to two per question' },
-];
-
-export function SetupPage({ user, config, onAuthLost }: { user: User; config: Config; onAuthLost: () => void }) {
+export function SetupPage({ user, config }: { user: User; config: Config }) {
+  const { limits } = config;
   // A "practise this" link from the history fills the form in.
-  const [prefill] = useState(() => readPrefill(location.search));
+  const [prefill] = useState(() => readPrefill(location.search, limits));
   const [candidateName, setCandidateName] = useState(user.fullName);
   const [role, setRole] = useState(prefill.role ?? '');
   const [experience, setExperience] = useState(experiences[1]);
   const [difficulty, setDifficulty] = useState(prefill.difficulty ?? 'medium');
   const [totalQuestions, setTotalQuestions] = useState(5);
   const [jobDescription, setJobDescription] = useState('');
-  const [followUps, setFollowUps] = useState(prefill.followUps === undefined || prefill.followUps === 1 ? '' : String(prefill.followUps));
+  const [followUps, setFollowUps] = useState(prefill.followUps === undefined || prefill.followUps === limits.defaultFollowUps ? '' : String(prefill.followUps));
   const [resume, setResume] = useState('');
   const [fullscreen, setFullscreen] = useState(true);
   const [busy, setBusy] = useState(false);
@@ -56,7 +50,6 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
       if (!fullscreen) sessionStorage.setItem(`noFullscreen:${s.sessionId}`, '1');
       navigate(`/interview/${encodeURIComponent(s.sessionId)}`);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) return onAuthLost();
       setError(err instanceof ApiError ? err.message : 'The interview could not start. Try again.');
       setBusy(false);
     }
@@ -76,17 +69,18 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
           <strong>Practise: {areaNames[prefill.focus].toLowerCase()}.</strong> It was your weakest area in your latest interviews. {focusTips[prefill.focus]}
         </p>
       )}
-      <ActiveInterviews onAuthLost={onAuthLost} onDiscarded={() => setError('')} />
+      <ActiveInterviews maxInProgress={limits.maxInProgress} onDiscarded={() => setError('')} />
       <form className="card" onSubmit={start}>
         <label>
           Candidate name
-          <input name="candidateName" required autoComplete="name" value={candidateName} onChange={(e) => setCandidateName(e.target.value)} />
+          <input name="candidateName" required autoComplete="name" maxLength={limits.maxSetupText} value={candidateName} onChange={(e) => setCandidateName(e.target.value)} />
         </label>
         <label>
           Role you are applying for
           <input
             name="role"
             required
+            maxLength={limits.maxSetupText}
             placeholder="e.g. Backend engineer"
             value={role}
             onChange={(e) => setRole(e.target.value)}
@@ -123,8 +117,8 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
           <input
             name="totalQuestions"
             type="number"
-            min={1}
-            max={20}
+            min={limits.minQuestions}
+            max={limits.maxQuestions}
             required
             value={totalQuestions}
             onChange={(e) => setTotalQuestions(Number(e.target.value))}
@@ -133,7 +127,7 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
         <label>
           Follow-up questions
           <select name="followUps" value={followUps} onChange={(e) => setFollowUps(e.target.value)} aria-describedby="followups-hint">
-            {followUpChoices.map((c) => (
+            {followUpChoices(limits).map((c) => (
               <option key={c.value} value={c.value}>
                 {c.label}
               </option>
@@ -149,7 +143,7 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
           <textarea
             name="jobDescription"
             rows={6}
-            maxLength={maxJobDescription}
+            maxLength={limits.maxJobDescription}
             value={jobDescription}
             onChange={(e) => setJobDescription(e.target.value)}
             aria-describedby="jd-hint"
@@ -158,7 +152,7 @@ export function SetupPage({ user, config, onAuthLost }: { user: User; config: Co
         </label>
         <p id="jd-hint" className="hint">
           Questions are drawn from it, and the report lists its main requirements with the answers that covered each. {jobDescription.length.toLocaleString()} of{' '}
-          {maxJobDescription.toLocaleString()} characters.
+          {limits.maxJobDescription.toLocaleString()} characters.
         </p>
         <label>
           Resume (optional, not uploaded)

@@ -1,40 +1,25 @@
-import { useEffect, useState } from 'react';
-import { api } from '../client';
-import { ApiError, type SharedReport } from '../api';
+import { api } from '../api';
+import { useLoad } from '../load';
 import { ReportView } from '../components/ReportView';
-import { mainsAnswered } from '../practice';
+import { LoadFailed } from '../components/LoadFailed';
 
 // A report opened by its share link: read-only, no account needed, written
 // for the person it was shared with (a mentor, a friend). It shows what
 // the share panel promises, the report, and nothing that names or leads to
 // the person who took it.
 export function SharedPage({ token }: { token: string }) {
-  const [shared, setShared] = useState<SharedReport | null>(null);
-  const [error, setError] = useState('');
+  const loaded = useLoad((signal) => api.shared(token, signal), [token]);
+  const shared = loaded.data;
 
-  useEffect(() => {
-    let live = true;
-    api
-      .shared(token)
-      .then((s) => live && setShared(s))
-      .catch((err) => {
-        if (!live) return;
-        if (err instanceof ApiError && err.status === 404) setError('This link does not exist or was withdrawn by the person who shared it.');
-        else setError(err instanceof ApiError ? err.message : 'The report could not load.');
-      });
-    return () => {
-      live = false;
-    };
-  }, [token]);
-
-  if (error) {
+  if (loaded.error) {
     return (
-      <section>
-        <h1>Shared report not available</h1>
-        <p className="error" role="alert">
-          {error}
-        </p>
-      </section>
+      <LoadFailed
+        title="Shared report not available"
+        error={loaded.error}
+        fallback="The report could not load."
+        notFound="This link does not exist or was withdrawn by the person who shared it."
+        onRetry={loaded.retry}
+      />
     );
   }
   if (!shared) return <p role="status">Loading the report…</p>;
@@ -46,7 +31,7 @@ export function SharedPage({ token }: { token: string }) {
       <header className="report-head">
         <h1>Interview report{shared.role ? `: ${shared.role}` : ''}</h1>
         <p className="sub">
-          {shared.experience} · {shared.difficulty} · {mainsAnswered(report.questionResults)} questions
+          {shared.experience} · {shared.difficulty} · {report.questions} questions
           {date && !Number.isNaN(date.getTime()) && ` · ${date.toLocaleString()}`}
         </p>
         <p className="notice">

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../client';
-import { ApiError, type Config, type User } from '../api';
+import { api } from '../api';
+import { ApiError, type Config, type User } from '../api/types';
 
 interface GoogleId {
   initialize(o: { client_id: string; callback: (r: { credential: string }) => void }): void;
@@ -116,7 +116,7 @@ export function SignIn({ config, onSignedIn }: { config: Config; onSignedIn: (u:
             type="password"
             autoComplete={registering ? 'new-password' : 'current-password'}
             required
-            minLength={registering ? 8 : undefined}
+            minLength={registering ? config.limits.minPassword : undefined}
             value={password}
             onChange={(e) => setPassword(e.target.value)}
             aria-describedby={registering ? 'pw-hint' : undefined}
@@ -124,7 +124,7 @@ export function SignIn({ config, onSignedIn }: { config: Config; onSignedIn: (u:
         </label>
         {registering && (
           <p id="pw-hint" className="hint">
-            At least 8 characters.
+            At least {config.limits.minPassword} characters.
           </p>
         )}
         {error && (

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError } from '../api';
+import { ApiError } from '../api/types';
 import { RETRY_AFTER_429_MS, SpeechPlayer, type SpeechBackends } from './player';
 import { waitForVoices } from './browser';
 

@@ -6,7 +6,7 @@
 // any other failure it stays off until the page is reloaded, because those
 // failures (feature off, terms not accepted, broken audio) do not heal.
 
-import { ApiError } from '../api';
+import { ApiError } from '../api/types';
 import { chunkText } from './chunk';
 
 export const RETRY_AFTER_429_MS = 2 * 60 * 1000;

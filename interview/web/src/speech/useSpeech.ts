@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'react';
 import { SpeechPlayer, type ServerVoice } from './player';
 import { browserSpeak, playBlob } from './browser';
-import type { Api } from '../api';
+import type { Api } from '../api/client';
 
 let shared: SpeechPlayer | null = null;
 

@@ -55,8 +55,13 @@ func NewDecisions(s Settings, extra ...option.RequestOption) (*Decisions, error)
 // from its probabilities with the formulas every engine of the judge uses.
 // Question names are not sent, as the chat adapter never shows them: a
 // name like "is_spam_obviously" would lead the model. A question the model
-// refuses fails the request as the caller's (see annotate).
+// refuses fails the request as the caller's (see annotate). Each question
+// goes as sent says, and its answer comes back under req's names (named).
 func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	return askCoherent(ctx, req, p.ask)
+}
+
+func (p *Decisions) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	admitted, err := p.slots.Admit(ctx, (len(req.Questions)+decisions.MaxQuestions-1)/decisions.MaxQuestions)
 	if err != nil {
 		return nil, err
@@ -68,7 +73,7 @@ func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		batch := names[start:min(start+decisions.MaxQuestions, len(names))]
 		qs := make([]systemone.Question, len(batch))
 		for i, name := range batch {
-			qs[i] = req.Questions[name]
+			qs[i] = sent(req.Questions[name])
 		}
 		d, err := engine.Call(ctx, admitted, func() (*decisions.Decision, error) {
 			var d decisions.Decision
@@ -86,7 +91,7 @@ func (p *Decisions) Ask(ctx context.Context, req systemone.Request) (*systemone.
 			if err != nil {
 				return nil, p.annotate(err, name)
 			}
-			out.Answers[name] = a
+			out.Answers[name] = named(req.Questions[name], a)
 		}
 		if out.Model == "" {
 			out.Model = d.Model

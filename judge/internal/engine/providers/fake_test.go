@@ -176,16 +176,20 @@ var choiceTemperature = calibrate.File{Version: calibrate.FileVersion, Models: m
 	"gpt-6-luna":           {Temperatures: map[string]float64{"choice": 1.3}},
 }}
 
+// calibrations are the two ways a provider's laws are checked: on the
+// upstream's answers as they came, and through choiceTemperature.
+var calibrations = []struct {
+	name string
+	file calibrate.File
+}{{"uncalibrated", calibrate.File{}}, {"calibrated", choiceTemperature}}
+
 // The providers obey the laws of every engine against upstreams biased to
 // the top of a list (the fakes here), calibrated or not, alone or behind
 // a Fallback.
 func TestConformance(t *testing.T) {
 	sys := newFakeSystemOne(t, nil)
 	dec := newFakeDecisions(t, nil)
-	for _, cal := range []struct {
-		name string
-		file calibrate.File
-	}{{"uncalibrated", calibrate.File{}}, {"calibrated", choiceTemperature}} {
+	for _, cal := range calibrations {
 		t.Run("System One "+cal.name, func(t *testing.T) { enginetest.Run(t, newSystemOne(sys.srv.URL, cal.file)) })
 		t.Run("Decisions "+cal.name, func(t *testing.T) { enginetest.Run(t, newDecisions(t, dec.srv.URL, cal.file)) })
 	}

@@ -22,7 +22,9 @@ type Provider struct {
 // refusing its settings, answering against its contract) is skipped for
 // the next one; a request refused as the caller's to fix (CallersFault)
 // is answered with that refusal at once, since every provider would
-// refuse it. When none answers, the last failure is the answer.
+// refuse it. When none answers, the last failure is the answer. Each
+// provider keeps the coherence laws itself (shared/coherent), so whichever
+// answers, they hold.
 type Fallback struct {
 	providers []Provider
 	timeout   time.Duration

@@ -42,17 +42,25 @@ func NewSystemOne(s Settings) *SystemOne {
 	return &SystemOne{s: s, client: client, slots: newSlots(s)}
 }
 
-// Ask sends req to the upstream under its model name, each choice's
-// options in the canonical order they come in, and returns its answers
-// calibrated. The
-// response's Model is the exact version the upstream reported.
+// Ask sends req to the upstream under its model name, each question as
+// sent says, and returns its answers calibrated, under req's names
+// (named). The response's Model is the exact version the upstream
+// reported.
 func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	return askCoherent(ctx, req, p.ask)
+}
+
+func (p *SystemOne) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	admitted, err := p.slots.Admit(ctx, 1)
 	if err != nil {
 		return nil, err
 	}
 	defer admitted.Done()
-	up := systemone.Request{Model: p.s.Model, State: req.State, Order: req.Order, Questions: req.Questions}
+	up := systemone.Request{Model: p.s.Model, State: req.State, Order: req.Order,
+		Questions: make(map[string]systemone.Question, len(req.Questions))}
+	for name, q := range req.Questions {
+		up.Questions[name] = sent(q)
+	}
 	resp, err := engine.Call(ctx, admitted, func() (*systemone.Response, error) { return p.client.Ask(ctx, up) })
 	if err != nil {
 		return nil, p.failure(ctx, err)
@@ -73,12 +81,13 @@ func (p *SystemOne) Ask(ctx context.Context, req systemone.Request) (*systemone.
 		t := p.s.temperature(SystemOneReadout, q)
 		if t == 1 {
 			// Uncalibrated, the service's answer is given as it came.
-			answers[name] = a
+			answers[name] = named(req.Questions[name], a)
 			continue
 		}
-		if answers[name], err = calibrated(q, w, t); err != nil {
+		if a, err = calibrated(q, w, t); err != nil {
 			return nil, invalid(p.s.Source, "the System One provider's answer to %q: %v", name, err)
 		}
+		answers[name] = named(req.Questions[name], a)
 	}
 	model := resp.Model
 	if model == "" {

@@ -40,9 +40,12 @@ func TestSystemOneForwards(t *testing.T) {
 	if c.path != "/v1/systemone" || c.auth != "Bearer "+testKey || c.req.Model != "peer/semantic-latest" {
 		t.Errorf("call %s, auth %q, model %q", c.path, c.auth, c.req.Model)
 	}
-	// The options went out in canonical order, the levels in theirs.
-	if got, want := optionNames(c.req.Questions["team"].Options), optionNames(systemone.CanonicalOptions(choice("billing", "technical", "sales").Options)); !slices.Equal(got, want) {
-		t.Errorf("options sent as %v, want the canonical %v", got, want)
+	// The options went out in canonical order under neutral ids, the
+	// levels in theirs.
+	team := c.req.Questions["team"].Options
+	if got, want := optionTexts(team), optionTexts(systemone.CanonicalOptions(choice("billing", "technical", "sales").Options)); !slices.Equal(got, want) ||
+		!slices.Equal(optionNames(team), []string{"o1", "o2", "o3"}) {
+		t.Errorf("options sent as %v %v, want o1..o3 with the canonical %v", optionNames(team), got, want)
 	}
 	if got := c.req.Questions["anger"].Levels; !reflect.DeepEqual(got, systemone.Texts("calm", "annoyed", "angry", "furious")) {
 		t.Errorf("levels sent as %v", got)
@@ -333,6 +336,14 @@ func optionNames(opts []systemone.Option) []string {
 	out := make([]string, len(opts))
 	for i, o := range opts {
 		out[i] = o.Name
+	}
+	return out
+}
+
+func optionTexts(opts []systemone.Option) []string {
+	out := make([]string, len(opts))
+	for i, o := range opts {
+		out[i] = o.Text()
 	}
 	return out
 }

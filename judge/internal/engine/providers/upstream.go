@@ -1,0 +1,88 @@
+package providers
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/judgeworks/shared/coherent"
+	"github.com/judgeworks/shared/systemone"
+)
+
+// What an upstream is asked is decided here, for both kinds, so the
+// structural laws of shared/coherent hold on them by construction, as on
+// every other engine (docs/api.md, "Coherence"):
+//
+//   - each question goes through coherent's structural rules first:
+//     options that say the same thing are asked about once and their
+//     probability split evenly, and a choice or score of yes and no is
+//     asked as the noul question it spells;
+//   - a choice's options go out in canonical order under neutral ids, so
+//     no id the caller chose reaches the upstream (sent).
+//
+// The reading rules (negation, cumulative ranges) are left to the
+// upstream, a language model or a service that applies them itself, as
+// they are for the chat adapter.
+
+// askCoherent answers req by askCore after coherent's structural rewrite,
+// and maps the answers back to req's questions.
+func askCoherent(ctx context.Context, req systemone.Request, askCore func(context.Context, systemone.Request) (*systemone.Response, error)) (*systemone.Response, error) {
+	return coherent.Ask(ctx, req, coherent.Rules{}, askCore)
+}
+
+// sent is q as an upstream is asked it. A choice's options are in
+// canonical order (systemone.CanonicalOptions), and one with a description
+// goes out under the neutral id "o" and its place in that order ("o1",
+// "o2", …): what the option says is its description, and the caller's id
+// would only lead the model. An option without a description goes out
+// under its name, which is then what it says. The options of sent and of
+// q.Canonical() correspond place by place, which is how an answer is
+// mapped back (named). Other questions go out as they are: a level's
+// text is its meaning and its index its id.
+func sent(q systemone.Question) systemone.Question {
+	q = q.Canonical()
+	if q.Type != systemone.TypeChoice {
+		return q
+	}
+	taken := make(map[string]bool, len(q.Options))
+	for _, o := range q.Options {
+		if !o.Described() {
+			taken[o.Name] = true
+		}
+	}
+	opts := make([]systemone.Option, len(q.Options))
+	for i, o := range q.Options {
+		if !o.Described() {
+			opts[i] = systemone.Option{Name: o.Name}
+			continue
+		}
+		id := "o" + strconv.Itoa(i+1)
+		for taken[id] {
+			// An undescribed option is called that already.
+			id = "o" + id
+		}
+		taken[id] = true
+		opts[i] = systemone.Option{Name: id, Description: o.Description}
+	}
+	q.Options = opts
+	return q
+}
+
+// named is a, the answer to sent(q), under q's option names: each
+// option's probability is its neutral id's, and so is the choice. Other
+// answers are keyed as q's already.
+func named(q systemone.Question, a systemone.Answer) systemone.Answer {
+	if q.Type != systemone.TypeChoice {
+		return a
+	}
+	canonical, up := q.Canonical(), sent(q)
+	probs := make(map[string]float64, len(a.Probabilities))
+	choice := a.Choice
+	for i, o := range up.Options {
+		probs[canonical.Options[i].Name] = a.Probabilities[o.Name]
+		if a.Choice == o.Name {
+			choice = canonical.Options[i].Name
+		}
+	}
+	a.Probabilities, a.Choice = probs, choice
+	return a
+}
