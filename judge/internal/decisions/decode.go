@@ -125,15 +125,26 @@ func (p *parser) question(raw json.RawMessage, loc []string) (q question, sq sys
 	return q, sq, images
 }
 
+// bounded reads the array member key of obj (loc), a kind question's
+// choices or levels, noting a count outside least to most; it returns the
+// members and their path.
+func (p *parser) bounded(obj map[string]json.RawMessage, key string, loc []string, kind string, least, most int) ([]json.RawMessage, []string, bool) {
+	raws, ok := p.array(obj, key, loc)
+	if !ok {
+		return nil, nil, false
+	}
+	aloc := at(loc, key)
+	if n := len(raws); n < least || n > most {
+		p.Add(fmt.Sprintf("a %s question takes %d to %d %s, got %d", kind, least, most, key, n),
+			map[bool]string{true: "too_short", false: "too_long"}[n < least], aloc...)
+	}
+	return raws, aloc, true
+}
+
 func (p *parser) choices(obj map[string]json.RawMessage, loc []string, q *question, sq *systemone.Question) {
-	raws, ok := p.array(obj, "choices", loc)
+	raws, cloc, ok := p.bounded(obj, "choices", loc, "choice", systemone.MinOptions, systemone.MaxOptions)
 	if !ok {
 		return
-	}
-	cloc := at(loc, "choices")
-	if n := len(raws); n < systemone.MinOptions || n > systemone.MaxOptions {
-		p.Add(fmt.Sprintf("a choice question takes %d to %d choices, got %d", systemone.MinOptions, systemone.MaxOptions, n),
-			map[bool]string{true: "too_short", false: "too_long"}[n < systemone.MinOptions], cloc...)
 	}
 	type first struct {
 		j      int
@@ -190,14 +201,9 @@ func (p *parser) choices(obj map[string]json.RawMessage, loc []string, q *questi
 }
 
 func (p *parser) levels(obj map[string]json.RawMessage, loc []string, q *question, sq *systemone.Question) {
-	raws, ok := p.array(obj, "levels", loc)
+	raws, lloc, ok := p.bounded(obj, "levels", loc, "score", systemone.MinLevels, systemone.MaxLevels)
 	if !ok {
 		return
-	}
-	lloc := at(loc, "levels")
-	if n := len(raws); n < systemone.MinLevels || n > systemone.MaxLevels {
-		p.Add(fmt.Sprintf("a score question takes %d to %d levels, got %d", systemone.MinLevels, systemone.MaxLevels, n),
-			map[bool]string{true: "too_short", false: "too_long"}[n < systemone.MinLevels], lloc...)
 	}
 	for j, raw := range raws {
 		iloc := at(lloc, strconv.Itoa(j))
