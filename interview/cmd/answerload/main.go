@@ -120,7 +120,7 @@ func run(users int, duration time.Duration, questions int, conns int32, think ti
 	e, _ := httpapi.New(httpapi.Deps{
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Accounts:   account.NewService(store, nil),
-		Interviews: interviews.NewService(store, instant{}, interviews.Limits{}),
+		Interviews: interviews.NewService(store, instant{}, nil, interviews.Limits{}),
 		Tokens:     tokens,
 		Ready:      pool.Ping,
 		Registry:   prometheus.NewRegistry(),

@@ -80,9 +80,10 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	if off, ok := iv.(*offline.Interviewer); ok {
 		families, fallback = off.Families()
 	}
+	var judge *scorer.Judge
 	switch {
 	case cfg.JudgeScores():
-		iv = scorer.Wrap(iv, scorer.NewJudge(judgeClient(cfg), cfg.JudgeModel, scorer.DefaultTimeout))
+		judge = scorer.NewJudge(judgeClient(cfg), cfg.JudgeModel, scorer.DefaultTimeout)
 		logger.Info("answers scored by the judge", "judge", cfg.JudgeURL, "model", cfg.JudgeModel)
 	default:
 		logger.Info(cfg.ScoringNote())
@@ -107,7 +108,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	e, api := httpapi.New(httpapi.Deps{
 		Logger:         logger,
 		Accounts:       account.NewService(store, verifier),
-		Interviews:     interviews.NewService(store, iv, cfg.Limits),
+		Interviews:     interviews.NewService(store, iv, judge, cfg.Limits),
 		Tokens:         tokens,
 		SecureCookies:  cfg.Production,
 		GoogleClientID: cfg.GoogleClientID,

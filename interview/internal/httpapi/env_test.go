@@ -29,6 +29,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/interview/internal/scorer"
 	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/shared/pgtest"
 )
@@ -172,16 +173,17 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 	return newEnvWrapped(t, nil, opts...)
 }
 
-// newEnvWrapped is newEnv with the fake interviewer wrapped by wrap (the
-// judge's scorer, say) when wrap is not nil.
+// newEnvWrapped is newEnv with the fake interviewer wrapped by wrap when
+// wrap is not nil.
 func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, opts ...envOption) *env {
 	t.Helper()
-	return newEnvWith(t, wrap, interviews.DefaultLimits(), opts...)
+	return newEnvWith(t, wrap, nil, interviews.DefaultLimits(), opts...)
 }
 
-// newEnvWith is newEnvWrapped holding users to limits instead of the
+// newEnvWith is newEnvWrapped scoring answers with judge (nil: the
+// interviewer's numbers) and holding users to limits instead of the
 // defaults.
-func newEnvWith(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, limits interviews.Limits, opts ...envOption) *env {
+func newEnvWith(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, judge *scorer.Judge, limits interviews.Limits, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
 	pool, err := postgres.Open(ctx, pgtest.NewDatabase(t), 40)
@@ -192,12 +194,12 @@ func newEnvWith(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Int
 	if err := postgres.Migrate(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	return serveEnv(t, pool, wrap, limits, opts...)
+	return serveEnv(t, pool, wrap, judge, limits, opts...)
 }
 
 // serveEnv serves one instance of the service on pool: two of them on one
 // pool are two replicas on one database.
-func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interviewer.Interviewer) interviewer.Interviewer, limits interviews.Limits, opts ...envOption) *env {
+func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interviewer.Interviewer) interviewer.Interviewer, judge *scorer.Judge, limits interviews.Limits, opts ...envOption) *env {
 	t.Helper()
 	store := postgres.NewStore(pool)
 	iv := &fakeInterviewer{}
@@ -212,7 +214,7 @@ func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interviewer.Interviewe
 	d := httpapi.Deps{
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Accounts:   account.NewService(store, nil),
-		Interviews: interviews.NewService(store, used, limits),
+		Interviews: interviews.NewService(store, used, judge, limits).ScreenWith(noScreen),
 		Tokens:     tokens,
 		Ready:      pool.Ping,
 		Registry:   prometheus.NewRegistry(),
@@ -232,6 +234,13 @@ func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interviewer.Interviewe
 	t.Cleanup(en.srv.Close)
 	return en
 }
+
+// noScreen lets every answer through to the stand-in interviewer, whose
+// answers are tokens of the tests ("attempt A", a row of one letter whose
+// length is its score). Screening is the service's, tested with its own
+// rule in package interviews and, through the API, with the offline
+// interviewer (practice_test.go).
+func noScreen(string) string { return "" }
 
 // ageClaim makes the claim on interview id older by d, as the database's
 // clock would after d: claims are aged by the database, not by a clock of

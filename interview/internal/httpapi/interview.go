@@ -102,7 +102,8 @@ type session struct {
 	// QuestionNumber is the main question being asked (for a follow-up,
 	// its main question's); 0 when none is.
 	QuestionNumber int `json:"questionNumber"`
-	// AnsweredQuestions counts the main questions answered.
+	// AnsweredQuestions is how many main questions are answered
+	// (follow-ups do not count), the server's one count of it.
 	AnsweredQuestions int                  `json:"answeredQuestions"`
 	QuestionResults   []interviewer.Result `json:"questionResults"`
 	Report            *report.Report       `json:"report"`
@@ -181,11 +182,10 @@ func (a *API) get(c echo.Context) error {
 		Difficulty: iv.Setup.Difficulty, TotalQuestions: iv.Setup.TotalQuestions,
 		FollowUps: iv.Setup.FollowUps, Requirements: iv.Requirements,
 		CurrentQuestion: iv.Current, QuestionResults: iv.Results, Report: iv.Report,
-		Shared: iv.Shared, CreatedAt: iv.CreatedAt, CompletedAt: iv.CompletedAt,
-		AnsweredQuestions: iv.MainAnswers(),
+		Shared: iv.Shared, CreatedAt: iv.CreatedAt, CompletedAt: iv.CompletedAt, AnsweredQuestions: iv.Answered,
 	}
 	if iv.Current != nil {
-		s.QuestionNumber = questionNumber(iv.MainAnswers(), iv.Current.IsFollowUp())
+		s.QuestionNumber = questionNumber(iv.Answered, iv.Current.IsFollowUp())
 	}
 	return c.JSON(http.StatusOK, s)
 }
@@ -212,7 +212,8 @@ func (a *API) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, answerResponse{Evaluation: res.Evaluation, NextQuestion: res.Next, IsLastQuestion: res.Next == nil, AnsweredQuestions: res.MainAnswers})
+	return c.JSON(http.StatusOK, answerResponse{Evaluation: res.Evaluation, NextQuestion: res.Next, IsLastQuestion: res.Next == nil,
+		AnsweredQuestions: res.AnsweredQuestions})
 }
 
 func (a *API) retry(c echo.Context) error {

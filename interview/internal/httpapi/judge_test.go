@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/judgetest"
 	"github.com/judgeworks/interview/internal/scorer"
-	"github.com/judgeworks/shared/systemone"
 )
 
 const judgeKey = "judge-key-for-tests"
@@ -21,11 +20,7 @@ func judgedEnv(t *testing.T, timeout time.Duration) (*env, *judgetest.Server) {
 	t.Helper()
 	judge := judgetest.New(judgeKey)
 	t.Cleanup(judge.Close)
-	client := systemone.NewClient(systemone.WithBaseURL(judge.URL), systemone.WithAPIKey(judgeKey),
-		systemone.WithMaxAttempts(2), systemone.WithBackoff(time.Millisecond, 5*time.Millisecond), systemone.WithMaxRetryWait(10*time.Millisecond))
-	e := newEnvWrapped(t, func(iv interviewer.Interviewer) interviewer.Interviewer {
-		return scorer.Wrap(iv, scorer.NewJudge(client, "local/lexical-latest", timeout))
-	})
+	e := newEnvWith(t, nil, scorer.NewJudge(judge.SystemOneClient(), "local/lexical-latest", timeout), interviews.DefaultLimits())
 	return e, judge
 }
 

@@ -86,7 +86,7 @@ func TestAnswerFloodIsLimitedPerUser(t *testing.T) {
 func TestInProgressCapAndDiscard(t *testing.T) {
 	limits := interviews.DefaultLimits()
 	limits.Start = interviews.Rate{Burst: 20, PerHour: 20} // the cap, not the bucket, is under test
-	e := newEnvWith(t, nil, limits)
+	e := newEnvWith(t, nil, nil, limits)
 	c, other := e.signUp(), e.signUp()
 	var ids []string
 	for range limits.MaxInProgress {
@@ -159,7 +159,7 @@ func TestInProgressCapAndDiscard(t *testing.T) {
 func TestDailyModelCallBudget(t *testing.T) {
 	limits := interviews.DefaultLimits()
 	limits.DailyCalls = 4
-	e := newEnvWith(t, nil, limits)
+	e := newEnvWith(t, nil, nil, limits)
 	c := e.signUp()
 	s := c.start(2)                                                     // 1
 	must(t, c.answer(s.SessionID, "q1", "first answer"), http.StatusOK) // 3
@@ -390,8 +390,8 @@ func TestTwoInstancesShareClaimsAndLimits(t *testing.T) {
 		DailyCalls:    1000,
 		MaxInProgress: 2,
 	}
-	a := newEnvWith(t, nil, limits)
-	b := serveEnv(t, a.pool, nil, limits)
+	a := newEnvWith(t, nil, nil, limits)
+	b := serveEnv(t, a.pool, nil, nil, limits)
 	onA := a.signUp()
 	onB := &client{e: b, http: onA.http} // the same browser, the other replica
 	onB.me()

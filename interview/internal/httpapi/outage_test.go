@@ -43,7 +43,7 @@ func (e *env) outage() (end func()) {
 func TestShortOutageAtStoreTimeLosesNothing(t *testing.T) {
 	limits := interviews.DefaultLimits()
 	limits.StoreWait = 30 * time.Second
-	e := newEnvWith(t, nil, limits)
+	e := newEnvWith(t, nil, nil, limits)
 	c := e.signUp()
 	s := c.start(2)
 	e.iv.onEvaluate = func(int32, interviewer.Question, string) error {
@@ -68,7 +68,7 @@ func TestShortOutageAtStoreTimeLosesNothing(t *testing.T) {
 func TestLongOutageAtStoreTimeSaysResend(t *testing.T) {
 	limits := interviews.DefaultLimits()
 	limits.StoreWait = time.Second
-	e := newEnvWith(t, nil, limits)
+	e := newEnvWith(t, nil, nil, limits)
 	c := e.signUp()
 	s := c.start(2)
 	var end func()

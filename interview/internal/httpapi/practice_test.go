@@ -153,7 +153,7 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 	// Two main questions were asked for; three answers later the interview
 	// is done.
 	a = c.mustAnswer(s.SessionID, "q2", "A complete answer.")
-	if !a.IsLastQuestion || a.NextQuestion != nil {
+	if !a.IsLastQuestion || a.NextQuestion != nil || a.AnsweredQuestions != 2 {
 		t.Fatalf("after q2 of 2: %+v", a)
 	}
 	rep := c.finish(s.SessionID)
@@ -352,7 +352,7 @@ func TestSecondTryOfAFollowUp(t *testing.T) {
 func TestSecondTryIsLimited(t *testing.T) {
 	limits := interviews.DefaultLimits()
 	limits.DailyCalls = 3
-	e := newEnvWith(t, nil, limits)
+	e := newEnvWith(t, nil, nil, limits)
 	c := e.signUp()
 	s := c.start(2)                          // 1
 	c.mustAnswer(s.SessionID, "q1", "first") // 3: evaluation and next question

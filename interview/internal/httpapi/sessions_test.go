@@ -245,7 +245,7 @@ func TestLogoutRevokesThisSession(t *testing.T) {
 	there := e.client()
 	must(t, there.do("POST", "/api/auth/login", map[string]string{"email": "sam@example.com", "password": "sam password"}), http.StatusOK)
 	copied := sessionToken(t, e, here)
-	replica := serveEnv(t, e.pool, nil, interviews.DefaultLimits())
+	replica := serveEnv(t, e.pool, nil, nil, interviews.DefaultLimits())
 
 	r := must(t, here.do("POST", "/api/auth/logout", nil), http.StatusNoContent)
 	if !clearsCookie(r) {

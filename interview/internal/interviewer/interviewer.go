@@ -7,7 +7,6 @@ package interviewer
 
 import (
 	"context"
-	"encoding/json"
 )
 
 // Setup is what the candidate chose when starting an interview.
@@ -42,9 +41,22 @@ type Question struct {
 	ParentID string `json:"parentId,omitempty"`
 }
 
-// IsFollowUp reports whether q is a follow-up. Questions stored before
-// follow-ups existed have no kind: they are main questions.
+// IsFollowUp reports whether q is a follow-up.
 func (q Question) IsFollowUp() bool { return q.Kind == FollowUp }
+
+// MainAnswers is how many main questions results answer: follow-ups do not
+// count toward the total. It is the one count of answered questions: the
+// store keeps it beside the results (the lists read it from there), the
+// API returns it as answeredQuestions and the report as questions.
+func MainAnswers(results []Result) int {
+	n := 0
+	for _, r := range results {
+		if !r.Question.IsFollowUp() {
+			n++
+		}
+	}
+	return n
+}
 
 // Opening is the welcome and the first question.
 type Opening struct {
@@ -93,21 +105,6 @@ type STAR struct {
 	Task      bool `json:"task"`
 	Action    bool `json:"action"`
 	Result    bool `json:"result"`
-}
-
-// UnmarshalJSON reads an evaluation stored before Scorable existed as
-// scorable: every answer was scored then.
-func (e *Evaluation) UnmarshalJSON(b []byte) error {
-	type plain Evaluation
-	v := struct {
-		*plain
-		Scorable *bool `json:"scorable"`
-	}{plain: (*plain)(e)}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	e.Scorable = v.Scorable == nil || *v.Scorable
-	return nil
 }
 
 // Result is one answered question as stored in question_results. Retry

@@ -1,7 +1,6 @@
 package interviewer
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 )
@@ -53,16 +52,6 @@ func TestCheckedNotScorable(t *testing.T) {
 		Evidence: []Evidence{{Kind: Strength, Point: "invented", Quote: "We keep a copy"}}}, answer)
 	if e.Score != 0 || e.TechnicalAccuracy != 0 || e.Communication != 0 || len(e.Strengths) != 0 || len(e.Evidence) != 0 {
 		t.Fatalf("%+v", e)
-	}
-}
-
-func TestStoredEvaluationsWithoutScorableAreScorable(t *testing.T) {
-	var old, now Evaluation
-	if err := json.Unmarshal([]byte(`{"score":50,"strengths":["a"]}`), &old); err != nil || !old.Scorable || old.Score != 50 {
-		t.Fatalf("old %+v %v", old, err)
-	}
-	if err := json.Unmarshal([]byte(`{"scorable":false,"score":0}`), &now); err != nil || now.Scorable {
-		t.Fatalf("now %+v %v", now, err)
 	}
 }
 

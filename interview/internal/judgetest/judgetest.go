@@ -35,6 +35,13 @@ func New(key string) *Server {
 	return s
 }
 
+// SystemOneClient returns a client of s with its key that retries once, after a
+// millisecond or so: what the service's client does, quicker.
+func (s *Server) SystemOneClient() *systemone.Client {
+	return systemone.NewClient(systemone.WithBaseURL(s.URL), systemone.WithAPIKey(s.key),
+		systemone.WithMaxAttempts(2), systemone.WithBackoff(time.Millisecond, 5*time.Millisecond), systemone.WithMaxRetryWait(10*time.Millisecond))
+}
+
 // SetProbabilities makes the judge answer the score question name with p,
 // one probability per level, lowest first. Unset questions get a uniform
 // answer.

@@ -45,8 +45,16 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 }
 
 // Migrate applies the embedded migrations not yet recorded in
-// schema_migrations, each in its own transaction, in file name order.
+// schema_migrations, each in its own transaction, in file name order, then
+// stores whole the reports of interviews completed before reports were
+// (backfillReports).
 func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	return migrate(ctx, pool, "")
+}
+
+// migrate applies the migrations up to version last ("": all, then the
+// backfill).
+func migrate(ctx context.Context, pool *pgxpool.Pool, last string) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -67,6 +75,9 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	sort.Strings(names)
 	for _, name := range names {
 		version := strings.TrimSuffix(strings.TrimPrefix(name, "migrations/"), ".sql")
+		if last != "" && version > last {
+			return nil
+		}
 		var done bool
 		if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)", version).Scan(&done); err != nil {
 			return err
@@ -89,5 +100,5 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 			return fmt.Errorf("migration %s: %w", version, err)
 		}
 	}
-	return nil
+	return backfillReports(ctx, conn.Conn())
 }

@@ -80,3 +80,63 @@ func TestSchemaRejectsBadRows(t *testing.T) {
 		}
 	}
 }
+
+// Rows written before evaluations said whether they were scored, before
+// questions had kinds and before reports were stored whole are mended by
+// the migrations, so the code reads every row one way.
+func TestLegacyRowsAreMigrated(t *testing.T) {
+	ctx := context.Background()
+	pool, err := Open(ctx, pgtest.NewDatabase(t), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := migrate(ctx, pool, "0010_signout_sessions"); err != nil {
+		t.Fatal(err)
+	}
+	var uid string
+	if err := pool.QueryRow(ctx, `INSERT INTO users (full_name, email, password_hash) VALUES ('A', 'a@b.co', 'h') RETURNING id`).Scan(&uid); err != nil {
+		t.Fatal(err)
+	}
+	old := `[{"question":{"id":"q1","text":"Why?"},"answer":"Because.","evaluation":{"score":60,"technicalAccuracy":50,"communication":80,"feedback":"ok","strengths":["a"],"improvements":[]}},
+		{"question":{"id":"q1-f1","text":"And?","kind":"followUp","parentId":"q1"},"answer":"And so.","evaluation":{"scorable":false,"score":0,"technicalAccuracy":0,"communication":0,"feedback":"no","strengths":[],"improvements":[]},
+		 "retry":{"answer":"Again.","evaluation":{"score":70,"technicalAccuracy":70,"communication":70,"feedback":"ok","strengths":[],"improvements":[]}}}]`
+	var done, open string
+	if err := pool.QueryRow(ctx, `
+		INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, status, completed_at,
+			question_results, overall_score, technical_accuracy, communication_score, strengths, weaknesses, suggested_topics, feedback)
+		VALUES ($1, 'a', 'r', 'e', 'easy', 1, 'completed', now(), $2, 60, 50, 80, '{s}', '{w}', '{t}', 'prose') RETURNING id`, uid, old).Scan(&done); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `
+		INSERT INTO interviews (user_id, candidate_name, role, experience, difficulty, total_questions, current_question, question_results)
+		VALUES ($1, 'a', 'r', 'e', 'easy', 3, '{"id":"q2","text":"Next?"}', $2) RETURNING id`, uid, old).Scan(&open); err != nil {
+		t.Fatal(err)
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(pool)
+	iv, err := s.Get(ctx, uid, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := iv.Results
+	if len(r) != 2 || !r[0].Evaluation.Scorable || r[1].Evaluation.Scorable || r[1].Retry == nil || !r[1].Retry.Evaluation.Scorable ||
+		r[0].Question.Kind != "main" || r[1].Question.Kind != "followUp" || iv.Current == nil || iv.Current.Kind != "main" || iv.Answered != 1 {
+		t.Fatalf("in progress, read back: %+v current %+v answered %d", r, iv.Current, iv.Answered)
+	}
+	iv, err = s.Get(ctx, uid, done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := iv.Report
+	if rep == nil || rep.OverallScore == nil || *rep.OverallScore != 60 || rep.Feedback != "prose" || rep.Questions != 1 ||
+		len(rep.QuestionResults) != 2 || (rep.QuestionResults[0].Counted == "" && rep.QuestionResults[1].Counted == "") {
+		t.Fatalf("completed, report %+v", rep)
+	}
+	var stored bool
+	if err := pool.QueryRow(ctx, `SELECT report IS NOT NULL FROM interviews WHERE id = $1`, done).Scan(&stored); err != nil || !stored {
+		t.Fatalf("the report was not stored whole: %v %v", stored, err)
+	}
+}

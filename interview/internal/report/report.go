@@ -86,7 +86,7 @@ func Build(results []interviewer.Result, s interviewer.Summary, requirements []s
 		OverallScore:       Mean(overall),
 		TechnicalAccuracy:  Mean(tech),
 		CommunicationScore: Mean(comm),
-		Questions:          len(chosen),
+		Questions:          interviewer.MainAnswers(results),
 		Scored:             len(overall),
 		Strengths:          nonNil(s.Strengths),
 		Weaknesses:         nonNil(s.Weaknesses),

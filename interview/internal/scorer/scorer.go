@@ -1,8 +1,9 @@
-// Package scorer takes an answer's numbers from the judge: technical
+// Package scorer asks the judge for an answer's numbers: technical
 // accuracy and communication are asked as two System One score questions,
 // so they are a calibrated reading of the answer rather than the
 // interviewer's own opinion of the prose it writes. The interviewer still
-// writes the feedback, strengths and improvements.
+// writes the feedback, strengths and improvements; the interview service
+// (interviews.Service) asks both and puts the evaluation together.
 package scorer
 
 import (
@@ -12,10 +13,7 @@ import (
 	"math"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -173,51 +171,4 @@ func ToPercent(s float64, levels int) int {
 // the candidate knows weighs more than how they put it.
 func Overall(technical, communication int) int {
 	return (7*technical + 3*communication + 5) / 10
-}
-
-// Interviewer is an interviewer whose evaluations take their numbers from
-// the judge; everything else is the wrapped interviewer's.
-type Interviewer struct {
-	interviewer.Interviewer
-	judge *Judge
-}
-
-// Wrap returns iv with judged scores.
-func Wrap(iv interviewer.Interviewer, j *Judge) *Interviewer {
-	return &Interviewer{Interviewer: iv, judge: j}
-}
-
-// Evaluate asks the interviewer for the prose and the judge for the
-// numbers at the same time. If either fails, the other is cancelled and the
-// evaluation fails as a whole: nothing half-scored is returned. An answer
-// with nothing to judge (relevance.Screen) asks neither, and one the
-// interviewer finds not scorable keeps its scores of 0 whatever the judge
-// said.
-func (w *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
-	if reason := relevance.Screen(relevance.Default().Read(answer)); reason != "" {
-		return interviewer.NotScorable(reason), nil
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	var ev interviewer.Evaluation
-	var sc Scores
-	g.Go(func() error {
-		var err error
-		ev, err = w.Interviewer.Evaluate(gctx, s, q, answer)
-		return err
-	})
-	g.Go(func() error {
-		var err error
-		sc, err = w.judge.Score(gctx, s, q, answer)
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return interviewer.Evaluation{}, err
-	}
-	if !ev.Scorable {
-		return interviewer.Checked(ev, answer), nil
-	}
-	ev.TechnicalAccuracy = sc.TechnicalAccuracy
-	ev.Communication = sc.Communication
-	ev.Score = Overall(sc.TechnicalAccuracy, sc.Communication)
-	return ev, nil
 }

@@ -3,9 +3,6 @@ package scorer_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,52 +22,11 @@ var (
 
 const answerText = "A B-tree keeps keys sorted, so a range query finds the first key and walks the leaves."
 
-// prose is an interviewer that writes fixed prose and its own numbers,
-// which the judge's must replace.
-type prose struct {
-	calls      atomic.Int32
-	err        error
-	hold       time.Duration
-	unscorable bool
-}
-
-func (p *prose) Mode() string { return "prose" }
-func (p *prose) Open(context.Context, interviewer.Setup) (interviewer.Opening, error) {
-	return interviewer.Opening{}, nil
-}
-func (p *prose) Next(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Question, error) {
-	return interviewer.Question{}, nil
-}
-func (p *prose) Summarize(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Summary, error) {
-	return interviewer.Summary{}, nil
-}
-func (p *prose) FollowUp(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Question, bool, error) {
-	return interviewer.Question{}, false, nil
-}
-func (p *prose) Requirements(context.Context, interviewer.Setup) ([]string, error) { return nil, nil }
-func (p *prose) Evaluate(ctx context.Context, _ interviewer.Setup, _ interviewer.Question, _ string) (interviewer.Evaluation, error) {
-	p.calls.Add(1)
-	if p.hold > 0 {
-		select {
-		case <-time.After(p.hold):
-		case <-ctx.Done():
-			return interviewer.Evaluation{}, ctx.Err()
-		}
-	}
-	if p.err != nil {
-		return interviewer.Evaluation{}, p.err
-	}
-	return interviewer.Evaluation{Scorable: !p.unscorable, Score: 1, TechnicalAccuracy: 2, Communication: 3, Feedback: "Good structure.",
-		Strengths: []string{"names the leaf scan"}, Improvements: []string{"mention fan-out"}}, nil
-}
-
 func newJudge(t *testing.T, timeout time.Duration) (*judgetest.Server, *scorer.Judge) {
 	t.Helper()
 	srv := judgetest.New(key)
 	t.Cleanup(srv.Close)
-	client := systemone.NewClient(systemone.WithBaseURL(srv.URL), systemone.WithAPIKey(key),
-		systemone.WithMaxAttempts(2), systemone.WithBackoff(time.Millisecond, 5*time.Millisecond), systemone.WithMaxRetryWait(10*time.Millisecond))
-	return srv, scorer.NewJudge(client, "local/lexical-latest", timeout)
+	return srv, scorer.NewJudge(srv.SystemOneClient(), "local/lexical-latest", timeout)
 }
 
 func TestRequestShape(t *testing.T) {
@@ -140,73 +96,15 @@ func TestScoresFromProbabilities(t *testing.T) {
 				srv.SetProbabilities(scorer.TechnicalQuestion, tech)
 				srv.SetProbabilities(scorer.CommunicationQuestion, comm)
 			}
-			iv := &prose{}
-			ev, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, answerText)
+			sc, err := j.Score(t.Context(), setup, q, answerText)
 			if err != nil {
 				t.Fatal(err)
 			}
 			wt, wc := judgetest.Expected(tech), judgetest.Expected(comm)
-			if ev.TechnicalAccuracy != wt || ev.Communication != wc {
-				t.Fatalf("scores %d/%d, want %d/%d", ev.TechnicalAccuracy, ev.Communication, wt, wc)
-			}
-			if ev.Score != scorer.Overall(wt, wc) {
-				t.Fatalf("overall %d, want %d", ev.Score, scorer.Overall(wt, wc))
-			}
-			// The prose is the interviewer's.
-			if ev.Feedback != "Good structure." || len(ev.Strengths) != 1 || len(ev.Improvements) != 1 || iv.calls.Load() != 1 {
-				t.Fatalf("prose lost: %+v", ev)
+			if sc.TechnicalAccuracy != wt || sc.Communication != wc {
+				t.Fatalf("scores %d/%d, want %d/%d", sc.TechnicalAccuracy, sc.Communication, wt, wc)
 			}
 		})
-	}
-}
-
-func TestFailuresAreUpstreamAndWhole(t *testing.T) {
-	cases := []struct {
-		name    string
-		arrange func(*judgetest.Server, *prose)
-		timeout time.Duration
-	}{
-		{"judge 500", func(s *judgetest.Server, _ *prose) { s.Fail(http.StatusInternalServerError) }, 0},
-		{"judge 401", func(s *judgetest.Server, _ *prose) { s.Fail(http.StatusUnauthorized) }, 0},
-		{"judge 422", func(s *judgetest.Server, _ *prose) { s.Fail(http.StatusUnprocessableEntity) }, 0},
-		{"judge hangs", func(s *judgetest.Server, _ *prose) { s.Delay(time.Minute) }, 200 * time.Millisecond},
-		{"interviewer fails", func(_ *judgetest.Server, p *prose) { p.err = errors.New("model down") }, 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv, j := newJudge(t, tc.timeout)
-			iv := &prose{}
-			tc.arrange(srv, iv)
-			start := time.Now()
-			ev, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, answerText)
-			if err == nil {
-				t.Fatalf("no error; evaluation %+v", ev)
-			}
-			if ev.Feedback != "" || ev.Score != 0 {
-				t.Fatalf("partial evaluation returned with the error: %+v", ev)
-			}
-			if tc.name != "interviewer fails" && !problem.Is(err, problem.Upstream) {
-				t.Fatalf("error %v is not an upstream problem", err)
-			}
-			if time.Since(start) > 10*time.Second {
-				t.Fatalf("took %v", time.Since(start))
-			}
-		})
-	}
-}
-
-// A judge failure cancels the interviewer's evaluation rather than waiting
-// for it: the user hears about the failure as soon as it is known.
-func TestJudgeFailureCancelsInterviewer(t *testing.T) {
-	srv, j := newJudge(t, 0)
-	srv.Fail(http.StatusBadRequest) // not retried
-	iv := &prose{hold: time.Minute}
-	start := time.Now()
-	if _, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, answerText); !problem.Is(err, problem.Upstream) {
-		t.Fatalf("err %v", err)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("waited %v for the interviewer", d)
 	}
 }
 
@@ -270,22 +168,4 @@ func uniform() []float64 {
 		p[i] = 0.1
 	}
 	return p
-}
-
-func TestNothingToScore(t *testing.T) {
-	srv, j := newJudge(t, 0)
-	iv := &prose{}
-	ev, err := scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, "I like pizza")
-	if err != nil || ev.Scorable || ev.Score != 0 || iv.calls.Load() != 0 || len(srv.Requests()) != 0 {
-		t.Fatalf("err %v %+v, interviewer calls %d, judge calls %d", err, ev, iv.calls.Load(), len(srv.Requests()))
-	}
-
-	// The interviewer finds a longer answer off-topic: the judge's numbers
-	// do not revive it.
-	srv.SetProbabilities(scorer.TechnicalQuestion, onehot(9))
-	iv = &prose{unscorable: true}
-	ev, err = scorer.Wrap(iv, j).Evaluate(t.Context(), setup, q, "My favourite holiday was in Italy, where we ate pasta every day.")
-	if err != nil || ev.Scorable || ev.Score != 0 || ev.TechnicalAccuracy != 0 || ev.Communication != 0 || len(ev.Strengths) != 0 {
-		t.Fatalf("err %v %+v", err, ev)
-	}
 }

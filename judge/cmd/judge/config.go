@@ -23,8 +23,10 @@ import (
 type config struct {
 	// Addr is the listen address (JUDGE_ADDR, default :8081).
 	Addr string
-	// Keys are the accepted bearer keys (JUDGE_API_KEYS).
-	Keys *auth.BearerKeys
+	// Keys are the accepted bearer keys: JUDGE_API_KEYS' (EnvKeys) and
+	// those of JUDGE_KEYS_FILE (KeysFile), which serve reloads.
+	Keys, EnvKeys *auth.BearerKeys
+	KeysFile      string
 	// RateLimitRPM is each key's limit per minute (JUDGE_RATE_LIMIT_RPM).
 	RateLimitRPM int
 	// RateLimitBurst is how many requests a key may send at once
@@ -119,7 +121,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if err != nil {
 		return cfg, fmt.Errorf("JUDGE_API_KEYS: %w", err)
 	}
-	cfg.Keys = keys
+	cfg.Keys, cfg.EnvKeys = keys, keys
+	if cfg.KeysFile = strings.TrimSpace(getenv("JUDGE_KEYS_FILE")); cfg.KeysFile != "" {
+		if cfg.Keys, err = auth.LoadKeys(cfg.KeysFile, keys); err != nil {
+			return cfg, err
+		}
+	}
 	if cfg.RateLimitRPM, err = settings.Whole(getenv, "JUDGE_RATE_LIMIT_RPM", cfg.RateLimitRPM, 1, math.MaxInt); err != nil {
 		return cfg, err
 	}

@@ -11,11 +11,6 @@ import (
 	"github.com/judgeworks/shared/settings"
 )
 
-// MinKeyLength is the shortest bearer key a judge accepts once it can spend
-// money (a language model or a models file is configured) or runs in
-// production.
-const MinKeyLength = 32
-
 // limitsFromEnv reads the work limits, REDIS_URL, and the rule on key
 // strength into cfg.
 func limitsFromEnv(getenv func(string) string, cfg *config) error {
@@ -46,28 +41,9 @@ func limitsFromEnv(getenv func(string) string, cfg *config) error {
 	if cfg.LLM.Configured() || cfg.ModelsFile != "" || strings.EqualFold(strings.TrimSpace(getenv("APP_ENV")), "production") {
 		// Kept for serve, so that commands needing no keys (calibrate,
 		// healthcheck) still run.
-		cfg.WeakKeys = checkKeyStrength(getenv("JUDGE_API_KEYS"))
-	}
-	return nil
-}
-
-// checkKeyStrength refuses short keys and the development key once the judge
-// can spend money or runs in production. It reads the raw setting (already
-// parsed, so well-formed) because parsed keys keep only digests. Messages
-// name the entry's position, never the key.
-func checkKeyStrength(keys string) error {
-	if strings.TrimSpace(keys) == "" {
-		return nil // serve refuses an empty list with its own message
-	}
-	for i, entry := range strings.Split(keys, ",") {
-		secret, _, _ := strings.Cut(strings.TrimSpace(entry), ":")
-		secret = strings.TrimSpace(secret)
-		if secret == "dev-key" {
-			return fmt.Errorf("JUDGE_API_KEYS entry %d is the development key dev-key: with a language model or a models file configured or APP_ENV=production every key must be a random string of at least %d characters", i+1, MinKeyLength)
-		}
-		if len(secret) < MinKeyLength {
-			return fmt.Errorf("JUDGE_API_KEYS entry %d is shorter than %d characters: with a language model or a models file configured or APP_ENV=production every key must be at least %d characters", i+1, MinKeyLength, MinKeyLength)
-		}
+		// Keys of a keys file are known by their digest only; `judge keys
+		// new` makes them strong.
+		cfg.WeakKeys = cfg.EnvKeys.Weak()
 	}
 	return nil
 }

@@ -5,6 +5,7 @@
 //	judge healthcheck  exit 0 if the local server answers /healthz, else 1
 //	judge calibrate    fit the language model's temperatures (see docs/adapter.md)
 //	judge eval         measure a served model on a labelled set (see docs/eval.md)
+//	judge keys new --id ID  print a fresh key and its keys-file entry (see docs/operations.md)
 //
 // main only wires: the config (config.go, read once), the engines and the
 // registry of models (engines.go), then the HTTP layer (judge/internal/api).
@@ -14,18 +15,25 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/judgeworks/judge/internal/api"
+	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/budget"
 	"github.com/judgeworks/judge/internal/evalset"
 	"github.com/judgeworks/judge/internal/idempotency"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
+	"github.com/judgeworks/judge/internal/registry"
+	"github.com/judgeworks/judge/internal/usage"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/tokens"
 	"github.com/redis/go-redis/v9"
@@ -40,6 +48,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	cmd := "serve"
 	if len(args) > 0 {
 		cmd = args[0]
+	}
+	if cmd == "keys" {
+		// Needs no configuration: it only makes a key.
+		if err := newKey(args[1:], stdout); err != nil {
+			logger.Error("keys failed", "err", err)
+			return 2
+		}
+		return 0
 	}
 	cfg, err := loadConfig(getenv)
 	if err != nil {
@@ -63,7 +79,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	case "eval":
 		err = runEval(ctx, cfg, args[1:], stdout, logger)
 	default:
-		fmt.Fprintf(os.Stderr, "usage: judge [serve | healthcheck | calibrate --data labeled.jsonl --model X [--out file] | eval --data labeled.jsonl --model X [--fit dev.jsonl] [--json out]]\nunknown command %q\n", cmd)
+		fmt.Fprintf(os.Stderr, "usage: judge [serve | healthcheck | keys new --id ID | calibrate --data labeled.jsonl --model X [--out file] | eval --data labeled.jsonl --model X [--fit dev.jsonl] [--json out]]\nunknown command %q\n", cmd)
 		return 2
 	}
 	if err != nil {
@@ -74,8 +90,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 }
 
 func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
-	if cfg.Keys.Len() == 0 {
-		return errors.New("JUDGE_API_KEYS is empty: set at least one bearer key")
+	if cfg.Keys.Len() == 0 && cfg.KeysFile == "" {
+		return errors.New("JUDGE_API_KEYS and JUDGE_KEYS_FILE are empty: set at least one bearer key")
 	}
 	if cfg.WeakKeys != nil {
 		return cfg.WeakKeys
@@ -85,37 +101,99 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]string, 0, cfg.Keys.Len())
-	for _, k := range cfg.Keys.All() {
-		if unknown := reg.Unknown(k.Models); len(unknown) > 0 {
-			logger.Warn("a key names models this judge does not serve; requests for them get 400",
-				"key", k.String(), "models", unknown)
-		}
-		ids = append(ids, k.ID)
-	}
 	limits := ratelimit.Settings{RPM: cfg.RateLimitRPM, Burst: cfg.RateLimitBurst, TPM: cfg.RateLimitTPM,
-		IDs: ids, Prefix: cfg.RedisPrefix, Logger: logger}
-	// Idempotency keys share the rate limits' Redis client and prefix.
+		Keys: keyLimits(cfg.Keys.All(), reg, logger), Prefix: cfg.RedisPrefix, Logger: logger}
+	// Idempotency keys, budgets and usage share the rate limits' Redis
+	// client and prefix.
 	idem := idempotency.Settings{Prefix: cfg.RedisPrefix, Logger: logger}
+	budgets := budget.Settings{Prefix: cfg.RedisPrefix}
+	use := usage.Settings{Prefix: cfg.RedisPrefix, Logger: logger}
 	if cfg.Redis != nil {
 		redis.SetLogger(redisLog{logger})
 		rdb := redis.NewClient(cfg.Redis)
 		defer rdb.Close()
-		limits.Redis = rdb
-		idem.Redis = rdb
+		limits.Redis, idem.Redis, budgets.Redis, use.Redis = rdb, rdb, rdb, rdb
+	}
+	limiter, meters := ratelimit.New(ctx, limits), metrics.New()
+	if cfg.KeysFile != "" {
+		stop := watchKeys(ctx, cfg, limiter, meters, reg, logger)
+		defer stop()
 	}
 	e := api.New(logger, api.Deps{
 		Keys:         cfg.Keys,
-		Limiter:      ratelimit.New(ctx, limits),
+		Limiter:      limiter,
 		Registry:     reg,
-		Metrics:      metrics.New(),
+		Metrics:      meters,
 		Tokens:       counter,
 		MaxQuestions: cfg.MaxQuestions,
 		Idempotency:  idempotency.New(ctx, idem),
+		Budgets:      budget.New(budgets),
+		Usage:        usage.New(use),
 	})
 	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM, "rate_limit_burst", cmp.Or(cfg.RateLimitBurst, cfg.RateLimitRPM),
 		"rate_limit_tpm", cfg.RateLimitTPM, "max_questions", cfg.MaxQuestions, "redis", cfg.Redis != nil)
 	return server.Run(ctx, e, cfg.Addr, logger)
+}
+
+// watchKeys reloads the keys file on SIGHUP and on change until the
+// returned stop is called: the rate limiter learns a new set's keys before
+// they are accepted, and the metrics forget the keys removed.
+func watchKeys(ctx context.Context, cfg config, limiter *ratelimit.Limiter, meters *metrics.Metrics,
+	reg *registry.Registry, logger *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	w := &auth.Watch{Path: cfg.KeysFile, Env: cfg.EnvKeys, Keys: cfg.Keys, Logger: logger,
+		Apply: func(next []auth.BearerKey) {
+			limiter.SetKeys(keyLimits(next, reg, logger))
+			kept := map[string]bool{}
+			for _, k := range next {
+				kept[k.ID] = true
+			}
+			for _, k := range cfg.Keys.All() {
+				if !kept[k.ID] {
+					meters.Forget(k.ID)
+				}
+			}
+		}}
+	go w.Run(ctx, hup)
+	return func() { signal.Stop(hup); cancel() }
+}
+
+// keyLimits are keys' rate limits, warning of keys that name models this
+// judge does not serve.
+func keyLimits(keys []auth.BearerKey, reg *registry.Registry, logger *slog.Logger) []ratelimit.Key {
+	out := make([]ratelimit.Key, 0, len(keys))
+	for _, k := range keys {
+		if unknown := reg.Unknown(k.Models); len(unknown) > 0 {
+			logger.Warn("a key names models this judge does not serve; requests for them get 400",
+				"key", k.String(), "models", unknown)
+		}
+		out = append(out, ratelimit.Key{ID: k.ID, RPM: k.RPM, TPM: k.TPM})
+	}
+	return out
+}
+
+// newKey is `judge keys new --id ID`: a fresh key, printed once, and the
+// keys-file entry that accepts it. The judge keeps only the digest.
+func newKey(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("keys new", flag.ContinueOnError)
+	id := fs.String("id", "", "the key's id in the keys file (letters, digits, '.', '_', '-')")
+	if len(args) == 0 || args[0] != "new" {
+		return errors.New("usage: judge keys new --id ID")
+	}
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if !auth.ValidID(*id) {
+		return fmt.Errorf("--id %q: want 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", *id)
+	}
+	secret, digest, err := auth.NewKey()
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "key (shown once; hand it to the client): %s\nadd under keys: in JUDGE_KEYS_FILE:\n  - {id: %s, sha256: %s}\n", secret, *id, digest)
+	return err
 }
 
 // healthcheck asks the local server's /healthz; container health checks run it.

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/budget"
 	"github.com/judgeworks/judge/internal/fairqueue"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/judge/internal/idempotency"
@@ -24,6 +25,7 @@ import (
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
+	"github.com/judgeworks/judge/internal/usage"
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/labstack/echo/v4"
@@ -55,6 +57,10 @@ type Deps struct {
 	// Idempotency keeps the answers of requests sent with an
 	// Idempotency-Key; nil keeps them in the process.
 	Idempotency *idempotency.Store
+	// Budgets and Usage keep what each key spends and uses; nil keeps
+	// them in the process.
+	Budgets *budget.Ledger
+	Usage   *usage.Book
 }
 
 type handler struct {
@@ -101,6 +107,12 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	if d.Idempotency == nil {
 		d.Idempotency = idempotency.New(context.Background(), idempotency.Settings{Logger: logger})
 	}
+	if d.Budgets == nil {
+		d.Budgets = budget.New(budget.Settings{})
+	}
+	if d.Usage == nil {
+		d.Usage = usage.New(usage.Settings{Logger: logger})
+	}
 	h := &handler{Deps: d, bodies: map[string]errorBodies{decisionsRoute: decisionsBodies{}}}
 	e := server.New(logger)
 	e.HTTPErrorHandler = h.handleError
@@ -111,6 +123,7 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	// Middleware per route rather than on a group: an echo group with
 	// middleware catches every path under it, which turns 405s into 404s.
 	e.GET("/v1/models", h.models, h.authenticate)
+	e.GET("/v1/usage", h.usageOf, h.authenticate)
 	// The request bucket is taken before the body is read, whether or
 	// not the request carries an Idempotency-Key: a replay costs a
 	// request too, and an empty bucket refuses without waiting for a body.
@@ -214,17 +227,24 @@ func (h *handler) allowedModel(key auth.BearerKey, name string) (*registry.Model
 	return m, nil
 }
 
-// ask validates req, charges its input tokens and has m answer it: the
-// path both endpoints share once a request is in System One terms.
+// ask validates req, charges its input tokens and its planned cost and has
+// m answer it: the path both endpoints share once a request is in System
+// One terms.
 func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req systemone.Request) (*systemone.Response, error) {
 	checked, err := limits.Check(req, h.Tokens)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.chargeTokens(c, key, h.Registry.PlannedInputTokens(m, checked)); err != nil {
+	planned := h.Registry.PlannedInputTokens(m, checked)
+	if err := h.chargeTokens(c, key, planned); err != nil {
+		return nil, err
+	}
+	settle, err := h.spend(c, key, m, planned)
+	if err != nil {
 		return nil, err
 	}
 	resp, err := h.Registry.Ask(c.Request().Context(), m, checked)
+	settle(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +326,7 @@ func (h *handler) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 // A request needing more than a whole minute's budget can never pass (422);
 // one needing more than is left may pass later (429 with the wait).
 func (h *handler) chargeTokens(c echo.Context, key auth.BearerKey, n int) error {
-	if tpm := h.Limiter.TokensPerMinute(); n > tpm {
+	if tpm := h.Limiter.TokensPerMinute(key.ID); n > tpm {
 		return fault.New(fault.TokensExceeded,
 			"this request needs %d input tokens, more than this key's budget of %d per minute: split it", n, tpm)
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"math/big"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/judgeworks/judge/internal/auth"
 	"github.com/labstack/echo/v4"
 
 	"github.com/judgeworks/shared/systemone"
@@ -49,7 +51,7 @@ func randomToken(t *testing.T, alphabet string, n int) string {
 // TestMetricLabelsAreBounded: whatever methods, paths, model names and
 // question types clients make up, the judge's label values stay within fixed
 // sets: routes are registered patterns or "unmatched", models the registry's,
-// question types the three the API accepts.
+// question types the three the API accepts, keys the configured ids.
 func TestMetricLabelsAreBounded(t *testing.T) {
 	srv := serve(t, answering{})
 	routes := map[string]bool{"unmatched": true}
@@ -60,6 +62,8 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 		"route": routes,
 		"type":  {"noul": true, "choice": true, "score": true},
 		"model": {"m-1": true},
+		// The configured keys' ids only.
+		"key": {auth.KeyID(sha256.Sum256([]byte("k"))): true},
 	}
 
 	do := func(method, path, body string) {

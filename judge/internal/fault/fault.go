@@ -43,6 +43,8 @@ const (
 	NoKey        // no bearer key at all: 403, where a wrong key is 401
 	UnknownModel // the request names a model this judge does not serve
 
+	BudgetExceeded // the request could cost more than is left of the key's budget in USD
+
 	numCodes // the number of codes; keep it last
 )
 
@@ -72,6 +74,8 @@ var codes = map[Code]struct {
 
 	NoKey:        {http.StatusForbidden, "authentication_error"},
 	UnknownModel: {http.StatusBadRequest, "api_usage_error"},
+
+	BudgetExceeded: {http.StatusPaymentRequired, "budget_exceeded"},
 }
 
 // Status is the HTTP status of c.

@@ -22,6 +22,10 @@ type Metrics struct {
 	input     *prometheus.CounterVec
 	output    *prometheus.CounterVec
 	cost      *prometheus.CounterVec
+	// By key id and exact model; only configured ids reach these, and
+	// Forget drops the series of a key removed.
+	keyRequests, keyInput, keyOutput, keyCost *prometheus.CounterVec
+	keyRefusals                               *prometheus.CounterVec
 }
 
 // New creates the collectors and the Go runtime and process collectors.
@@ -55,7 +59,16 @@ func New() *Metrics {
 			Help: "Cost charged for answered requests in USD, by exact model.",
 		}, []string{"model"}),
 	}
+	byKey := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	}
+	m.keyRequests = byKey("judge_key_requests_total", "Answered requests, by key id and exact model.", "key", "model")
+	m.keyInput = byKey("judge_key_input_tokens_total", "Input tokens of answered requests, by key id and exact model.", "key", "model")
+	m.keyOutput = byKey("judge_key_output_tokens_total", "Output tokens of answered requests, by key id and exact model.", "key", "model")
+	m.keyCost = byKey("judge_key_cost_usd_total", "Cost charged for answered requests in USD, by key id and exact model.", "key", "model")
+	m.keyRefusals = byKey("judge_key_budget_refusals_total", "Requests refused with 402 budget_exceeded, by key id.", "key")
 	m.reg.MustRegister(m.requests, m.latency, m.questions, m.input, m.output, m.cost,
+		m.keyRequests, m.keyInput, m.keyOutput, m.keyCost, m.keyRefusals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -75,6 +88,26 @@ func (m *Metrics) Answered(req systemone.Request, resp *systemone.Response) {
 	m.input.WithLabelValues(resp.Model).Add(float64(resp.Usage.InputTokens))
 	m.output.WithLabelValues(resp.Model).Add(float64(resp.Usage.OutputTokens))
 	m.cost.WithLabelValues(resp.Model).Add(resp.Usage.Cost)
+}
+
+// KeyAnswered records one answered request of key id with model (the
+// registry's exact name, not the upstream snapshot, so label values stay
+// as few as the configuration).
+func (m *Metrics) KeyAnswered(id, model string, u systemone.Usage) {
+	m.keyRequests.WithLabelValues(id, model).Inc()
+	m.keyInput.WithLabelValues(id, model).Add(float64(u.InputTokens))
+	m.keyOutput.WithLabelValues(id, model).Add(float64(u.OutputTokens))
+	m.keyCost.WithLabelValues(id, model).Add(u.Cost)
+}
+
+// BudgetRefused records one request of key id refused for its budget.
+func (m *Metrics) BudgetRefused(id string) { m.keyRefusals.WithLabelValues(id).Inc() }
+
+// Forget drops the series of key id, once it is no longer configured.
+func (m *Metrics) Forget(id string) {
+	for _, v := range []*prometheus.CounterVec{m.keyRequests, m.keyInput, m.keyOutput, m.keyCost, m.keyRefusals} {
+		v.DeletePartialMatch(prometheus.Labels{"key": id})
+	}
 }
 
 // SharedLimits is what the metrics read of a rate limiter whose buckets

@@ -5,6 +5,7 @@
 package ratelimit
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -42,8 +43,12 @@ type Settings struct {
 	// TPM is each key's input tokens per minute; the burst is a whole
 	// minute's budget, as OpenAI's token limits allow.
 	TPM int
-	// IDs are the configured keys' ids; other ids are always refused.
+	// IDs are the configured keys' ids, each limited by RPM and TPM; other
+	// ids are always refused.
 	IDs []string
+	// Keys are configured keys with limits of their own; an RPM or TPM of
+	// zero is the default above.
+	Keys []Key
 	// Redis, when set, holds the buckets shared by every replica.
 	Redis *redis.Client
 	// Prefix starts every Redis key, to keep several deployments apart on
@@ -69,6 +74,12 @@ type Result struct {
 	ResetAfter time.Duration
 }
 
+// Key is one key's limits.
+type Key struct {
+	ID       string
+	RPM, TPM int
+}
+
 // limit is one bucket's shape.
 type limit struct {
 	perMinute, burst int
@@ -83,38 +94,32 @@ type bucket struct {
 	limit    limit
 }
 
+// buckets are one key's two buckets.
+type buckets struct {
+	requests, tokens *bucket
+}
+
 // Limiter decides for every key. It is safe for concurrent use.
 type Limiter struct {
-	requests map[string]*bucket
-	tokens   map[string]*bucket
-	tpm      int
-	shared   *shared
-	now      func() time.Time
+	// keys maps each id to its buckets; SetKeys swaps the whole map.
+	keys             atomic.Pointer[map[string]buckets]
+	rpm, tpm, burstN int
+	prefix           string
+	shared           *shared
+	now              func() time.Time
 }
 
 // New returns a limiter for s. With s.Redis set it pings Redis once (within
 // a second) so that the first decisions already go where they should, and
 // logs the outcome; an unreachable Redis is not an error.
 func New(ctx context.Context, s Settings) *Limiter {
-	burst := s.Burst
-	if burst <= 0 {
-		burst = s.RPM
-	}
-	req := limit{perMinute: s.RPM, burst: min(burst, max(s.RPM, 1))}
-	tok := limit{perMinute: s.TPM, burst: max(s.TPM, 1)}
-	l := &Limiter{
-		requests: make(map[string]*bucket, len(s.IDs)),
-		tokens:   make(map[string]*bucket, len(s.IDs)),
-		tpm:      s.TPM,
-		now:      time.Now,
-	}
-	// Buckets are created up front for the configured keys only, so memory
-	// is bounded by the configuration and never grows with traffic.
+	l := &Limiter{rpm: s.RPM, tpm: s.TPM, burstN: s.Burst, prefix: s.Prefix, now: time.Now}
+	keys := append([]Key(nil), s.Keys...)
 	for _, id := range s.IDs {
-		name := keyName(id)
-		l.requests[id] = &bucket{local: newLocal(req), redisKey: s.Prefix + "requests:" + name, limit: req}
-		l.tokens[id] = &bucket{local: newLocal(tok), redisKey: s.Prefix + "tokens:" + name, limit: tok}
+		keys = append(keys, Key{ID: id})
 	}
+	l.keys.Store(&map[string]buckets{})
+	l.SetKeys(keys)
 	if s.Redis != nil {
 		log := s.Logger
 		if log == nil {
@@ -143,6 +148,54 @@ func newLocal(l limit) *rate.Limiter {
 	return rate.NewLimiter(rate.Limit(l.perSecond()), l.burst)
 }
 
+// limits are the shapes of k's two buckets.
+func (l *Limiter) limits(k Key) (req, tok limit) {
+	rpm, tpm := cmp.Or(k.RPM, l.rpm), cmp.Or(k.TPM, l.tpm)
+	burst := l.burstN
+	if burst <= 0 || k.RPM > 0 {
+		// A key's own rate is its own burst too: the default burst was
+		// chosen for the default rate.
+		burst = rpm
+	}
+	return limit{perMinute: rpm, burst: min(burst, max(rpm, 1))}, limit{perMinute: tpm, burst: max(tpm, 1)}
+}
+
+// SetKeys makes keys the configured ones, with their limits. A key kept
+// keeps its buckets' contents, reshaped to its limits if they changed, so
+// reloading the keys neither refills nor empties a bucket. Buckets exist for
+// configured keys only, so memory is bounded by the configuration and never
+// grows with traffic; a key removed is refused from then on, and its
+// buckets are reachable by no other id.
+func (l *Limiter) SetKeys(keys []Key) {
+	old := *l.keys.Load()
+	next := make(map[string]buckets, len(keys))
+	now := l.now()
+	for _, k := range keys {
+		req, tok := l.limits(k)
+		b, ok := old[k.ID]
+		if !ok {
+			name := keyName(k.ID)
+			next[k.ID] = buckets{
+				requests: &bucket{local: newLocal(req), redisKey: l.prefix + "requests:" + name, limit: req},
+				tokens:   &bucket{local: newLocal(tok), redisKey: l.prefix + "tokens:" + name, limit: tok},
+			}
+			continue
+		}
+		next[k.ID] = buckets{requests: reshape(b.requests, req, now), tokens: reshape(b.tokens, tok, now)}
+	}
+	l.keys.Store(&next)
+}
+
+// reshape is b with limit lim, sharing b's state.
+func reshape(b *bucket, lim limit, now time.Time) *bucket {
+	if b.limit == lim {
+		return b
+	}
+	b.local.SetLimitAt(now, rate.Limit(lim.perSecond()))
+	b.local.SetBurstAt(now, lim.burst)
+	return &bucket{local: b.local, redisKey: b.redisKey, limit: lim}
+}
+
 // keyName stands for a key in Redis: a hash of its identity (itself a
 // keyed digest of the key, auth.KeyID), so the key is not stored and every
 // replica names a key alike whatever its position in the configuration.
@@ -151,29 +204,36 @@ func keyName(id string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// TokensPerMinute is each key's token budget per minute, which is also the
-// most one request may need.
-func (l *Limiter) TokensPerMinute() int { return l.tpm }
+// TokensPerMinute is id's token budget per minute, which is also the most
+// one request may need; zero for an id not configured.
+func (l *Limiter) TokensPerMinute(id string) int {
+	if b := l.buckets(id).tokens; b != nil {
+		return b.limit.perMinute
+	}
+	return 0
+}
+
+func (l *Limiter) buckets(id string) buckets { return (*l.keys.Load())[id] }
 
 // TakeRequest takes one request from id's request bucket.
 func (l *Limiter) TakeRequest(ctx context.Context, id string) Result {
-	return l.take(ctx, l.requests[id], 1)
+	return l.take(ctx, l.buckets(id).requests, 1)
 }
 
 // TakeTokens takes n input tokens from id's token bucket, all or nothing.
 func (l *Limiter) TakeTokens(ctx context.Context, id string, n int) Result {
 	// A negative amount would fill the bucket.
-	return l.take(ctx, l.tokens[id], max(n, 0))
+	return l.take(ctx, l.buckets(id).tokens, max(n, 0))
 }
 
 // PeekRequests reports id's request bucket without taking from it.
 func (l *Limiter) PeekRequests(ctx context.Context, id string) Result {
-	return l.take(ctx, l.requests[id], 0)
+	return l.take(ctx, l.buckets(id).requests, 0)
 }
 
 // PeekTokens reports id's token bucket without taking from it.
 func (l *Limiter) PeekTokens(ctx context.Context, id string) Result {
-	return l.take(ctx, l.tokens[id], 0)
+	return l.take(ctx, l.buckets(id).tokens, 0)
 }
 
 func (l *Limiter) take(ctx context.Context, b *bucket, n int) Result {

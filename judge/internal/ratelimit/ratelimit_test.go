@@ -130,8 +130,8 @@ func TestEightWorkersAtDefaultRate(t *testing.T) {
 // takes nothing either.
 func TestTokenBucket(t *testing.T) {
 	l, c := newAt(1000, 6000, "1") // 100 tokens per second
-	if l.TokensPerMinute() != 6000 {
-		t.Fatalf("TokensPerMinute = %d", l.TokensPerMinute())
+	if l.TokensPerMinute("1") != 6000 {
+		t.Fatalf("TokensPerMinute = %d", l.TokensPerMinute("1"))
 	}
 	if r := l.PeekTokens(bg, "1"); !r.Allowed || r.Remaining != 6000 || r.ResetAfter != 0 || r.Limit != 6000 {
 		t.Fatalf("peek of a full bucket: %+v", r)
@@ -285,5 +285,44 @@ func checkCompliant(t *testing.T, l *Limiter, rpm, tpm int) {
 			t.Fatalf("call %d: %d tokens refused (remaining %d, retry after %v)", i, perCall*95/100, r.Remaining, r.RetryAfter)
 		}
 		time.Sleep(interval)
+	}
+}
+
+// Keys may have limits of their own; SetKeys reshapes a kept key's buckets
+// without refilling or emptying them, refuses a key removed, and gives a
+// key added full buckets.
+func TestSetKeys(t *testing.T) {
+	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := New(bg, Settings{RPM: 60, TPM: 6000, Keys: []Key{{ID: "own", RPM: 2, TPM: 100}}, IDs: []string{"plain"}})
+	l.now = c.now
+	if l.TokensPerMinute("own") != 100 || l.TokensPerMinute("plain") != 6000 || l.TokensPerMinute("gone") != 0 {
+		t.Fatalf("tokens per minute: %d %d %d", l.TokensPerMinute("own"), l.TokensPerMinute("plain"), l.TokensPerMinute("gone"))
+	}
+	for i := range 2 {
+		if r := l.TakeRequest(bg, "own"); !r.Allowed || r.Limit != 2 {
+			t.Fatalf("request %d of own's 2: %+v", i+1, r)
+		}
+	}
+	if r := l.TakeRequest(bg, "own"); r.Allowed {
+		t.Fatal("own's third request of the minute passed")
+	}
+	l.SetKeys([]Key{{ID: "own", RPM: 600}, {ID: "new"}})
+	// Reshaped, not refilled: empty still, refilling at 10 a second.
+	if r := l.TakeRequest(bg, "own"); r.Allowed || r.Limit != 600 || r.RetryAfter > 100*time.Millisecond {
+		t.Errorf("own after raising its rate: %+v, want refused with a wait of at most 100 ms", r)
+	}
+	c.t = c.t.Add(100 * time.Millisecond)
+	if r := l.TakeRequest(bg, "own"); !r.Allowed {
+		t.Errorf("own 100 ms later at 600 a minute: %+v", r)
+	}
+	// Back at the default 6000 tokens a minute, holding what it held.
+	if r := l.TakeTokens(bg, "own", 6000); r.Allowed || r.Limit != 6000 || r.Remaining > 200 {
+		t.Errorf("own's tokens at the default rate: %+v", r)
+	}
+	if r := l.TakeRequest(bg, "plain"); r.Allowed {
+		t.Error("a removed key's request passed")
+	}
+	if r := l.TakeRequest(bg, "new"); !r.Allowed || r.Remaining != 59 {
+		t.Errorf("an added key: %+v, want a full bucket of 60", r)
 	}
 }

@@ -43,6 +43,11 @@ type Model struct {
 	NameFromBackend bool
 }
 
+// Cost is what inputTokens cost with m in USD: output tokens are free.
+func (m *Model) Cost(inputTokens int) float64 {
+	return float64(inputTokens) * m.PricePerMillion / 1e6
+}
+
 // Registry is the set of models. Build it at start-up; it is read-only (and
 // so safe for concurrent use) once serving begins.
 type Registry struct {
@@ -199,7 +204,7 @@ func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*syst
 	if usage.InputTokens == 0 {
 		usage.InputTokens = req.Tokens
 	}
-	usage.Cost = float64(usage.InputTokens) * m.PricePerMillion / 1e6
+	usage.Cost = m.Cost(usage.InputTokens)
 	// Answers go out in the order the questions came, whatever order the
 	// engine kept.
 	return &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage, Order: req.QuestionNames()}, nil

@@ -18,7 +18,6 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/shared/chatmodel"
 )
 
@@ -83,15 +82,12 @@ func (iv *Interviewer) Open(ctx context.Context, s interviewer.Setup) (interview
 	return interviewer.Opening{Welcome: r.Welcome, Question: interviewer.Question{ID: questionID(0), Text: r.Question}}, nil
 }
 
-// Evaluate asks the model to judge answer against q. An answer that is
-// empty, mashed or a few words long is refused before any call (the model
-// would only say so at a price). Every quote of the reply is checked
-// against the answer and dropped if it does not occur there; a reply whose
-// quotes all fail is sent back once.
+// Evaluate asks the model to judge answer against q and returns its
+// judgement as given: the service screens the answer before (an answer
+// with nothing to judge never reaches the model) and checks the evidence
+// and the scores after. A reply none of whose quotes occurs in the answer
+// is sent back once, since only here can the model be asked again.
 func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
-	if reason := relevance.Screen(relevance.Default().Read(answer)); reason != "" {
-		return interviewer.NotScorable(reason), nil
-	}
 	msgs := []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(systemPrompt + evaluatePrompt),
 		openai.UserMessage(setupBlock(s) + "\nQuestion:\n" + q.Text + "\n\n" + delimitAnswer(answer, maxAnswerRunes)),
@@ -117,7 +113,7 @@ func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inte
 		star := r.Star
 		ev.Star = &star
 	}
-	return interviewer.Checked(ev, answer), nil
+	return ev, nil
 }
 
 func anyQuoteFound(answer string, evidence []interviewer.Evidence) bool {

@@ -104,7 +104,7 @@ func welcome(s interviewer.Setup, fams []*family, matched bool, d string) string
 // Evaluate scores answer against the key points of q. q is looked up by id,
 // then by text; a question the bank does not hold (one asked by the language
 // model before a mode switch) is scored against its own longer words. An
-// answer with nothing to judge gets the "not enough to score" evaluation.
+// answer to another question, or to none, is not scorable.
 func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
 	if err := ctx.Err(); err != nil {
 		return interviewer.Evaluation{}, err
@@ -130,6 +130,7 @@ func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inte
 			}
 		}
 	}
+	// The service checks the evidence (interviewer.Checked) and clamps.
 	ev := interviewer.Evaluation{
 		Scorable:          true,
 		Score:             a.Score,
@@ -141,7 +142,7 @@ func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inte
 		Evidence:          fb.evidence,
 		Star:              star,
 	}
-	return interviewer.Checked(ev, answer), nil
+	return ev, nil
 }
 
 // offTopicBelow is the topicality (relevance.Reader.Topicality against the
@@ -163,12 +164,9 @@ const (
 	otherTopicShare = 0.6
 )
 
-// unscorable says why the answer cannot be scored, or "".
+// unscorable says why the answer, which the service has screened
+// (relevance.Screen), does not address q, or "".
 func (iv *Interviewer) unscorable(q interviewer.Question, points []point, a assessment) string {
-	keyword := slices.ContainsFunc(a.Points, func(p pointResult) bool { return p.Found == foundKeyword })
-	if reason := relevance.Screen(a.text); reason != "" && !(keyword && reason != relevance.NoAnswer) {
-		return reason
-	}
 	if other := iv.addresses(q, a.text); other != nil {
 		return fmt.Sprintf("the answer addresses another question (%q), not the one asked.", other.Text)
 	}

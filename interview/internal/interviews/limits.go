@@ -1,0 +1,126 @@
+package interviews
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/judgeworks/interview/internal/problem"
+)
+
+// Op names an operation that costs model work.
+type Op string
+
+// The metered operations.
+const (
+	OpStart  Op = "start"
+	OpAnswer Op = "answer"
+	OpFinish Op = "finish"
+)
+
+// Rate is a token bucket: Burst operations at once, then PerHour an hour.
+// The zero Rate does not limit.
+type Rate struct {
+	Burst   int
+	PerHour int
+}
+
+// Limits bound each user's model work. Zero fields do not limit.
+type Limits struct {
+	Start, Answer, Finish Rate
+	// DailyCalls is the budget of interviewer calls per UTC day: a start
+	// is one (the opening; two with a job description, whose requirements
+	// are read too), an answer up to three (evaluation, the follow-up
+	// check while the question may still get one, and the next question
+	// unless it was the last), a second try one, a report one.
+	DailyCalls int
+	// MaxInProgress caps the interviews a user has in progress at once.
+	MaxInProgress int
+	// StoreWait bounds how long an evaluation, once paid for, is kept
+	// while the database refuses to store it, its write retried (zero:
+	// DefaultStoreWait), and never past the work's deadline.
+	StoreWait time.Duration
+}
+
+// Default limits: generous for a person practising, tight for a script.
+// Starting is the dearest to abuse (each start is an interview row and a
+// model call that nobody may ever answer), answering the most frequent.
+// The start burst is twice the cap on interviews in progress, so that
+// whoever reaches the cap and discards one, as the refusal advises, can
+// start another at once.
+var (
+	DefaultStart         = Rate{Burst: 2 * DefaultMaxInProgress, PerHour: 10}
+	DefaultAnswer        = Rate{Burst: 10, PerHour: 60}
+	DefaultFinish        = Rate{Burst: 5, PerHour: 20}
+	DefaultDailyCalls    = 200
+	DefaultMaxInProgress = 3
+	// DefaultStoreWait keeps an evaluation through a 30 s database outage
+	// and still answers well within the answer route's 90 s.
+	DefaultStoreWait = 30 * time.Second
+)
+
+// DefaultLimits returns the default limits.
+func DefaultLimits() Limits {
+	return Limits{Start: DefaultStart, Answer: DefaultAnswer, Finish: DefaultFinish,
+		DailyCalls: DefaultDailyCalls, MaxInProgress: DefaultMaxInProgress}
+}
+
+// Spending is the outcome of Store.Spend.
+type Spending struct {
+	OK bool
+	// Daily says the day's budget refused (else the bucket); Wait is how
+	// long until the same request would pass.
+	Daily bool
+	Wait  time.Duration
+}
+
+// CapRetryAfter is the Retry-After of a refusal at the in-progress cap.
+// Nothing frees a slot by itself (the user finishes or discards an
+// interview), so it only keeps automatic clients from hammering.
+const CapRetryAfter = time.Minute
+
+// AtCap is the refusal to start an interview beyond limit in progress.
+func AtCap(limit int) error {
+	p := problem.New(problem.RateLimited, "You have %d interviews in progress, the most at once. Finish or discard one to start another.", limit)
+	p.RetryAfter = CapRetryAfter
+	return p
+}
+
+// spend takes the model work of one op from the user's limits, or returns
+// the refusal as a sentence for the page with its Retry-After.
+func (s *Service) spend(ctx context.Context, userID string, op Op, rate Rate, calls int) error {
+	if rate == (Rate{}) && s.limits.DailyCalls == 0 {
+		return nil
+	}
+	sp, err := s.store.Spend(ctx, userID, op, rate, calls, s.limits.DailyCalls)
+	if err != nil || sp.OK {
+		return err
+	}
+	wait := max(sp.Wait, time.Second)
+	var p *problem.Error
+	switch {
+	case sp.Daily:
+		p = problem.New(problem.RateLimited, "You have used today's %d model calls. They renew at midnight UTC, in %s.", s.limits.DailyCalls, about(wait))
+	case op == OpStart:
+		p = problem.New(problem.RateLimited, "You have started several interviews in a short time. You can start another in %s.", about(wait))
+	case op == OpAnswer:
+		p = problem.New(problem.RateLimited, "You have sent many answers in a short time. You can send this one in %s.", about(wait))
+	default:
+		p = problem.New(problem.RateLimited, "You have asked for many reports in a short time. You can ask for this one in %s.", about(wait))
+	}
+	p.RetryAfter = wait
+	return p
+}
+
+// about says a wait as a person would, rounded up.
+func about(d time.Duration) string {
+	secs := int((d + time.Second - 1) / time.Second)
+	switch {
+	case secs < 90:
+		return fmt.Sprintf("%d seconds", max(secs, 1))
+	case secs < 90*60:
+		return fmt.Sprintf("about %d minutes", (secs+59)/60)
+	default:
+		return fmt.Sprintf("about %d hours", (secs+3599)/3600)
+	}
+}

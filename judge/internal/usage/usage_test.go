@@ -1,0 +1,64 @@
+package usage
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/judgeworks/shared/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+var bg = context.Background()
+
+// Use is counted per key and per model, today and this month; a new day
+// starts the day's figures afresh and keeps the month's; Redis and the
+// process count alike, and two books on one Redis count together.
+func TestAddAndReport(t *testing.T) {
+	srv := redistest.New(t)
+	newRedis := func() *Book {
+		opts, _ := redis.ParseURL(srv.URL())
+		rdb := redis.NewClient(opts)
+		t.Cleanup(func() { rdb.Close() })
+		return New(Settings{Redis: rdb, Prefix: "test:"})
+	}
+	for name, books := range map[string][2]*Book{
+		"process": {New(Settings{}), nil},
+		"redis":   {newRedis(), newRedis()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)
+			a, b := books[0], books[1]
+			if b == nil {
+				b = a
+			}
+			for _, bk := range []*Book{a, b} {
+				bk.now = func() time.Time { return now }
+			}
+			a.Add(bg, "k", "m-1", 100, 2, 0.25)
+			b.Add(bg, "k", "m-1", 50, 1, 0.125)
+			a.Add(bg, "k", "m|2", 10, 0, 0)
+			a.Add(bg, "other", "m-1", 1000, 0, 9)
+			day, month, err := b.Report(bg, "k")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Totals{Requests: 2, InputTokens: 150, OutputTokens: 3, CostUSD: 0.375}
+			if day.Models["m-1"] != want || day.Requests != 3 || day.InputTokens != 160 || day.CostUSD != 0.375 || month.Requests != 3 {
+				t.Errorf("day %+v month %+v", day, month)
+			}
+			if day.Period != "2026-11-30" || day.ResetsAt != "2026-12-01T00:00:00Z" || month.Period != "2026-11" || month.ResetsAt != "2026-12-01T00:00:00Z" {
+				t.Errorf("periods: %+v %+v", day, month)
+			}
+			if day.Models["m|2"].Requests != 1 {
+				t.Errorf("a model name holding the separator: %+v", day.Models)
+			}
+			now = now.Add(2 * time.Hour) // December
+			a.Add(bg, "k", "m-1", 1, 0, 0.5)
+			day, month, _ = a.Report(bg, "k")
+			if day.Requests != 1 || month.Requests != 1 || month.Period != "2026-12" {
+				t.Errorf("a new month: day %+v month %+v", day, month)
+			}
+		})
+	}
+}
