@@ -19,7 +19,7 @@ import (
 // in production), by the service that reads them.
 var designSettings = map[string][]string{
 	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM", "JUDGE_RATE_LIMIT_BURST", "JUDGE_MODEL_ALIASES",
-		"APP_ENV", "REDIS_URL"},
+		"JUDGE_CACHE_TTL", "APP_ENV", "REDIS_URL"},
 	"interview": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "STT_MODEL", "TTS_MODEL", "TTS_VOICE",
 		"VOICE_BASE_URL", "VOICE_API_KEY", "INTERVIEW_ADDR", "DATABASE_URL", "JWT_SECRET", "APP_ENV",
 		"GOOGLE_CLIENT_ID", "JUDGE_URL", "JUDGE_API_KEY"},

@@ -664,6 +664,37 @@ func TestK8sRedisPolicy(t *testing.T) {
 	}
 }
 
+// TestRedisNeverEvicts: the Redis of deploy/k8s and of compose's replicas
+// profile run alike, memory-bounded and with maxmemory-policy noeviction.
+// Under an eviction policy one key's stored answers could push out the
+// rate-limit buckets (a bucket evicted starts full again) or another key's
+// answers; the judge bounds its answers per key itself (docs/operations.md,
+// "Redis").
+func TestRedisNeverEvicts(t *testing.T) {
+	k8s := k8sRedisArgs(t)
+	compose := []string(service(t, loadCompose(t, "COMPOSE_PROFILES=replicas"), "redis").Command)
+	for name, args := range map[string][]string{"deploy/k8s/redis.yaml": k8s, "docker-compose.yml": compose} {
+		flags := map[string]string{}
+		for i := 0; i+1 < len(args); i++ {
+			if strings.HasPrefix(args[i], "--") {
+				flags[args[i]] = args[i+1]
+			}
+		}
+		if flags["--maxmemory-policy"] != "noeviction" || flags["--maxmemory"] == "" {
+			t.Errorf("%s: redis runs with %q, want --maxmemory and --maxmemory-policy noeviction", name, args)
+		}
+	}
+	if !slices.Equal(k8s, compose) {
+		t.Errorf("redis flags differ:\n k8s     %q\n compose %q", k8s, compose)
+	}
+}
+
+func k8sRedisArgs(t *testing.T) []string {
+	t.Helper()
+	c := loadK8s(t).deployments["redis"].Spec.Template.Spec.Containers[0]
+	return append(append([]string(nil), c.Command...), c.Args...)
+}
+
 // TestK8sKustomizeBuilds builds deploy/k8s as kubectl apply -k does, with the
 // kustomize library: the generated ConfigMaps exist under their hashed names,
 // every reference to them was rewritten and names keys they hold, the Caddy

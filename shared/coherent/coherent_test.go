@@ -81,9 +81,14 @@ func FuzzNegated(f *testing.F) {
 	f.Add("Is the writer not asking for a refund?")
 	f.Add("Does he want neither tea nor coffee?")
 	f.Add(`On the scale "a", "b", is it "b" or higher?`)
+	f.Add("Is it NOT the case that it works?")
+	f.Add("NONE OF these, NEITHER x NOR y")
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, ok := Negated(s); ok && got == s {
 			t.Errorf("Negated(%q) is the question itself", s)
+		}
+		if !hasNo(s) && (wrapper.MatchString(s) || neitherNor.MatchString(s) || noneOf.MatchString(s)) {
+			t.Errorf("a pattern matches %q, which hasNo passes over", s)
 		}
 		if c, ok := ReadCumulative(s); ok && (c.Level < 0 || c.Level >= len(c.Levels) || len(c.Levels) < 2) {
 			t.Errorf("ReadCumulative(%q) = %+v", s, c)

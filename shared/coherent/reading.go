@@ -56,6 +56,11 @@ var (
 //     clause and no other negator: "Is the writer not asking for a
 //     refund?", "Doesn't it work?": the question without it.
 func Negated(text string) (string, bool) {
+	if !hasNo(text) {
+		// Each pattern below holds "not", "nor" or "none": most
+		// questions are spared three regular expressions.
+		return mainClauseNot(text)
+	}
 	if loc := wrapper.FindStringIndex(text); loc != nil {
 		rest := strings.TrimSpace(text[loc[1]:])
 		if rest == "" {
@@ -109,9 +114,27 @@ func mainClauseNot(text string) (string, bool) {
 	return strings.Join(fields, " "), true
 }
 
+// hasNo reports whether text holds "no" in any case. No rune outside
+// ASCII folds to "n" or "o", so this is what the patterns' (?i) reads too.
+func hasNo(text string) bool {
+	for i := 0; i+1 < len(text); i++ {
+		if text[i]|0x20 == 'n' && text[i+1]|0x20 == 'o' {
+			return true
+		}
+	}
+	return false
+}
+
 // fold is a field as shared/words reads a word: lower case, letters only,
 // the apostrophe of a contraction dropped.
 func fold(f string) string {
+	plain := true
+	for i := 0; i < len(f) && plain; i++ {
+		plain = 'a' <= f[i] && f[i] <= 'z'
+	}
+	if plain {
+		return f
+	}
 	var b strings.Builder
 	for _, r := range strings.ToLower(f) {
 		if r >= 'a' && r <= 'z' {

@@ -364,12 +364,12 @@ func (r Response) MarshalJSON() ([]byte, error) {
 	b.WriteString(`{"model":`)
 	writeString(&b, r.Model)
 	b.WriteString(`,"answers":`)
-	err := writeObject(&b, r.Names(), r.Answers, func(a Answer) ([]byte, error) { return json.Marshal(a) })
+	err := writeObject(&b, r.Names(), r.Answers, func(a Answer) ([]byte, error) { return marshal(a) })
 	if err != nil {
 		return nil, err
 	}
 	b.WriteString(`,"usage":`)
-	u, err := json.Marshal(r.Usage)
+	u, err := marshal(r.Usage)
 	if err != nil {
 		return nil, err
 	}
@@ -448,8 +448,21 @@ func orderedNames[V any](order []string, m map[string]V) []string {
 }
 
 func writeString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s) // marshalling a string cannot fail
+	enc, _ := marshal(s) // marshalling a string cannot fail
 	b.Write(enc)
+}
+
+// marshal is json.Marshal without HTML escaping: a body that is JSON, not
+// HTML, keeps "<", ">" and "&" as one byte each instead of six, and so
+// does every copy kept of it (a stored answer is the bytes sent).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // jsonKind is the kind of a JSON value, from its first byte.

@@ -8,6 +8,7 @@ package words
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // scope is how many content words after a negator its negation covers,
@@ -21,6 +22,19 @@ func Set(ws ...string) map[string]bool {
 	m := make(map[string]bool, len(ws))
 	for _, w := range ws {
 		m[w] = true
+	}
+	return m
+}
+
+// Opposites maps each word of pairs, folded by fold, to the folded words
+// it is paired with, both ways: the lists of words that lie close in
+// vector space but mean opposite or different things.
+func Opposites(pairs [][2]string, fold func(string) string) map[string][]string {
+	m := make(map[string][]string, 2*len(pairs))
+	for _, p := range pairs {
+		a, b := fold(p[0]), fold(p[1])
+		m[a] = append(m[a], b)
+		m[b] = append(m[b], a)
 	}
 	return m
 }
@@ -96,43 +110,111 @@ type Tokenizer struct {
 	Negators, Breakers, Stop map[string]bool
 }
 
-// Words splits text into words.
+// Words splits text into words. A word written in lower case as it is
+// kept (the common case) shares the text's bytes instead of being copied,
+// and so does a clause's punctuation: this is the engines' hot path.
 func (tk *Tokenizer) Words(text string) []Word {
 	var out []Word
-	word := make([]rune, 0, 32)
-	part := func() {
-		if len(word) > 0 {
-			out = append(out, Word{Text: string(word)})
-			word = word[:0]
+	// The current word began at start; buf holds it once it differs from
+	// text[start:i] (an upper-case letter, a dropped apostrophe).
+	start, copied := -1, false
+	var buf []byte
+	part := func(end int) {
+		if start < 0 {
+			return
 		}
+		w := text[start:end]
+		if copied {
+			w = string(buf)
+		}
+		if out == nil {
+			out = make([]Word, 0, len(text)/6+1)
+		}
+		out = append(out, Word{Text: w})
+		start, copied, buf = -1, false, buf[:0]
 	}
-	for _, r := range text {
+	// keep adds rune r, written as text[i:i+size], to the current word.
+	keep := func(i, size int, r rune) {
+		if start < 0 {
+			start = i
+		}
+		lr := unicode.ToLower(r)
+		if !copied && lr == r {
+			return
+		}
+		if !copied {
+			copied = true
+			buf = append(buf[:0], text[start:i]...)
+		}
+		buf = utf8.AppendRune(buf, lr)
+	}
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		inWord := start >= 0
 		switch {
-		case unicode.IsLetter(r), tk.Digits && unicode.IsDigit(r), len(word) > 0 && strings.ContainsRune(tk.Joiners, r):
-			word = append(word, unicode.ToLower(r))
-		case len(word) > 0 && (r == '\'' || r == '’'):
-		case unicode.IsSpace(r), unicode.IsDigit(r), r == '-', r == '_', strings.ContainsRune(tk.Spaces, r):
-			part()
+		case isLetter(r), tk.Digits && isDigit(r), inWord && strings.ContainsRune(tk.Joiners, r):
+			keep(i, size, r)
+		case inWord && (r == '\'' || r == '’'):
+			if !copied {
+				copied = true
+				buf = append(buf[:0], text[start:i]...)
+			}
+		case isSpace(r), isDigit(r), r == '-', r == '_', strings.ContainsRune(tk.Spaces, r):
+			part(i)
 		default:
-			part()
+			part(i)
 			// Punctuation before the first word ends no clause anyone
 			// has read.
 			if n := len(out); n > 0 {
-				out[n-1].Punct += string(r)
+				p := text[i : i+size]
+				if r == utf8.RuneError && size == 1 {
+					p = string(r) // as ranging over the text reads it
+				}
+				if out[n-1].Punct == "" {
+					out[n-1].Punct = p
+				} else {
+					out[n-1].Punct += p
+				}
 			}
 		}
+		i += size
 	}
-	part()
+	part(len(text))
 	return out
+}
+
+func isLetter(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+	}
+	return unicode.IsLetter(r)
+}
+
+func isDigit(r rune) bool {
+	if r < utf8.RuneSelf {
+		return '0' <= r && r <= '9'
+	}
+	return unicode.IsDigit(r)
+}
+
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || '\t' <= r && r <= '\r'
+	}
+	return unicode.IsSpace(r)
 }
 
 // Tokens reads text into its content words, each marked as negated when a
 // negator's scope covers it. Negators, clause breakers and stop words are
 // left out.
 func (tk *Tokenizer) Tokens(text string) []Token {
+	ws := tk.Words(text)
 	var out []Token
 	var neg Negation
-	for _, w := range tk.Words(text) {
+	for _, w := range ws {
 		switch {
 		case tk.Negators[w.Text]:
 			neg.Open()
@@ -140,6 +222,9 @@ func (tk *Tokenizer) Tokens(text string) []Token {
 			neg.Close()
 		case tk.Stop[w.Text]:
 		default:
+			if out == nil {
+				out = make([]Token, 0, len(ws))
+			}
 			out = append(out, Token{Word: w.Text, Negated: neg.Cover()})
 		}
 		if w.Punct != "" {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"unicode"
 )
@@ -64,6 +65,21 @@ func (t *Table) Dims() int { return t.dims }
 func (t *Table) Has(word string) bool {
 	_, ok := t.index[word]
 	return ok
+}
+
+// Base is the vocabulary form of word: word itself, or word with a plural
+// or tense ending removed ("refunds", "crashed" → "refund", "crash")
+// leaving at least three letters; word and false when neither is known.
+func (t *Table) Base(word string) (string, bool) {
+	if t.Has(word) {
+		return word, true
+	}
+	for _, suf := range []string{"s", "es", "ed", "d", "ing"} {
+		if b, ok := strings.CutSuffix(word, suf); ok && len(b) >= 3 && t.Has(b) {
+			return b, true
+		}
+	}
+	return word, false
 }
 
 // Vector returns a new copy of word's vector, or false for an unknown word.

@@ -264,3 +264,30 @@ func BenchmarkSimilarity(b *testing.B) {
 		tb.Similarity("refund", "reimbursement")
 	}
 }
+
+func TestBase(t *testing.T) {
+	vec := Default()
+	for _, tt := range []struct {
+		word, want string
+		ok         bool
+	}{
+		{"refund", "refund", true},
+		{"xyzzyqs", "xyzzyqs", false},
+		{"ins", "ins", vec.Has("ins")},
+	} {
+		if got, ok := vec.Base(tt.word); got != tt.want || ok != tt.ok {
+			t.Errorf("Base(%q) = %q, %v; want %q, %v", tt.word, got, ok, tt.want, tt.ok)
+		}
+	}
+	// An inflected form the table lacks comes back to its known stem.
+	for _, w := range []string{"refund", "crash", "cancel"} {
+		for _, suf := range []string{"s", "ed", "ing"} {
+			if vec.Has(w + suf) {
+				continue
+			}
+			if got, ok := vec.Base(w + suf); !ok || got != w {
+				t.Errorf("Base(%q) = %q, %v; want %q", w+suf, got, ok, w)
+			}
+		}
+	}
+}

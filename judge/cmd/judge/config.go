@@ -41,6 +41,12 @@ type config struct {
 	Redis *redis.Options
 	// RedisPrefix starts the judge's keys in Redis (JUDGE_REDIS_PREFIX).
 	RedisPrefix string
+	// CacheTTL is how long the answer cache reuses an answer
+	// (JUDGE_CACHE_TTL); zero turns it off.
+	CacheTTL time.Duration
+	// CacheShared lets every key read every key's cached answers
+	// (JUDGE_CACHE_SHARED); otherwise each key has its own.
+	CacheShared bool
 	// WeakKeys, when set, says which key breaks the rule for keys of a judge
 	// with a language model or in production; serve refuses to start.
 	WeakKeys error

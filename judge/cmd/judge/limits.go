@@ -6,13 +6,14 @@ import (
 	"log/slog"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/shared/settings"
 )
 
-// limitsFromEnv reads the work limits, REDIS_URL, and the rule on key
-// strength into cfg.
+// limitsFromEnv reads the work limits, REDIS_URL, the answer cache and the
+// rule on key strength into cfg.
 func limitsFromEnv(getenv func(string) string, cfg *config) error {
 	var err error
 	if cfg.RateLimitTPM, err = settings.Whole(getenv, "JUDGE_RATE_LIMIT_TPM", cfg.RateLimitTPM, 1, math.MaxInt); err != nil {
@@ -37,6 +38,20 @@ func limitsFromEnv(getenv func(string) string, cfg *config) error {
 	}
 	if s := strings.TrimSpace(getenv("JUDGE_REDIS_PREFIX")); s != "" {
 		cfg.RedisPrefix = s
+	}
+	if s := strings.TrimSpace(getenv("JUDGE_CACHE_TTL")); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return fmt.Errorf("JUDGE_CACHE_TTL %q: want a duration such as 10m (0: the cache is off)", s)
+		}
+		cfg.CacheTTL = d
+	}
+	if s := strings.TrimSpace(getenv("JUDGE_CACHE_SHARED")); s != "" {
+		shared, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("JUDGE_CACHE_SHARED %q: want true or false", s)
+		}
+		cfg.CacheShared = shared
 	}
 	if cfg.LLM.Configured() || cfg.ModelsFile != "" || strings.EqualFold(strings.TrimSpace(getenv("APP_ENV")), "production") {
 		// Kept for serve, so that commands needing no keys (calibrate,

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoadLimits(t *testing.T) {
@@ -10,17 +11,20 @@ func TestLoadLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.RateLimitTPM != 15_000_000 || cfg.MaxQuestions != 1000 || cfg.Redis != nil || cfg.RedisPrefix != "judge:" || cfg.WeakKeys != nil {
-		t.Errorf("defaults: TPM %d, max questions %d, redis %v, prefix %q, weak keys %v",
-			cfg.RateLimitTPM, cfg.MaxQuestions, cfg.Redis, cfg.RedisPrefix, cfg.WeakKeys)
+	if cfg.RateLimitTPM != 15_000_000 || cfg.MaxQuestions != 1000 || cfg.Redis != nil || cfg.RedisPrefix != "judge:" || cfg.WeakKeys != nil ||
+		cfg.CacheTTL != 0 || cfg.CacheShared {
+		t.Errorf("defaults: TPM %d, max questions %d, redis %v, prefix %q, weak keys %v, cache %v shared %v",
+			cfg.RateLimitTPM, cfg.MaxQuestions, cfg.Redis, cfg.RedisPrefix, cfg.WeakKeys, cfg.CacheTTL, cfg.CacheShared)
 	}
 	cfg, err = loadConfig(env(map[string]string{"JUDGE_API_KEYS": "k", "JUDGE_RATE_LIMIT_TPM": "90000",
-		"JUDGE_MAX_QUESTIONS": "20", "REDIS_URL": "redis://:s3cret@127.0.0.1:6380/2", "JUDGE_REDIS_PREFIX": "staging:"}))
+		"JUDGE_MAX_QUESTIONS": "20", "REDIS_URL": "redis://:s3cret@127.0.0.1:6380/2", "JUDGE_REDIS_PREFIX": "staging:",
+		"JUDGE_CACHE_TTL": "10m", "JUDGE_CACHE_SHARED": "true"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.RateLimitTPM != 90000 || cfg.MaxQuestions != 20 || cfg.RedisPrefix != "staging:" {
-		t.Errorf("set: TPM %d, max questions %d, prefix %q", cfg.RateLimitTPM, cfg.MaxQuestions, cfg.RedisPrefix)
+	if cfg.RateLimitTPM != 90000 || cfg.MaxQuestions != 20 || cfg.RedisPrefix != "staging:" || cfg.CacheTTL != 10*time.Minute || !cfg.CacheShared {
+		t.Errorf("set: TPM %d, max questions %d, prefix %q, cache %v shared %v", cfg.RateLimitTPM, cfg.MaxQuestions, cfg.RedisPrefix,
+			cfg.CacheTTL, cfg.CacheShared)
 	}
 	if r := cfg.Redis; r == nil || r.Addr != "127.0.0.1:6380" || r.DB != 2 || r.Password != "s3cret" || !r.ContextTimeoutEnabled {
 		t.Errorf("REDIS_URL: %+v, want the address, database and password, with context deadlines on", r)
@@ -35,6 +39,9 @@ func TestLoadLimitsErrors(t *testing.T) {
 		{map[string]string{"JUDGE_RATE_LIMIT_TPM": "0"}, "JUDGE_RATE_LIMIT_TPM"},
 		{map[string]string{"JUDGE_RATE_LIMIT_TPM": "15M"}, "JUDGE_RATE_LIMIT_TPM"},
 		{map[string]string{"JUDGE_MAX_QUESTIONS": "-1"}, "JUDGE_MAX_QUESTIONS"},
+		{map[string]string{"JUDGE_CACHE_TTL": "10"}, "JUDGE_CACHE_TTL"},
+		{map[string]string{"JUDGE_CACHE_TTL": "-1m"}, "JUDGE_CACHE_TTL"},
+		{map[string]string{"JUDGE_CACHE_SHARED": "yes please"}, "JUDGE_CACHE_SHARED"},
 		{map[string]string{"REDIS_URL": "http://user:hunter2@host:6379"}, "REDIS_URL"},
 		{map[string]string{"REDIS_URL": "redis://user:hunter2@host:port"}, "REDIS_URL"},
 	}

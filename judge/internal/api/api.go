@@ -18,6 +18,7 @@ import (
 
 	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/budget"
+	"github.com/judgeworks/judge/internal/cache"
 	"github.com/judgeworks/judge/internal/fairqueue"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/judge/internal/idempotency"
@@ -61,6 +62,8 @@ type Deps struct {
 	// them in the process.
 	Budgets *budget.Ledger
 	Usage   *usage.Book
+	// Cache is the exact answer cache; nil is off.
+	Cache *cache.Cache
 }
 
 type handler struct {
@@ -116,6 +119,7 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	h := &handler{Deps: d, bodies: map[string]errorBodies{decisionsRoute: decisionsBodies{}}}
 	e := server.New(logger)
 	e.HTTPErrorHandler = h.handleError
+	e.JSONSerializer = rawJSON{}
 	e.Use(typesafeRequestID, h.measure)
 	e.GET("/healthz", h.healthz)
 	e.GET("/readyz", h.readyz)
@@ -227,13 +231,26 @@ func (h *handler) allowedModel(key auth.BearerKey, name string) (*registry.Model
 	return m, nil
 }
 
-// ask validates req, charges its input tokens and its planned cost and has
-// m answer it: the path both endpoints share once a request is in System
-// One terms.
+// ask validates req, answers it from the cache, or else charges its input
+// tokens and its planned cost and has m answer it: the path both endpoints
+// share once a request is in System One terms. A cached answer sends
+// nothing upstream: it takes no tokens and no budget, and counts as a
+// request of no cost.
 func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req systemone.Request) (*systemone.Response, error) {
 	checked, err := limits.Check(req, h.Tokens)
 	if err != nil {
 		return nil, err
+	}
+	ctx := c.Request().Context()
+	cached, resp := h.Cache.Lookup(ctx, key, m.Name, checked, cache.NoCache(c.Request().Header))
+	cached.Mark(c.Response().Header())
+	if resp != nil {
+		// Tokens untouched: the figures as they are.
+		setLimitHeaders(c.Response().Header(), "tokens", h.Limiter.PeekTokens(ctx, key.ID))
+		h.Usage.Add(context.WithoutCancel(ctx), key.ID, m.Name, 0, 0, 0)
+		h.Metrics.KeyAnswered(key.ID, m.Name, resp.Usage)
+		h.Metrics.Answered(req, resp)
+		return resp, nil
 	}
 	planned := h.Registry.PlannedInputTokens(m, checked)
 	if err := h.chargeTokens(c, key, planned); err != nil {
@@ -243,11 +260,12 @@ func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req
 	if err != nil {
 		return nil, err
 	}
-	resp, err := h.Registry.Ask(c.Request().Context(), m, checked)
+	resp, err = h.Registry.Ask(ctx, m, checked)
 	settle(resp)
 	if err != nil {
 		return nil, err
 	}
+	cached.Store(ctx, resp)
 	h.Metrics.Answered(req, resp)
 	return resp, nil
 }

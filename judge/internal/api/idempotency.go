@@ -54,7 +54,7 @@ func (h *handler) idempotent(next echo.HandlerFunc) echo.HandlerFunc {
 		r := c.Request()
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		ctx := r.Context()
-		out, stored, claim := h.Idempotency.Begin(ctx, idempotency.StoreKey(key.Scope(), values[0]), idempotency.Fingerprint(c.Path(), body))
+		out, stored, claim := h.Idempotency.Begin(ctx, key.ID, idempotency.StoreKey(key.Scope(), values[0]), idempotency.Fingerprint(c.Path(), body))
 		switch out {
 		case idempotency.Replay:
 			if _, err := h.allowedModel(key, stored.Model); err != nil {

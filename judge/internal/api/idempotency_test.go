@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/engine/lexical"
 	"github.com/judgeworks/judge/internal/idempotency"
 	"github.com/judgeworks/judge/internal/ratelimit"
@@ -340,3 +341,31 @@ func TestBadIdempotencyKeys(t *testing.T) {
 func (*gated) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
 
 func (*flaky) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
+
+// TestStoredAnswersCountWhatTheyKeep: an answer that echoes markup (a
+// score's legend repeats its levels) is sent and stored as it is, not
+// escaped six times over, and the store counts the bytes it keeps.
+func TestStoredAnswersCountWhatTheyKeep(t *testing.T) {
+	store := idempotency.New(context.Background(), idempotency.Settings{})
+	srv := listen(t, setup{store: store})
+	level := strings.Repeat("<b>&", 1000)
+	req := fmt.Sprintf(`{"model": "m-latest", "state": "s", "questions": {"q": {"type": "score", "criteria": [%q, %q]}}}`,
+		level, level+"!")
+	a := mustPost(t, srv.URL, "/v1/systemone", "k", "markup", req)
+	if a.status != http.StatusOK {
+		t.Fatalf("%d %s", a.status, a.body)
+	}
+	if strings.Contains(a.body, `\u003c`) || strings.Contains(a.body, `\u0026`) || len(a.body) > 2*len(level)+500 {
+		t.Errorf("a %d-byte answer for two %d-byte levels, escaped: %.120s…", len(a.body), len(level), a.body)
+	}
+	var keys *auth.BearerKeys
+	keys, _ = auth.ParseBearerKeys("k")
+	owner := keys.All()[0].ID
+	n, size, err := store.Usage(context.Background(), owner)
+	if err != nil || n != 1 || size < int64(len(a.body)) || size > int64(len(a.body))+512 {
+		t.Errorf("the store counts %d answers, %d bytes (%v) for a %d-byte answer", n, size, err, len(a.body))
+	}
+	if again := mustPost(t, srv.URL, "/v1/systemone", "k", "markup", req); again.body != a.body || again.header.Get(HeaderReplayed) != "true" {
+		t.Errorf("the replay differs: %.120s…", again.body)
+	}
+}

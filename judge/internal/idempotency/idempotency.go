@@ -13,9 +13,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
+	"github.com/judgeworks/judge/internal/perkey"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -28,15 +28,6 @@ const (
 	// longest a request may work, so a live claim never expires under a
 	// request still running.
 	DefaultRunTTL = 2 * time.Minute
-	// DefaultMaxEntries and DefaultMaxBytes bound the in-process store.
-	DefaultMaxEntries = 10_000
-	DefaultMaxBytes   = 64 << 20
-	// DefaultRedisTimeout bounds one Redis call. An answer of a few
-	// megabytes must fit in it on a local network.
-	DefaultRedisTimeout = 250 * time.Millisecond
-	// ProbeInterval is how often, at most, a process that lost Redis tries
-	// it again; meanwhile it uses its own store.
-	ProbeInterval = time.Second
 )
 
 // MaxKeyLength is the longest Idempotency-Key accepted.
@@ -82,10 +73,8 @@ type Answer struct {
 	Model       string `json:"model"`
 	Status      int    `json:"status"`
 	ContentType string `json:"content_type"`
-	Body        []byte `json:"body"`
+	Body        []byte `json:"-"`
 }
-
-func (a Answer) size() int64 { return int64(len(a.Body) + len(a.ContentType) + 64) }
 
 // Outcome says what Begin found.
 type Outcome int
@@ -113,11 +102,11 @@ type Settings struct {
 	// RunTTL is how long a claim lives in Redis at most; zero means
 	// DefaultRunTTL.
 	RunTTL time.Duration
-	// MaxEntries and MaxBytes bound the in-process store; zero means the
-	// defaults. An answer larger than an eighth of MaxBytes is not stored.
-	MaxEntries int
-	MaxBytes   int64
-	// Timeout bounds each Redis call; zero means DefaultRedisTimeout.
+	// PerKey bounds the answers of one API key, in process and in Redis;
+	// Total bounds the process's (judge/internal/perkey). Zero fields mean
+	// perkey's defaults.
+	PerKey, Total perkey.Limits
+	// Timeout bounds each Redis call; zero means perkey.DefaultRedisTimeout.
 	Timeout time.Duration
 	// Logger hears when Redis is lost and when it is back.
 	Logger *slog.Logger
@@ -127,12 +116,8 @@ type Settings struct {
 type Store struct {
 	local *memory
 	// remote is nil without Redis.
-	remote    *remote
-	ttl       time.Duration
-	maxAnswer int64
-	log       *slog.Logger
-	up        atomic.Bool
-	nextProbe atomic.Int64 // unix nanoseconds; while down, the next attempt
+	remote *remote
+	ttl    time.Duration
 }
 
 // New returns a store for s. With s.Redis set it pings Redis once (within
@@ -144,36 +129,15 @@ func New(ctx context.Context, s Settings) *Store {
 	if s.RunTTL <= 0 {
 		s.RunTTL = DefaultRunTTL
 	}
-	if s.MaxEntries <= 0 {
-		s.MaxEntries = DefaultMaxEntries
-	}
-	if s.MaxBytes <= 0 {
-		s.MaxBytes = DefaultMaxBytes
-	}
-	if s.Timeout <= 0 {
-		s.Timeout = DefaultRedisTimeout
-	}
 	if s.Logger == nil {
 		s.Logger = slog.Default()
 	}
-	st := &Store{
-		local:     newMemory(s.MaxEntries, s.MaxBytes, time.Now),
-		ttl:       s.TTL,
-		maxAnswer: s.MaxBytes / 8,
-		log:       s.Logger,
-	}
+	st := &Store{local: newMemory(perkey.NewMemory(s.PerKey, s.Total)), ttl: s.TTL}
 	if s.Redis != nil {
-		st.remote = &remote{rdb: s.Redis, prefix: s.Prefix + "idem:", runTTL: s.RunTTL, timeout: s.Timeout}
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		err := s.Redis.Ping(pctx).Err()
-		cancel()
-		if err != nil {
-			st.nextProbe.Store(time.Now().Add(ProbeInterval).UnixNano())
-			st.log.Warn("Redis unreachable at start-up: idempotency keys are per replica until it answers", "err", err)
-		} else {
-			st.up.Store(true)
-			st.log.Info("idempotency keys shared through Redis")
-		}
+		st.remote = &remote{runTTL: s.RunTTL, Redis: perkey.NewRedis(ctx, perkey.RedisSettings{
+			Client: s.Redis, Prefix: s.Prefix + "idem:", PerKey: s.PerKey, Timeout: s.Timeout,
+			What: "idempotency keys", Logger: s.Logger,
+		})}
 	}
 	return st
 }
@@ -182,6 +146,7 @@ func New(ctx context.Context, s Settings) *Store {
 // Release should be called; both are no-ops on a nil Claim.
 type Claim struct {
 	s     *Store
+	owner string
 	key   string
 	fp    string
 	token string
@@ -189,19 +154,19 @@ type Claim struct {
 	inRedis bool
 }
 
-// Begin claims key for the request with fingerprint fp, or says why not:
-// the answer to replay (Replay), the same request running (InUse), or the
-// key taken by another request (Reused). Only with Started is the Claim
-// non-nil.
-func (s *Store) Begin(ctx context.Context, key, fp string) (Outcome, Answer, *Claim) {
-	c := &Claim{s: s, key: key, fp: fp, token: newToken()}
-	if s.useRedis() {
+// Begin claims key, one of owner's (the API key's id), for the request
+// with fingerprint fp, or says why not: the answer to replay (Replay), the
+// same request running (InUse), or the key taken by another request
+// (Reused). Only with Started is the Claim non-nil.
+func (s *Store) Begin(ctx context.Context, owner, key, fp string) (Outcome, Answer, *Claim) {
+	c := &Claim{s: s, owner: owner, key: key, fp: fp, token: newToken()}
+	if s.remote != nil && s.remote.Use() {
 		// What this process kept while Redis was away still counts.
-		if out, a, found := s.local.lookup(key, fp); found {
+		if out, a, found := s.local.lookup(owner, key, fp); found {
 			return out, a, nil
 		}
 		out, a, err := s.remote.begin(ctx, c)
-		if s.noted(err) {
+		if s.remote.Noted(err) {
 			c.inRedis = true
 			if out != Started {
 				c = nil
@@ -209,7 +174,7 @@ func (s *Store) Begin(ctx context.Context, key, fp string) (Outcome, Answer, *Cl
 			return out, a, c
 		}
 	}
-	out, a := s.local.begin(key, fp, c.token)
+	out, a := s.local.begin(c)
 	if out != Started {
 		c = nil
 	}
@@ -223,17 +188,17 @@ func (c *Claim) Finish(ctx context.Context, a Answer) {
 	if c == nil {
 		return
 	}
-	if a.size() > c.s.maxAnswer {
-		c.Release(ctx)
-		return
-	}
+	val := encodeAnswer(c.fp, a)
 	if c.inRedis {
 		// A failure leaves the claim to expire after RunTTL: until then a
 		// retry is told the key is in use, after it the request runs again.
-		c.s.noted(c.s.remote.finish(ctx, c, a, c.s.ttl))
+		stored, err := c.s.remote.finish(ctx, c, val, c.s.ttl)
+		if c.s.remote.Noted(err) && !stored {
+			c.Release(ctx)
+		}
 		return
 	}
-	c.s.local.finish(c.key, c.fp, c.token, a, c.s.ttl)
+	c.s.local.finish(c, val, c.s.ttl)
 }
 
 // Release ends the claim without an answer, so a retry runs the request.
@@ -242,44 +207,24 @@ func (c *Claim) Release(ctx context.Context) {
 		return
 	}
 	if c.inRedis {
-		c.s.noted(c.s.remote.release(ctx, c))
+		c.s.remote.Noted(c.s.remote.release(ctx, c))
 		return
 	}
 	c.s.local.release(c.key, c.token)
 }
 
+// Usage reports what owner's answers take where they are kept now:
+// entries and the bytes counted against its bound.
+func (s *Store) Usage(ctx context.Context, owner string) (entries int, bytes int64, err error) {
+	if s.remote != nil && s.remote.Up() {
+		return s.remote.Usage(ctx, owner)
+	}
+	entries, bytes = s.local.answers.Usage(owner)
+	return entries, bytes, nil
+}
+
 // Shared reports whether the store was given a Redis.
 func (s *Store) Shared() bool { return s.remote != nil }
-
-// useRedis says whether to ask Redis now: while it is up, and while it is
-// down once per ProbeInterval (one caller wins the compare-and-swap).
-func (s *Store) useRedis() bool {
-	if s.remote == nil {
-		return false
-	}
-	if s.up.Load() {
-		return true
-	}
-	now := time.Now().UnixNano()
-	next := s.nextProbe.Load()
-	return now >= next && s.nextProbe.CompareAndSwap(next, now+int64(ProbeInterval))
-}
-
-// noted records whether a Redis call succeeded, logging only the changes,
-// and reports whether it did.
-func (s *Store) noted(err error) bool {
-	if err != nil {
-		s.nextProbe.Store(time.Now().Add(ProbeInterval).UnixNano())
-		if s.up.CompareAndSwap(true, false) {
-			s.log.Warn("Redis unreachable: idempotency keys are per replica until it is back", "err", err)
-		}
-		return false
-	}
-	if s.up.CompareAndSwap(false, true) {
-		s.log.Info("Redis reachable again: idempotency keys are shared")
-	}
-	return true
-}
 
 func newToken() string {
 	var b [16]byte

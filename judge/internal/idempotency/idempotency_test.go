@@ -8,7 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/judgeworks/judge/internal/perkey"
 )
 
 func TestValidKey(t *testing.T) {
@@ -54,33 +55,33 @@ func TestLifecycle(t *testing.T) {
 	s := New(ctx, Settings{})
 	key, fp := StoreKey("1", "k"), Fingerprint("/r", []byte("body"))
 
-	out, _, c := s.Begin(ctx, key, fp)
+	out, _, c := s.Begin(ctx, "1", key, fp)
 	if out != Started || c == nil {
 		t.Fatalf("first Begin: %v", out)
 	}
-	if out, _, c2 := s.Begin(ctx, key, fp); out != InUse || c2 != nil {
+	if out, _, c2 := s.Begin(ctx, "1", key, fp); out != InUse || c2 != nil {
 		t.Errorf("same request while running: %v, want InUse", out)
 	}
-	if out, _, _ := s.Begin(ctx, key, Fingerprint("/r", []byte("other"))); out != Reused {
+	if out, _, _ := s.Begin(ctx, "1", key, Fingerprint("/r", []byte("other"))); out != Reused {
 		t.Errorf("another body while running: %v, want Reused", out)
 	}
-	if out, _, _ := s.Begin(ctx, StoreKey("2", "k"), fp); out != Started {
+	if out, _, _ := s.Begin(ctx, "1", StoreKey("2", "k"), fp); out != Started {
 		t.Errorf("another caller's same key: %v, want Started", out)
 	}
 	c.Finish(ctx, ok)
-	out, a, c3 := s.Begin(ctx, key, fp)
+	out, a, c3 := s.Begin(ctx, "1", key, fp)
 	if out != Replay || c3 != nil || a.Status != 200 || !bytes.Equal(a.Body, ok.Body) || a.ContentType != ok.ContentType {
 		t.Errorf("after Finish: %v %+v, want the stored answer", out, a)
 	}
-	if out, _, _ := s.Begin(ctx, key, Fingerprint("/r", []byte("other"))); out != Reused {
+	if out, _, _ := s.Begin(ctx, "1", key, Fingerprint("/r", []byte("other"))); out != Reused {
 		t.Errorf("another body after Finish: %v, want Reused", out)
 	}
 
 	// A released key runs again.
 	k2 := StoreKey("1", "released")
-	_, _, c = s.Begin(ctx, k2, fp)
+	_, _, c = s.Begin(ctx, "1", k2, fp)
 	c.Release(ctx)
-	if out, _, c := s.Begin(ctx, k2, fp); out != Started || c == nil {
+	if out, _, c := s.Begin(ctx, "1", k2, fp); out != Started || c == nil {
 		t.Errorf("after Release: %v, want Started", out)
 	}
 	// Nil claims are harmless.
@@ -97,7 +98,7 @@ func TestConcurrentBeginsStartOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 32 {
 		wg.Go(func() {
-			out, _, _ := s.Begin(ctx, "k", "fp")
+			out, _, _ := s.Begin(ctx, "1", "k", "fp")
 			mu.Lock()
 			counts[out]++
 			mu.Unlock()
@@ -109,64 +110,58 @@ func TestConcurrentBeginsStartOnce(t *testing.T) {
 	}
 }
 
-func TestMemoryBounds(t *testing.T) {
-	now := time.Unix(1_000_000, 0)
-	m := newMemory(3, 1<<20, func() time.Time { return now })
-	put := func(key string, body []byte, ttl time.Duration) {
-		if out, _ := m.begin(key, "fp", "t"); out != Started {
-			t.Fatalf("begin %s: %v", key, out)
-		}
-		m.finish(key, "fp", "t", Answer{Status: 200, Body: body}, ttl)
+// TestOneKeyCannotEvictAnother: an API key storing more answers than the
+// whole process once kept (10,000) evicts only its own; another key's
+// answer is still replayed, and the flooding key holds at most its bound.
+func TestOneKeyCannotEvictAnother(t *testing.T) {
+	ctx := context.Background()
+	s := New(ctx, Settings{})
+	_, _, c := s.Begin(ctx, "victim", "v", "fp")
+	c.Finish(ctx, ok)
+	for i := range perkey.DefaultTotal.Entries + 1 {
+		_, _, c := s.Begin(ctx, "flood", fmt.Sprint(i), "fp")
+		c.Finish(ctx, ok)
 	}
-	for i := range 5 {
-		put(fmt.Sprint(i), []byte("x"), time.Hour)
+	if out, a, _ := s.Begin(ctx, "victim", "v", "fp"); out != Replay || !bytes.Equal(a.Body, ok.Body) {
+		t.Errorf("another key's answer after a flood: %v, want Replay", out)
 	}
-	if _, n, _ := m.sizes(); n != 3 {
-		t.Fatalf("%d answers kept, want the count bound 3", n)
+	if n, _ := s.local.answers.Usage("flood"); n > perkey.DefaultPerKey.Entries {
+		t.Errorf("the flooding key keeps %d answers, more than its bound of %d", n, perkey.DefaultPerKey.Entries)
 	}
-	// In a fixed order, since each lookup counts as a use: afterwards "3"
-	// is the least recently used and "4" newer.
-	for i, want := range []bool{false, false, true, true, true} {
-		if _, _, found := m.lookup(fmt.Sprint(i), "fp"); found != want {
-			t.Errorf("answer %d kept = %v, want %v (oldest evicted first)", i, found, want)
-		}
+	// Its newest are the ones kept.
+	if out, _, _ := s.Begin(ctx, "flood", fmt.Sprint(perkey.DefaultTotal.Entries), "fp"); out != Replay {
+		t.Errorf("the flooding key's newest answer: %v, want Replay", out)
 	}
-	// A lookup counts as a use: "2" is now newer than "3".
-	m.lookup("2", "fp")
-	put("5", []byte("x"), time.Hour)
-	if _, _, found := m.lookup("3", "fp"); found {
-		t.Error("the least recently used answer survived")
-	}
-	if _, _, found := m.lookup("2", "fp"); !found {
-		t.Error("a recently replayed answer was evicted")
-	}
+}
 
-	// The byte bound.
-	m = newMemory(100, 1000, func() time.Time { return now })
-	for i := range 10 {
-		put(fmt.Sprint(i), bytes.Repeat([]byte("b"), 200), time.Hour)
+// TestRecordsKeepBodiesAsSent: an answer is kept as its bytes, not
+// escaped or base64-encoded, so what is counted is what was sent.
+func TestRecordsKeepBodiesAsSent(t *testing.T) {
+	body := []byte(strings.Repeat("<&>", 1000))
+	v := encodeAnswer("fp", Answer{Model: "m-1", Status: 200, ContentType: "application/json", Body: body})
+	if len(v) > len(body)+100 {
+		t.Errorf("a %d-byte body is kept in %d bytes", len(body), len(v))
 	}
-	if _, n, size := m.sizes(); size > 1000 || n > 1000/264 || n == 0 {
-		t.Errorf("%d answers of %d bytes kept, want at most 1000 bytes", n, size)
+	fp, a, isAnswer, err := decode(v)
+	if err != nil || fp != "fp" || !isAnswer || a.Model != "m-1" || a.Status != 200 || !bytes.Equal(a.Body, body) {
+		t.Errorf("decode: %q %+v %v %v", fp, a, isAnswer, err)
 	}
-
-	// Expiry.
-	put("short", []byte("x"), time.Minute)
-	now = now.Add(time.Minute + time.Second)
-	if _, _, found := m.lookup("short", "fp"); found {
-		t.Error("an expired answer was replayed")
+	if fp, _, isAnswer, err := decode([]byte(encodeClaim("fp", "t"))); err != nil || fp != "fp" || isAnswer {
+		t.Errorf("decode a claim: %q %v %v", fp, isAnswer, err)
 	}
-	if running, _, _ := m.sizes(); running != 0 {
-		t.Errorf("%d claims left running", running)
+	for _, bad := range []string{"", "x{}", "a{}", "c{"} {
+		if _, _, _, err := decode([]byte(bad)); err == nil {
+			t.Errorf("decode(%q) accepted", bad)
+		}
 	}
 }
 
 func TestOversizeAnswerReleasesTheKey(t *testing.T) {
 	ctx := context.Background()
-	s := New(ctx, Settings{MaxBytes: 8 << 10}) // answers up to 1 KiB
-	_, _, c := s.Begin(ctx, "k", "fp")
-	c.Finish(ctx, Answer{Status: 200, Body: bytes.Repeat([]byte("x"), 2<<10)})
-	if out, _, _ := s.Begin(ctx, "k", "fp"); out != Started {
+	s := New(ctx, Settings{PerKey: perkey.Limits{Bytes: 8 << 10}}) // answers up to 2 KiB
+	_, _, c := s.Begin(ctx, "1", "k", "fp")
+	c.Finish(ctx, Answer{Status: 200, Body: bytes.Repeat([]byte("x"), 3<<10)})
+	if out, _, _ := s.Begin(ctx, "1", "k", "fp"); out != Started {
 		t.Errorf("after an answer too large to keep: %v, want Started (the request runs again)", out)
 	}
 }

@@ -64,13 +64,7 @@ var contrasts = func() map[string][]string {
 		{"let", "const"}, {"container", "vm"}, {"ios", "android"}, {"cookie", "token"},
 		{"symmetric", "asymmetric"}, {"debit", "credit"}, {"buy", "sell"},
 	}
-	m := make(map[string][]string, 2*len(pairs))
-	for _, p := range pairs {
-		a, b := fold(p[0]), fold(p[1])
-		m[a] = append(m[a], b)
-		m[b] = append(m[b], a)
-	}
-	return m
+	return words.Opposites(pairs, fold)
 }()
 
 // fold reduces common inflections so that "caching", "cached" and
@@ -115,13 +109,8 @@ func undouble(b string) string {
 // American: "memorise" → "memorize", "behaviour" → "behavior"), or, for a
 // derived word the vectors lack, its base ("atomicity" → "atomic").
 func known(vec *wordvec.Table, w string) (string, bool) {
-	if vec.Has(w) {
-		return w, true
-	}
-	for _, suf := range []string{"s", "es", "ed", "d", "ing"} {
-		if b, ok := strings.CutSuffix(w, suf); ok && len(b) >= 3 && vec.Has(b) {
-			return b, true
-		}
+	if b, ok := vec.Base(w); ok {
+		return b, true
 	}
 	for _, sp := range spellings {
 		if i := strings.LastIndex(w, sp[0]); i > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/words"
 )
 
 // Name is the exact model name of this engine's current method; Alias floats
@@ -44,7 +45,7 @@ func (e Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Resp
 }
 
 func (Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	state := terms(flatten(req.State))
+	state := terms(words.FromJSON(req.State, true))
 	answers := make(map[string]systemone.Answer, len(req.Questions))
 	for name, q := range req.Questions {
 		if err := ctx.Err(); err != nil {
@@ -81,7 +82,7 @@ func answer(state bag, q systemone.Question) (systemone.Answer, error) {
 // negated plus the caller's meaning of false. With no evidence either way
 // the answer is 0.5.
 func noulWeights(state bag, q systemone.Question) []float64 {
-	instr := terms(flatten(q.Instructions))
+	instr := terms(words.FromJSON(q.Instructions, true))
 	yes, no := bag{}, bag{}
 	yes.add(instr)
 	no.add(instr.negate())
@@ -101,7 +102,7 @@ func choiceWeights(state bag, q systemone.Question) []float64 {
 	for i, o := range q.Options {
 		b := terms(o.Name)
 		if o.Described() {
-			b = terms(flatten(o.Description))
+			b = terms(words.FromJSON(o.Description, true))
 		}
 		logits[i] = relevance(state, b, inverseFrequency([]bag{b})) / Temperature
 	}

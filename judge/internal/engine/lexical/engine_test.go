@@ -2,34 +2,10 @@ package lexical
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/judgeworks/judge/internal/engine/enginetest"
 	"testing"
-
-	"github.com/judgeworks/shared/systemone"
 )
-
-func decode(t testing.TB, body string) systemone.Request {
-	t.Helper()
-	req, err := systemone.DecodeRequest([]byte(body))
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	if err := req.Validate(); err != nil {
-		t.Fatalf("validate: %v", err)
-	}
-	return req
-}
-
-func ask(t testing.TB, req systemone.Request) *systemone.Response {
-	t.Helper()
-	resp, err := Engine{}.Ask(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
 
 const ticket = `{"model": "local/lexical-latest",
  "state": "I was charged twice for my subscription and I am furious. Please refund me today!",
@@ -44,8 +20,8 @@ const ticket = `{"model": "local/lexical-latest",
 
 // The engine must read the words: each case's text points one way.
 func TestAnswersFollowTheText(t *testing.T) {
-	req := decode(t, ticket)
-	resp := ask(t, req)
+	req := enginetest.Decode(t, ticket)
+	resp := enginetest.Ask(t, Engine{}, req)
 	if got := resp.Answers["team"].Choice; got != "billing" {
 		t.Errorf("team = %q, want billing (refund, charged)", got)
 	}
@@ -57,47 +33,24 @@ func TestAnswersFollowTheText(t *testing.T) {
 	}
 }
 
-func TestNegation(t *testing.T) {
-	q := `{"type": "noul", "instructions": "Is the request urgent?"}`
-	tests := []struct {
-		state string
-		yes   bool // want noul > 0.5, else < 0.5
-	}{
-		{"This is urgent.", true},
-		{"Urgent: the server is down.", true},
-		{"This is not urgent.", false},
-		{"It isn't urgent at all.", false},
-		{"No urgency here, whenever you have time.", false},
-		{"Never urgent, this one.", false},
-		{"Not a problem for me, but it is urgent.", true}, // "but" ends the negation
-		{"Not now. Urgent!", true},                        // so does a full stop
-	}
-	for _, tt := range tests {
-		state, _ := json.Marshal(tt.state)
-		req := decode(t, fmt.Sprintf(`{"model": "m", "state": %s, "questions": {"q": %s}}`, state, q))
-		p := *ask(t, req).Answers["q"].Noul
-		if tt.yes && p <= 0.5 || !tt.yes && p >= 0.5 {
-			t.Errorf("%q: noul = %.3f, want %s 0.5", tt.state, p, map[bool]string{true: ">", false: "<"}[tt.yes])
-		}
-	}
-}
+func TestNegation(t *testing.T) { enginetest.RunNegationScope(t, Engine{}) }
 
 func TestNegationInChoice(t *testing.T) {
-	req := decode(t, `{"model": "m",
+	req := enginetest.Decode(t, `{"model": "m",
 	  "state": "It is not a billing or payment question; the app crashes with an error.",
 	  "questions": {"team": {"type": "choice", "instructions": "Which team?",
 	    "criteria": {"billing": "billing and payment", "technical": "crashes and errors"}}}}`)
-	if got := ask(t, req).Answers["team"].Choice; got != "technical" {
+	if got := enginetest.Ask(t, Engine{}, req).Answers["team"].Choice; got != "technical" {
 		t.Errorf("team = %q, want technical: billing was negated", got)
 	}
 }
 
 func TestNoEvidenceIsUndecided(t *testing.T) {
-	req := decode(t, `{"model": "m", "state": "The weather is fine.",
+	req := enginetest.Decode(t, `{"model": "m", "state": "The weather is fine.",
 	  "questions": {
 	    "q": {"type": "noul", "instructions": "Is the customer asking for a refund?"},
 	    "c": {"type": "choice", "instructions": "x", "criteria": {"b": "refunds", "a": "crashes"}}}}`)
-	resp := ask(t, req)
+	resp := enginetest.Ask(t, Engine{}, req)
 	if p := *resp.Answers["q"].Noul; p != 0.5 {
 		t.Errorf("noul with no evidence = %v, want 0.5", p)
 	}
@@ -116,54 +69,27 @@ func TestNoulCriteria(t *testing.T) {
 		  "instructions": "Does the customer want to leave?",
 		  "criteria": {"true": "cancel the account, close it, quit", "false": "stay, keep, renew"}}}}`, state)
 	}
-	if p := *ask(t, decode(t, body("Please cancel my account."))).Answers["q"].Noul; p <= 0.5 {
+	if p := *enginetest.Ask(t, Engine{}, enginetest.Decode(t, body("Please cancel my account."))).Answers["q"].Noul; p <= 0.5 {
 		t.Errorf("cancel: noul = %v, want > 0.5", p)
 	}
-	if p := *ask(t, decode(t, body("I will renew and keep my plan."))).Answers["q"].Noul; p >= 0.5 {
+	if p := *enginetest.Ask(t, Engine{}, enginetest.Decode(t, body("I will renew and keep my plan."))).Answers["q"].Noul; p >= 0.5 {
 		t.Errorf("renew: noul = %v, want < 0.5", p)
 	}
 }
 
 func TestStructuredState(t *testing.T) {
-	req := decode(t, `{"model": "m",
+	req := enginetest.Decode(t, `{"model": "m",
 	  "state": {"subject": "Refund", "messages": ["I was charged twice", {"note": "invoice attached"}]},
 	  "questions": {"team": {"type": "choice", "instructions": "Which team?",
 	    "criteria": {"billing": "refunds, invoices, charges", "technical": ["bugs", "crashes"]}}}}`)
-	if got := ask(t, req).Answers["team"].Choice; got != "billing" {
+	if got := enginetest.Ask(t, Engine{}, req).Answers["team"].Choice; got != "billing" {
 		t.Errorf("team = %q, want billing", got)
 	}
 }
 
-// request builds a request with n questions cycling through the three types.
-func request(n int) systemone.Request {
-	req := systemone.Request{
-		Model:     Alias,
-		State:     json.RawMessage(`"I was charged twice for my subscription and I am furious. The app also crashed twice during checkout, which is not acceptable. Please refund me today and tell me whether the login bug is fixed."`),
-		Questions: map[string]systemone.Question{},
-	}
-	for i := range n {
-		var q systemone.Question
-		switch i % 3 {
-		case 0:
-			q = systemone.Question{Type: systemone.TypeNoul, Instructions: json.RawMessage(`"Is the customer asking for a refund?"`)}
-		case 1:
-			q = systemone.Question{Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`), Options: []systemone.Option{
-				{Name: "billing", Description: json.RawMessage(`"Payments, invoices, refunds and charges"`)},
-				{Name: "technical", Description: json.RawMessage(`"Bugs, errors, crashes and login problems"`)},
-				{Name: "sales", Description: json.RawMessage(`"Pricing questions and upgrades"`)},
-			}}
-		case 2:
-			q = systemone.Question{Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry?"`),
-				Levels: systemone.Texts("calm", "mildly annoyed", "annoyed", "angry", "furious")}
-		}
-		req.Questions[fmt.Sprintf("q%d", i)] = q
-	}
-	return req
-}
-
 func BenchmarkAsk(b *testing.B) {
 	for _, n := range []int{1, 10, 100} {
-		req := request(n)
+		req := enginetest.Ticket(Alias, n)
 		b.Run(fmt.Sprintf("questions=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := (Engine{}).Ask(context.Background(), req); err != nil {

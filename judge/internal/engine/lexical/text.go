@@ -1,8 +1,6 @@
 package lexical
 
 import (
-	"bytes"
-	"encoding/json"
 	"sort"
 	"strings"
 
@@ -109,56 +107,4 @@ func (b bag) sortedTerms() []string {
 	}
 	sort.Strings(ts)
 	return ts
-}
-
-// flatten renders a JSON string, object or array as plain text: object keys
-// and values, array items, scalars as written. Invalid JSON is read as text.
-func flatten(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return ""
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return string(raw)
-	}
-	var sb strings.Builder
-	walk(&sb, v)
-	return sb.String()
-}
-
-func walk(sb *strings.Builder, v any) {
-	switch x := v.(type) {
-	case string:
-		sb.WriteString(x)
-		sb.WriteString(".\n")
-	case json.Number:
-		sb.WriteString(x.String())
-		sb.WriteString(".\n")
-	case bool:
-		if x {
-			sb.WriteString("true.\n")
-		} else {
-			sb.WriteString("false.\n")
-		}
-	case []any:
-		for _, item := range x {
-			walk(sb, item)
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			// The key names the field ("complaint", "priority") and
-			// counts as text; the colon keeps its negation from spilling.
-			sb.WriteString(k)
-			sb.WriteString(":\n")
-			walk(sb, x[k])
-		}
-	}
 }

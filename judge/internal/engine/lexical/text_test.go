@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/judgeworks/shared/words"
 )
 
 func TestStem(t *testing.T) {
@@ -52,22 +54,6 @@ func TestTerms(t *testing.T) {
 	}
 }
 
-func TestFlatten(t *testing.T) {
-	tests := []struct{ raw, want string }{
-		{`"plain text"`, "plain text.\n"},
-		{`null`, ""},
-		{``, ""},
-		{`["a", 2, true]`, "a.\n2.\ntrue.\n"},
-		{`{"b": "x", "a": {"c": "y"}}`, "a:\nc:\ny.\nb:\nx.\n"},
-		{`not json`, "not json"},
-	}
-	for _, tt := range tests {
-		if got := flatten(json.RawMessage(tt.raw)); got != tt.want {
-			t.Errorf("flatten(%s) = %q, want %q", tt.raw, got, tt.want)
-		}
-	}
-}
-
 // FuzzTerms feeds arbitrary caller text to the tokenizer: it must not
 // panic, every term must be non-empty and lower-case, and negating twice
 // must give the bag back.
@@ -85,6 +71,6 @@ func FuzzTerms(f *testing.F) {
 		if back := b.negate().negate(); !reflect.DeepEqual(back, b) {
 			t.Fatalf("negating twice changed %v into %v", b, back)
 		}
-		_ = flatten(json.RawMessage(s))
+		_ = words.FromJSON(json.RawMessage(s), true)
 	})
 }

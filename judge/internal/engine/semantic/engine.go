@@ -13,9 +13,12 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -130,6 +133,10 @@ func (e *Engine) severity(ts []term) float64 {
 // for concurrent use.
 type Engine struct {
 	vec *wordvec.Table
+	// cache holds the wordInfo of the words read so far, by the word as
+	// written; cached counts them.
+	cache  sync.Map
+	cached atomic.Int64
 	// axis runs from bad to good, sev from trivial to grave.
 	axis, sev []float32
 }
@@ -172,23 +179,18 @@ func meanDifference(vec *wordvec.Table, pairs [][2]string) ([]float32, error) {
 	return axis, nil
 }
 
-// term is a content word ready to compare: its unit vector (nil when the
-// word has none), its weight, its sign (-1 when negated) and its polarity.
+// term is a content word ready to compare: what the word comes to
+// (wordInfo: its unit vector, nil when the word has none, its lemma,
+// opposites and groups) and how the text uses it: its weight, its sign
+// (-1 when negated) and its polarity.
 type term struct {
-	word   string
-	unit   []float32
+	*wordInfo
 	weight float64
 	sign   float64
 	// polarity is the signed strength of the word's sentiment as used
 	// (negation and intensity applied), 0 for a word that is not
 	// evaluative.
 	polarity float64
-	// lemma is the word's folded form and opps the folded forms of its
-	// opposites (see opposites).
-	lemma string
-	opps  []string
-	// groups are the bits of the related groups the word is in.
-	groups uint64
 }
 
 // opposes reports whether s is one of t's opposites.
@@ -208,35 +210,20 @@ func (e *Engine) terms(text string, drop map[string]bool) []term {
 	toks := tokens(text, drop)
 	out := make([]term, 0, len(toks))
 	for _, tk := range toks {
-		t := term{word: tk.word, sign: 1}
+		w := e.word(tk.word)
+		t := term{wordInfo: w, sign: 1}
 		if tk.negated {
 			t.sign = -1
 		}
-		w, ok := known(e.vec, tk.word)
-		if !exactOnly[w] {
-			t.groups = groupsOf(tk.word)
+		if w.flip {
+			t.sign = -t.sign
 		}
-		if ok && !exactOnly[w] {
-			// A word the related groups know as written ("unusable")
-			// keeps its own sense; only others are read as a negated base.
-			if base, yes := e.prefixedOpposite(w); yes && t.groups == 0 {
-				w = base
-				t.sign = -t.sign
-			}
-			t.word = w
-			t.unit, _ = e.vec.Unit(w)
-			if t.groups == 0 {
-				t.groups = groupsOf(w)
-			}
-		}
-		t.weight = e.vec.Weight(t.word) * tk.intensity
-		t.lemma = lemma(t.word)
-		t.opps = opposites[t.lemma]
-		if p := e.rawPolarity(t.unit); math.Abs(p) >= polarMin {
+		t.weight = w.freqWeight * tk.intensity
+		if p := w.rawPolarity; math.Abs(p) >= polarMin {
 			t.polarity = p * t.sign * tk.intensity
 		}
 		out = append(out, t)
-		if t.sign < 0 && failsWhenNegated[t.lemma] {
+		if t.sign < 0 && w.failsNegated {
 			// "won't load", "doesn't work": something is broken.
 			out = append(out, e.implied("broken", t.weight))
 		}
@@ -244,12 +231,75 @@ func (e *Engine) terms(text string, drop map[string]bool) []term {
 	return out
 }
 
+// wordInfo is what a word as written comes to whatever its context: the
+// word it is read as, and that word's vector, groups, weight by frequency,
+// lemma, opposites and polarity before negation and intensity.
+type wordInfo struct {
+	word string
+	unit []float32
+	// flip is set when the word is read as its negated base ("unhappy").
+	flip   bool
+	groups uint64
+	// lemma is the word's folded form and opps the folded forms of its
+	// opposites (see opposites).
+	lemma        string
+	opps         []string
+	freqWeight   float64
+	rawPolarity  float64
+	failsNegated bool
+}
+
+// maxCachedWords bounds the words whose wordInfo an engine keeps, so
+// texts full of made-up words cannot grow it without end; a word beyond
+// it is worked out on every use.
+const maxCachedWords = 8192
+
+// word is the wordInfo of w, kept once worked out: a text's words are
+// mostly the common ones, and working one out takes a dozen lookups and a
+// vector.
+func (e *Engine) word(w string) *wordInfo {
+	if wi, ok := e.cache.Load(w); ok {
+		return wi.(*wordInfo)
+	}
+	wi := e.readWord(w)
+	if e.cached.Load() < maxCachedWords {
+		if _, loaded := e.cache.LoadOrStore(w, wi); !loaded {
+			e.cached.Add(1)
+		}
+	}
+	return wi
+}
+
+func (e *Engine) readWord(word string) *wordInfo {
+	wi := &wordInfo{word: word}
+	w, ok := e.vec.Base(word)
+	if !exactOnly[w] {
+		wi.groups = groupsOf(word)
+	}
+	if ok && !exactOnly[w] {
+		// A word the related groups know as written ("unusable")
+		// keeps its own sense; only others are read as a negated base.
+		if base, yes := e.prefixedOpposite(w); yes && wi.groups == 0 {
+			w = base
+			wi.flip = true
+		}
+		wi.word = w
+		wi.unit, _ = e.vec.Unit(w)
+		if wi.groups == 0 && w != word {
+			wi.groups = groupsOf(w)
+		}
+	}
+	wi.freqWeight = e.vec.Weight(wi.word)
+	wi.lemma = lemma(wi.word)
+	wi.opps = opposites[wi.lemma]
+	wi.rawPolarity = e.rawPolarity(wi.unit)
+	wi.failsNegated = failsWhenNegated[wi.lemma]
+	return wi
+}
+
 // implied is a term for a word the text means without saying it.
 func (e *Engine) implied(word string, weight float64) term {
-	t := term{word: word, sign: 1, weight: weight, lemma: lemma(word), groups: groupsOf(word)}
-	t.unit, _ = e.vec.Unit(word)
-	t.opps = opposites[t.lemma]
-	return t
+	return term{wordInfo: e.word(word), sign: 1, weight: weight}
 }
 
 // maxStateTerms bounds the work per question: every state term is compared
@@ -269,15 +319,32 @@ func distinct(ts []term) []term {
 		sign     float64
 		polarity float64
 	}
-	at := make(map[key]int, len(ts))
+	// A short text is searched directly; a map pays off on long ones.
+	var at map[key]int
+	if len(ts) > 64 {
+		at = make(map[key]int, len(ts))
+	}
 	out := make([]term, 0, len(ts))
 	for _, t := range ts {
 		k := key{t.word, t.sign, t.polarity}
-		if i, ok := at[k]; ok {
+		i, ok := -1, false
+		if at != nil {
+			i, ok = at[k]
+		} else {
+			for j := range out {
+				if out[j].word == t.word && out[j].sign == t.sign && out[j].polarity == t.polarity {
+					i, ok = j, true
+					break
+				}
+			}
+		}
+		if ok {
 			out[i].weight += t.weight
 			continue
 		}
-		at[k] = len(out)
+		if at != nil {
+			at[k] = len(out)
+		}
 		out = append(out, t)
 	}
 	if len(out) <= maxStateTerms {
@@ -352,7 +419,7 @@ func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Res
 }
 
 func (e *Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	text := flatten(req.State)
+	text := words.FromJSON(req.State, false)
 	st := e.terms(text, nil)
 	if strings.Contains(text, "?") {
 		// The writer asks something: "how do I…?" is a question whatever
@@ -395,7 +462,7 @@ func (e *Engine) answer(state []term, q systemone.Question) (systemone.Answer, e
 // caller's meaning of true; no is the instructions negated plus the
 // caller's meaning of false.
 func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
-	instr := e.terms(flatten(q.Instructions), metaWords)
+	instr := e.terms(words.FromJSON(q.Instructions, false), metaWords)
 	yes := append([]term(nil), instr...)
 	no := make([]term, len(instr))
 	for i, t := range instr {
@@ -421,7 +488,7 @@ func (e *Engine) choiceWeights(state []term, q systemone.Question) []float64 {
 	for i, o := range q.Options {
 		text := o.Name
 		if o.Described() {
-			text = flatten(o.Description)
+			text = words.FromJSON(o.Description, false)
 		}
 		x := relevances(state, [][]term{e.terms(text, nil)}, true)[0]
 		rel[i] = (bestShare*x.best + (1-bestShare)*x.mean) / choiceTemperature
@@ -543,27 +610,24 @@ func (e evidence) mixed() float64 { return (1-stateShare)*e.mean + stateShare*e.
 // questions) asks what the state is about, so a negated word still speaks
 // for a candidate about the same thing, at negatedMention.
 func relevances(state []term, cands [][]term, topical bool) []evidence {
-	df := map[string]float64{}
-	for _, c := range cands {
-		seen := map[string]bool{}
-		for _, t := range c {
-			if !seen[t.word] {
-				seen[t.word] = true
-				df[t.word]++
-			}
-		}
-	}
+	df := docFreq(cands)
 	var stateTotal float64
 	for _, s := range state {
 		stateTotal += s.weight
 	}
 	n := float64(len(cands))
 	out := make([]evidence, len(cands))
+	most := 0
+	for _, c := range cands {
+		most = max(most, len(c))
+	}
+	scratch := make([]float64, 2*most)
 	for i, c := range cands {
 		// aff[j] and deny[j] are the strongest affirmation and denial of
 		// candidate term j by any state word.
-		aff := make([]float64, len(c))
-		deny := make([]float64, len(c))
+		aff, deny := scratch[:len(c)], scratch[most:most+len(c)]
+		clear(aff)
+		clear(deny)
 		var side float64
 		for _, s := range state {
 			var sAff, sDeny float64
@@ -586,7 +650,8 @@ func relevances(state []term, cands [][]term, topical bool) []evidence {
 		var got, total float64
 		best := math.Inf(-1)
 		for j, t := range c {
-			w := t.weight * math.Log(1+(n-df[t.word]+0.5)/(df[t.word]+0.5))
+			d := df(t.word)
+			w := t.weight * math.Log(1+(n-d+0.5)/(d+0.5))
 			total += w
 			got += w * (aff[j] - deny[j])
 			best = math.Max(best, aff[j]-deny[j])
@@ -602,6 +667,45 @@ func relevances(state []term, cands [][]term, topical bool) []evidence {
 		}
 	}
 	return out
+}
+
+// docFreq counts, for a word, the candidates that use it. A few short
+// candidates are searched directly; a map pays off on many.
+func docFreq(cands [][]term) func(word string) float64 {
+	total := 0
+	for _, c := range cands {
+		total += len(c)
+	}
+	if total > 64 {
+		df := map[string]float64{}
+		for _, c := range cands {
+			for j, t := range c {
+				if !uses(c[:j], t.word) {
+					df[t.word]++
+				}
+			}
+		}
+		return func(word string) float64 { return df[word] }
+	}
+	return func(word string) float64 {
+		n := 0.0
+		for _, c := range cands {
+			if uses(c, word) {
+				n++
+			}
+		}
+		return n
+	}
+}
+
+// uses reports whether one of ts is word.
+func uses(ts []term, word string) bool {
+	for _, t := range ts {
+		if t.word == word {
+			return true
+		}
+	}
+	return false
 }
 
 // match is how strongly state word s affirms (> 0) or denies (< 0) the

@@ -22,32 +22,11 @@ var engine = sync.OnceValue(func() *Engine {
 	return e
 })
 
-func decode(t testing.TB, body string) systemone.Request {
-	t.Helper()
-	req, err := systemone.DecodeRequest([]byte(body))
-	if err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	if err := req.Validate(); err != nil {
-		t.Fatalf("validate: %v", err)
-	}
-	return req
-}
-
-func ask(t testing.TB, req systemone.Request) *systemone.Response {
-	t.Helper()
-	resp, err := engine().Ask(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
 // one asks a single question about state.
 func one(t testing.TB, state string, question string) systemone.Answer {
 	t.Helper()
 	st, _ := json.Marshal(state)
-	return ask(t, decode(t, fmt.Sprintf(`{"model": "m", "state": %s, "questions": {"q": %s}}`, st, question))).Answers["q"]
+	return enginetest.Ask(t, engine(), enginetest.Decode(t, fmt.Sprintf(`{"model": "m", "state": %s, "questions": {"q": %s}}`, st, question))).Answers["q"]
 }
 
 const ticket = `{"model": "local/semantic-latest",
@@ -65,7 +44,7 @@ const ticket = `{"model": "local/semantic-latest",
 // The ticket shares no word with "refund", "billing" or "furious": the
 // engine must follow meaning, where the lexical engine sees nothing.
 func TestAnswersFollowMeaning(t *testing.T) {
-	resp := ask(t, decode(t, ticket))
+	resp := enginetest.Ask(t, engine(), enginetest.Decode(t, ticket))
 	if got := resp.Answers["team"].Choice; got != "billing" {
 		t.Errorf("team = %q (%v), want billing", got, resp.Answers["team"].Probabilities)
 	}
@@ -91,26 +70,7 @@ func TestAnswersFollowMeaning(t *testing.T) {
 }
 
 func TestNegation(t *testing.T) {
-	q := `{"type": "noul", "instructions": "Is the request urgent?"}`
-	tests := []struct {
-		state string
-		yes   bool // want noul > 0.5, else < 0.5
-	}{
-		{"This is urgent.", true},
-		{"Urgent: the server is down.", true},
-		{"This is not urgent.", false},
-		{"It isn't urgent at all.", false},
-		{"No urgency here, whenever you have time.", false},
-		{"Never urgent, this one.", false},
-		{"Not a problem for me, but it is urgent.", true}, // "but" ends the negation
-		{"Not now. Urgent!", true},                        // so does a full stop
-	}
-	for _, tt := range tests {
-		p := *one(t, tt.state, q).Noul
-		if tt.yes && p <= 0.5 || !tt.yes && p >= 0.5 {
-			t.Errorf("%q: noul = %.3f, want %s 0.5", tt.state, p, map[bool]string{true: ">", false: "<"}[tt.yes])
-		}
-	}
+	enginetest.RunNegationScope(t, engine())
 	team := `{"type": "choice", "instructions": "Which team?",
 	    "criteria": {"billing": "billing and payment", "technical": "crashes and errors"}}`
 	if a := one(t, "It is not a billing or payment question; the app crashes with an error.", team); a.Choice != "technical" {
@@ -203,12 +163,12 @@ func TestNoEvidence(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
-	want := ask(t, decode(t, ticket))
+	want := enginetest.Ask(t, engine(), enginetest.Decode(t, ticket))
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for range 20 {
-				got, err := engine().Ask(context.Background(), decode(t, ticket))
+				got, err := engine().Ask(context.Background(), enginetest.Decode(t, ticket))
 				if err != nil || !reflect.DeepEqual(got, want) {
 					t.Errorf("concurrent answer differs: %v", err)
 					return
@@ -266,41 +226,13 @@ func FuzzAsk(f *testing.F) {
 	})
 }
 
-// request builds a request with n questions cycling through the three
-// types, the lexical engine's benchmark request.
-func request(n int) systemone.Request {
-	req := systemone.Request{
-		Model:     Alias,
-		State:     json.RawMessage(`"I was charged twice for my subscription and I am furious. The app also crashed twice during checkout, which is not acceptable. Please refund me today and tell me whether the login bug is fixed."`),
-		Questions: map[string]systemone.Question{},
-	}
-	for i := range n {
-		var q systemone.Question
-		switch i % 3 {
-		case 0:
-			q = systemone.Question{Type: systemone.TypeNoul, Instructions: json.RawMessage(`"Is the customer asking for a refund?"`)}
-		case 1:
-			q = systemone.Question{Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`), Options: []systemone.Option{
-				{Name: "billing", Description: json.RawMessage(`"Payments, invoices, refunds and charges"`)},
-				{Name: "technical", Description: json.RawMessage(`"Bugs, errors, crashes and login problems"`)},
-				{Name: "sales", Description: json.RawMessage(`"Pricing questions and upgrades"`)},
-			}}
-		case 2:
-			q = systemone.Question{Type: systemone.TypeScore, Instructions: json.RawMessage(`"How angry?"`),
-				Levels: systemone.Texts("calm", "mildly annoyed", "annoyed", "angry", "furious")}
-		}
-		req.Questions[fmt.Sprintf("q%d", i)] = q
-	}
-	return req
-}
-
 // BenchmarkAsk reports the time per request, and per question both in
 // wall time and in CPU time (docs/semantic.md). Run it with -cpu 1: CPU
 // time then counts the engine's own work and its garbage collection.
 func BenchmarkAsk(b *testing.B) {
 	e := engine()
 	for _, n := range []int{1, 3, 10, 100} {
-		req := request(n)
+		req := enginetest.Ticket(Alias, n)
 		b.Run(fmt.Sprintf("questions=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			cpu := cpuTime()
@@ -362,7 +294,7 @@ func BenchmarkLongState(b *testing.B) {
 		long = append(long, words[i]+" "...)
 	}
 	state, _ := json.Marshal(string(long))
-	req := request(3)
+	req := enginetest.Ticket(Alias, 3)
 	req.State = state
 	e := engine()
 	for b.Loop() {

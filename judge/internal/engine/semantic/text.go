@@ -1,13 +1,9 @@
 package semantic
 
 import (
-	"bytes"
-	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/judgeworks/shared/words"
-	"github.com/judgeworks/shared/wordvec"
 )
 
 // tokenizer follows negation as the lexical engine does, so both read
@@ -78,13 +74,7 @@ var opposites = func() map[string][]string {
 		{"major", "minor"}, {"simple", "complex"}, {"clear", "vague"}, {"specific", "general"},
 		{"concrete", "abstract"}, {"relevant", "irrelevant"}, {"urgent", "trivial"},
 	}
-	m := make(map[string][]string, 2*len(pairs))
-	for _, p := range pairs {
-		a, b := lemma(p[0]), lemma(p[1])
-		m[a] = append(m[a], b)
-		m[b] = append(m[b], a)
-	}
-	return m
+	return words.Opposites(pairs, lemma)
 }()
 
 // lemma folds the common inflections for looking words up in opposites:
@@ -142,6 +132,35 @@ type token struct {
 	intensity float64
 }
 
+// role is what a word does for tokens besides being read: one lookup in
+// roles instead of one per list.
+type role struct {
+	negator, breaker, phraseEnd, stop bool
+	// intensity is the word's factor in intensity, 0 for other words.
+	intensity float64
+}
+
+var roles = func() map[string]role {
+	m := map[string]role{}
+	set := func(ws map[string]bool, f func(*role)) {
+		for w := range ws {
+			r := m[w]
+			f(&r)
+			m[w] = r
+		}
+	}
+	set(tokenizer.Negators, func(r *role) { r.negator = true })
+	set(tokenizer.Breakers, func(r *role) { r.breaker = true })
+	set(phraseEnd, func(r *role) { r.phraseEnd = true })
+	set(tokenizer.Stop, func(r *role) { r.stop = true })
+	for w, f := range intensity {
+		r := m[w]
+		r.intensity = f
+		m[w] = r
+	}
+	return m
+}()
+
 // tokens splits text into content words, marking each as negated when a
 // negator's scope covers it and scaling it by a preceding intensifier.
 // Drop holds further words to leave out.
@@ -153,16 +172,17 @@ func tokens(text string, drop map[string]bool) []token {
 	read := func(w string) {
 		last := prev
 		prev = w
+		r := roles[w]
 		switch {
-		case tokenizer.Negators[w]:
+		case r.negator:
 			neg.Open()
 			boost = 1
 			return
-		case tokenizer.Breakers[w]:
+		case r.breaker:
 			neg.Close()
 			boost = 1
 			return
-		case phraseEnd[w] && len(out) > 0 && out[len(out)-1].word == last:
+		case r.phraseEnd && len(out) > 0 && out[len(out)-1].word == last:
 			// "log in", "send back": the two words say one thing that
 			// neither says alone.
 			if to, ok := phrases[last+" "+w]; ok {
@@ -178,11 +198,11 @@ func tokens(text string, drop map[string]bool) []token {
 			}
 			return
 		}
-		if f, ok := intensity[w]; ok {
-			boost *= f
+		if r.intensity != 0 {
+			boost *= r.intensity
 			return
 		}
-		if tokenizer.Stop[w] || drop[w] {
+		if r.stop || drop[w] {
 			return
 		}
 		out = append(out, token{word: w, negated: neg.Cover(), intensity: boost})
@@ -204,69 +224,4 @@ func tokens(text string, drop map[string]bool) []token {
 		}
 	}
 	return out
-}
-
-// known finds the vocabulary form of w: w itself, or w with a plural or
-// tense ending removed.
-func known(vec *wordvec.Table, w string) (string, bool) {
-	if vec.Has(w) {
-		return w, true
-	}
-	for _, suf := range []string{"s", "es", "ed", "d", "ing"} {
-		if b, ok := strings.CutSuffix(w, suf); ok && len(b) >= 3 && vec.Has(b) {
-			return b, true
-		}
-	}
-	return w, false
-}
-
-// flatten renders a JSON string, object or array as plain text: object keys
-// and values, array items, scalars as written. Invalid JSON is read as text.
-func flatten(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return ""
-	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return string(raw)
-	}
-	var sb strings.Builder
-	walk(&sb, v)
-	return sb.String()
-}
-
-func walk(sb *strings.Builder, v any) {
-	switch x := v.(type) {
-	case string:
-		sb.WriteString(x)
-		sb.WriteString(".\n")
-	case json.Number:
-		sb.WriteString(x.String())
-		sb.WriteString(".\n")
-	case bool:
-		if x {
-			sb.WriteString("true.\n")
-		} else {
-			sb.WriteString("false.\n")
-		}
-	case []any:
-		for _, item := range x {
-			walk(sb, item)
-		}
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		// Keys name fields ("question", "answer", "subject"): they say
-		// how the text is organised, not what it says, and would match
-		// every question that mentions them, so only values are read.
-		for _, k := range keys {
-			walk(sb, x[k])
-		}
-	}
 }

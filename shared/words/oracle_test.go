@@ -1,0 +1,104 @@
+package words
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// plainWords is Words written plainly, one rune at a time into a new
+// string per word: the reference the fast path is held to.
+func (tk *Tokenizer) plainWords(text string) []Word {
+	var out []Word
+	word := make([]rune, 0, 32)
+	part := func() {
+		if len(word) > 0 {
+			out = append(out, Word{Text: string(word)})
+			word = word[:0]
+		}
+	}
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r), tk.Digits && unicode.IsDigit(r), len(word) > 0 && strings.ContainsRune(tk.Joiners, r):
+			word = append(word, unicode.ToLower(r))
+		case len(word) > 0 && (r == '\'' || r == '’'):
+		case unicode.IsSpace(r), unicode.IsDigit(r), r == '-', r == '_', strings.ContainsRune(tk.Spaces, r):
+			part()
+		default:
+			part()
+			if n := len(out); n > 0 {
+				out[n-1].Punct += string(r)
+			}
+		}
+	}
+	part()
+	return out
+}
+
+// readers are the settings of the project's readers (the two offline
+// engines and answer relevance), and none at all.
+var readers = []Tokenizer{
+	{},
+	{Digits: true, Spaces: "'’"},
+	{Spaces: "'’"},
+	{Digits: true, Joiners: "+#", Spaces: "/\"'()"},
+}
+
+var oracleSeeds = []string{
+	"I don't like it!", "not (read/write) c++", "'’‘ -_ 3.5", "ÜBER straße", "It's FINE, really?!",
+	"İstanbul ǅemal ΣΟΦΊΑ", "bad\xffbyte. x\xc3", "tab\tnew\nline\v\f\r", "a\u00a0b\u0085c\u2028d",
+	"c# and C++ , x+ +y", "“quoted” ‘single’", "don''t ’tis", "",
+}
+
+func TestWordsMatchReference(t *testing.T) {
+	for _, tk := range readers {
+		for _, s := range oracleSeeds {
+			if got, want := tk.Words(s), tk.plainWords(s); !reflect.DeepEqual(got, want) {
+				t.Errorf("%+v: Words(%q) = %q, want %q", tk, s, got, want)
+			}
+		}
+	}
+}
+
+// FuzzWordsMatchReference holds the fast Words to plainWords on any text.
+func FuzzWordsMatchReference(f *testing.F) {
+	for _, s := range oracleSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, tk := range readers {
+			if got, want := tk.Words(s), tk.plainWords(s); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%+v: Words(%q) = %q, want %q", tk, s, got, want)
+			}
+		}
+	})
+}
+
+func BenchmarkTokens(b *testing.B) {
+	tk := Tokenizer{Spaces: "'’", Negators: Negators(), Breakers: ClauseBreakers(), Stop: StopWords()}
+	text := "I was charged twice for my subscription this month and I am furious. The app also crashed " +
+		"twice during checkout, which is not acceptable. Please refund the second charge today."
+	b.ReportAllocs()
+	for b.Loop() {
+		tk.Tokens(text)
+	}
+}
+
+func BenchmarkWords(b *testing.B) {
+	tk := Tokenizer{Spaces: "'’"}
+	text := "I was charged twice for my subscription this month and I am furious. The app also crashed " +
+		"twice during checkout, which is not acceptable. Please refund the second charge today."
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			tk.Words(text)
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			tk.plainWords(text)
+		}
+	})
+}
