@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/shared/settings"
@@ -39,19 +38,12 @@ func limitsFromEnv(getenv func(string) string, cfg *config) error {
 	if s := strings.TrimSpace(getenv("JUDGE_REDIS_PREFIX")); s != "" {
 		cfg.RedisPrefix = s
 	}
-	if s := strings.TrimSpace(getenv("JUDGE_CACHE_TTL")); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			return fmt.Errorf("JUDGE_CACHE_TTL %q: want a duration such as 10m (0: the cache is off)", s)
-		}
-		cfg.CacheTTL = d
+	// JUDGE_CACHE_TTL=0: the cache is off.
+	if cfg.CacheTTL, err = settings.Duration(getenv, "JUDGE_CACHE_TTL", cfg.CacheTTL, 0); err != nil {
+		return err
 	}
-	if s := strings.TrimSpace(getenv("JUDGE_CACHE_SHARED")); s != "" {
-		shared, err := strconv.ParseBool(s)
-		if err != nil {
-			return fmt.Errorf("JUDGE_CACHE_SHARED %q: want true or false", s)
-		}
-		cfg.CacheShared = shared
+	if cfg.CacheShared, err = settings.Bool(getenv, "JUDGE_CACHE_SHARED", cfg.CacheShared); err != nil {
+		return err
 	}
 	if cfg.LLM.Configured() || cfg.ModelsFile != "" || strings.EqualFold(strings.TrimSpace(getenv("APP_ENV")), "production") {
 		// Kept for serve, so that commands needing no keys (calibrate,
