@@ -11,7 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/judgeworks/shared/internal/jsonscan"
+	"github.com/judgeworks/shared/jsonscan"
 )
 
 // The chat-completion wire format, only the fields the adapter sends and

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/judgeworks/shared/settings"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
@@ -120,8 +121,7 @@ func (s Settings) Validate() error {
 	if s.BaseURL == "" {
 		return fmt.Errorf("%s is not set (an OpenAI-compatible base URL including /v1)", EnvBaseURL)
 	}
-	u, err := url.Parse(s.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !settings.IsHTTPURL(s.BaseURL) {
 		return fmt.Errorf("%s must be an http(s) URL such as https://host/v1", EnvBaseURL)
 	}
 	if s.Model == "" {

@@ -9,10 +9,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/judgeworks/shared/settings"
 )
 
 // DefaultBaseURL is where a judge listens when run locally.
@@ -104,7 +105,7 @@ func NewClient(opts ...ClientOption) *Client {
 		c.base = DefaultBaseURL
 	}
 	c.base = strings.TrimRight(c.base, "/")
-	if u, err := url.Parse(c.base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !settings.IsHTTPURL(c.base) {
 		c.baseErr = fmt.Errorf("base URL %q is not an absolute http(s) URL", c.base)
 	}
 	return c

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/judgeworks/shared/internal/jsonscan"
+	"github.com/judgeworks/shared/jsonscan"
 )
 
 // The wire form of a Question is {type, instructions, criteria}; criteria
@@ -30,13 +30,13 @@ const DocumentField = "document"
 // by Validate.
 func DecodeRequest(body []byte) (Request, error) {
 	var req Request
-	var v validator
+	var v Problems
 	if err := checkSyntax(body); err != nil {
 		return req, &SyntaxError{Msg: err.Error()}
 	}
 	if kindOf(body) != kindObject {
-		v.addInput("the body must be a JSON object", "dict_type", body, "body")
-		return req, v.err()
+		v.AddInput("the body must be a JSON object", "dict_type", body, "body")
+		return req, v.Err()
 	}
 	top, dups := objectEntries(body)
 	seen := make(map[string]bool, len(top))
@@ -45,39 +45,39 @@ func DecodeRequest(body []byte) (Request, error) {
 	}
 	for _, k := range dups {
 		if k == "model" || k == "state" || k == DocumentField || k == "questions" {
-			v.add("field given more than once", "value_error", "body", k)
+			v.Add("field given more than once", "value_error", "body", k)
 		}
 	}
 	for _, e := range top {
 		switch e.key {
 		case "model":
 			if err := json.Unmarshal(e.val, &req.Model); err != nil || kindOf(e.val) != kindString {
-				v.addInput("model must be a string", "string_type", e.val, "body", "model")
+				v.AddInput("model must be a string", "string_type", e.val, "body", "model")
 			}
 		case "state", DocumentField:
 			if e.key == DocumentField && seen["state"] {
-				v.addInput("document is the older name of state: give one of them, not both", "value_error", e.val, "body", DocumentField)
+				v.AddInput("document is the older name of state: give one of them, not both", "value_error", e.val, "body", DocumentField)
 				continue
 			}
 			if !isContent(e.val) {
-				v.addInput(e.key+" must be a JSON string, object or array", "value_error", e.val, "body", e.key)
+				v.AddInput(e.key+" must be a JSON string, object or array", "value_error", e.val, "body", e.key)
 				continue
 			}
-			req.State = compact(e.val)
+			req.State = jsonscan.Compact(e.val)
 		case "questions":
 			req.Questions, req.Order = decodeQuestions(&v, e.val)
 		}
 	}
 	if !seen["model"] {
-		v.addInput("field required", "missing", body, "body", "model")
+		v.AddInput("field required", "missing", body, "body", "model")
 	}
 	if !seen["state"] && !seen[DocumentField] {
-		v.addInput("field required", "missing", body, "body", "state")
+		v.AddInput("field required", "missing", body, "body", "state")
 	}
 	if !seen["questions"] {
-		v.addInput("field required", "missing", body, "body", "questions")
+		v.AddInput("field required", "missing", body, "body", "questions")
 	}
-	return req, v.err()
+	return req, v.Err()
 }
 
 // UnmarshalJSON decodes strictly, as DecodeRequest does.
@@ -92,14 +92,14 @@ func (r *Request) UnmarshalJSON(b []byte) error {
 
 // decodeQuestions returns the questions by name and their names in the
 // order they were sent.
-func decodeQuestions(v *validator, raw json.RawMessage) (map[string]Question, []string) {
+func decodeQuestions(v *Problems, raw json.RawMessage) (map[string]Question, []string) {
 	if kindOf(raw) != kindObject {
-		v.addInput("questions must be an object of question name to question", "dict_type", raw, "body", "questions")
+		v.AddInput("questions must be an object of question name to question", "dict_type", raw, "body", "questions")
 		return nil, nil
 	}
 	entries, dups := objectEntries(raw)
 	for _, k := range dups {
-		v.add("question name given more than once", "value_error", "body", "questions", k)
+		v.Add("question name given more than once", "value_error", "body", "questions", k)
 	}
 	qs := make(map[string]Question, len(entries))
 	order := make([]string, len(entries))
@@ -112,12 +112,12 @@ func decodeQuestions(v *validator, raw json.RawMessage) (map[string]Question, []
 
 // UnmarshalJSON decodes the wire form {type, instructions, criteria}.
 func (q *Question) UnmarshalJSON(b []byte) error {
-	var v validator
+	var v Problems
 	if err := checkSyntax(b); err != nil {
 		return err
 	}
 	dec := decodeQuestion(&v, b)
-	if err := v.err(); err != nil {
+	if err := v.Err(); err != nil {
 		return err
 	}
 	*q = dec
@@ -128,10 +128,10 @@ func (q *Question) UnmarshalJSON(b []byte) error {
 // document has it, instructions may be absent or null on every type, and
 // once the type is known the path of every later problem names it
 // (body, questions, q, score, criteria), as a tagged union's does.
-func decodeQuestion(v *validator, raw json.RawMessage, loc ...string) Question {
+func decodeQuestion(v *Problems, raw json.RawMessage, loc ...string) Question {
 	var q Question
 	if kindOf(raw) != kindObject {
-		v.addInput("a question must be an object with type, instructions and criteria", "dict_type", raw, loc...)
+		v.AddInput("a question must be an object with type, instructions and criteria", "dict_type", raw, loc...)
 		return q
 	}
 	entries, _ := objectEntries(raw)
@@ -143,7 +143,7 @@ func decodeQuestion(v *validator, raw json.RawMessage, loc ...string) Question {
 			haveType = true
 			var s string
 			if kindOf(e.val) != kindString || json.Unmarshal(e.val, &s) != nil {
-				v.addInput("type must be a string", "string_type", e.val, at(loc, "type")...)
+				v.AddInput("type must be a string", "string_type", e.val, at(loc, "type")...)
 				continue
 			}
 			q.Type, typeOK = QuestionType(s), true
@@ -154,7 +154,7 @@ func decodeQuestion(v *validator, raw json.RawMessage, loc ...string) Question {
 		}
 	}
 	if !haveType {
-		v.addInput("field required", "missing", raw, at(loc, "type")...)
+		v.AddInput("field required", "missing", raw, at(loc, "type")...)
 	}
 	tloc := loc
 	if q.Type.Known() {
@@ -163,9 +163,9 @@ func decodeQuestion(v *validator, raw json.RawMessage, loc ...string) Question {
 	switch kindOf(instructions) {
 	case kindNone, kindNull:
 	case kindString, kindObject, kindArray:
-		q.Instructions = compact(instructions)
+		q.Instructions = jsonscan.Compact(instructions)
 	default:
-		v.addInput("instructions must be a JSON string, object, array or null", "value_error", instructions, at(tloc, "instructions")...)
+		v.AddInput("instructions must be a JSON string, object, array or null", "value_error", instructions, at(tloc, "instructions")...)
 	}
 	cloc := at(tloc, "criteria")
 	switch q.Type {
@@ -177,7 +177,7 @@ func decodeQuestion(v *validator, raw json.RawMessage, loc ...string) Question {
 		q.Levels = decodeLevels(v, criteria, cloc)
 	default:
 		if typeOK {
-			v.addInput(unknownTypeMsg(q.Type), "enum", []byte(strconv.Quote(string(q.Type))), at(loc, "type")...)
+			v.AddInput(unknownTypeMsg(q.Type), "enum", []byte(strconv.Quote(string(q.Type))), at(loc, "type")...)
 		}
 	}
 	return q
@@ -196,18 +196,18 @@ func unknownTypeMsg(t QuestionType) string {
 // null, or an object whose keys true and false are each optional and a
 // string, object, array or null. Other keys are ignored, as the service
 // ignores them.
-func decodeNoulCriteria(v *validator, raw json.RawMessage, loc []string) *NoulCriteria {
+func decodeNoulCriteria(v *Problems, raw json.RawMessage, loc []string) *NoulCriteria {
 	switch kindOf(raw) {
 	case kindNone, kindNull:
 		return nil
 	case kindObject:
 	default:
-		v.addInput(`noul criteria must be an object with the keys "true" and "false", or null`, "dict_type", raw, loc...)
+		v.AddInput(`noul criteria must be an object with the keys "true" and "false", or null`, "dict_type", raw, loc...)
 		return nil
 	}
 	entries, dups := objectEntries(raw)
 	for _, k := range dups {
-		v.add("key given more than once", "value_error", at(loc, k)...)
+		v.Add("key given more than once", "value_error", at(loc, k)...)
 	}
 	var c NoulCriteria
 	for _, e := range entries {
@@ -227,30 +227,30 @@ func decodeNoulCriteria(v *validator, raw json.RawMessage, loc []string) *NoulCr
 
 // decodeEntry reads a value that may be a string, object, array or null
 // (a meaning, a description, a level): compacted, or nil for null.
-func decodeEntry(v *validator, raw json.RawMessage, what string, loc []string) json.RawMessage {
+func decodeEntry(v *Problems, raw json.RawMessage, what string, loc []string) json.RawMessage {
 	switch kindOf(raw) {
 	case kindNull:
 		return nil
 	case kindString, kindObject, kindArray:
-		return compact(raw)
+		return jsonscan.Compact(raw)
 	}
-	v.addInput(what+" must be a JSON string, object, array or null", "value_error", raw, loc...)
+	v.AddInput(what+" must be a JSON string, object, array or null", "value_error", raw, loc...)
 	return nil
 }
 
-func decodeOptions(v *validator, raw json.RawMessage, loc []string) []Option {
+func decodeOptions(v *Problems, raw json.RawMessage, loc []string) []Option {
 	switch kindOf(raw) {
 	case kindNone:
-		v.add("field required", "missing", loc...)
+		v.Add("field required", "missing", loc...)
 		return nil
 	case kindObject:
 	default:
-		v.addInput("choice criteria must be an object of option name to description", "dict_type", raw, loc...)
+		v.AddInput("choice criteria must be an object of option name to description", "dict_type", raw, loc...)
 		return nil
 	}
 	entries, dups := objectEntries(raw)
 	for _, k := range dups {
-		v.add("option name given more than once", "value_error", at(loc, k)...)
+		v.Add("option name given more than once", "value_error", at(loc, k)...)
 	}
 	opts := make([]Option, 0, len(entries))
 	for _, e := range entries {
@@ -259,19 +259,19 @@ func decodeOptions(v *validator, raw json.RawMessage, loc []string) []Option {
 	return opts
 }
 
-func decodeLevels(v *validator, raw json.RawMessage, loc []string) []json.RawMessage {
+func decodeLevels(v *Problems, raw json.RawMessage, loc []string) []json.RawMessage {
 	switch kindOf(raw) {
 	case kindNone:
-		v.add("field required", "missing", loc...)
+		v.Add("field required", "missing", loc...)
 		return nil
 	case kindArray:
 	default:
-		v.addInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
+		v.AddInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
 		return nil
 	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(raw, &elems); err != nil {
-		v.addInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
+		v.AddInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
 		return nil
 	}
 	levels := make([]json.RawMessage, len(elems))
@@ -478,11 +478,9 @@ const (
 )
 
 func kindOf(raw []byte) jsonKind {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 {
+	switch jsonscan.Kind(raw) {
+	case 0:
 		return kindNone
-	}
-	switch raw[0] {
 	case 'n':
 		return kindNull
 	case '"':
@@ -503,15 +501,6 @@ func isContent(raw []byte) bool {
 		return true
 	}
 	return false
-}
-
-func compact(raw []byte) json.RawMessage {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		// Only reached for values that passed a syntax check; keep them as they are.
-		return append(json.RawMessage(nil), raw...)
-	}
-	return b.Bytes()
 }
 
 func checkSyntax(body []byte) error {

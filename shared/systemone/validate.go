@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/judgeworks/shared/jsonscan"
 )
 
 // Bounds of a request (docs/api.md, "Judge: POST /v1/systemone").
@@ -48,7 +50,7 @@ func ShortInput(raw json.RawMessage) json.RawMessage {
 	if kindOf(raw) == kindNone || !json.Valid(raw) {
 		return json.RawMessage("null")
 	}
-	c := compact(raw)
+	c := jsonscan.Compact(raw)
 	if len(c) <= MaxInputBytes {
 		return c
 	}
@@ -72,21 +74,28 @@ func (e *ValidationError) Error() string {
 	return "invalid request: " + strings.Join(parts, "; ")
 }
 
-// validator collects problems; err is nil when there are none.
-type validator struct {
+// Problems collects the problems of a request, each with its field path,
+// so that a decoder reports every problem at once instead of the first;
+// Err is nil when there are none. The zero value is ready to use. Every
+// decoder of the judge's wire formats collects with it (the System One
+// codec, judge/internal/decisions, the token limits).
+type Problems struct {
 	items []ValidationItem
 }
 
-func (v *validator) add(msg, typ string, loc ...string) {
-	v.addInput(msg, typ, nil, loc...)
+// Add adds a problem at loc that quotes no value.
+func (v *Problems) Add(msg, typ string, loc ...string) {
+	v.AddInput(msg, typ, nil, loc...)
 }
 
-// addInput adds a problem with the value it concerns.
-func (v *validator) addInput(msg, typ string, input json.RawMessage, loc ...string) {
-	v.items = append(v.items, ValidationItem{Loc: loc, Msg: msg, Type: typ, Input: ShortInput(input)})
+// AddInput adds a problem at loc with the value it concerns (ShortInput).
+// loc is copied.
+func (v *Problems) AddInput(msg, typ string, input json.RawMessage, loc ...string) {
+	v.items = append(v.items, ValidationItem{Loc: append([]string(nil), loc...), Msg: msg, Type: typ, Input: ShortInput(input)})
 }
 
-func (v *validator) err() error {
+// Err is the problems as a *ValidationError, or nil when there are none.
+func (v *Problems) Err() error {
 	if len(v.items) == 0 {
 		return nil
 	}
@@ -101,45 +110,45 @@ func (v *validator) err() error {
 // server adds its own limits (the judge's token limits,
 // judge/internal/limits).
 func (r Request) Validate() error {
-	var v validator
+	var v Problems
 	if strings.TrimSpace(r.Model) == "" {
-		v.add("model must not be empty", "string_too_short", "body", "model")
+		v.Add("model must not be empty", "string_too_short", "body", "model")
 	}
 	switch {
 	case r.State == nil:
-		v.add("field required", "missing", "body", "state")
+		v.Add("field required", "missing", "body", "state")
 	case !isContent(r.State) || !json.Valid(r.State):
-		v.addInput("state must be a JSON string, object or array", "value_error", r.State, "body", "state")
+		v.AddInput("state must be a JSON string, object or array", "value_error", r.State, "body", "state")
 	}
 	if len(r.Questions) == 0 {
-		v.addInput("at least one question is required", "too_short", json.RawMessage("{}"), "body", "questions")
+		v.AddInput("at least one question is required", "too_short", json.RawMessage("{}"), "body", "questions")
 	}
 	// In the caller's order, so problems are listed as the questions were.
 	names := r.QuestionNames()
 	for _, name := range names {
 		r.Questions[name].validate(&v, name)
 	}
-	return v.err()
+	return v.Err()
 }
 
-func (q Question) validate(v *validator, name string) {
+func (q Question) validate(v *Problems, name string) {
 	loc := []string{"body", "questions", name}
 	if strings.TrimSpace(name) == "" {
-		v.addInput("question name must not be empty", "string_too_short", Text(name), loc...)
+		v.AddInput("question name must not be empty", "string_too_short", Text(name), loc...)
 	}
 	tloc := loc
 	if q.Type.Known() {
 		tloc = at(loc, string(q.Type))
 	}
 	if q.Instructions != nil && (!isContent(q.Instructions) || !json.Valid(q.Instructions)) {
-		v.addInput("instructions must be a JSON string, object, array or null", "value_error", q.Instructions, at(tloc, "instructions")...)
+		v.AddInput("instructions must be a JSON string, object, array or null", "value_error", q.Instructions, at(tloc, "instructions")...)
 	}
 	cloc := at(tloc, "criteria")
 	criteria := func() json.RawMessage { return q.criteriaJSON() }
 	switch q.Type {
 	case TypeNoul:
 		if q.Options != nil || q.Levels != nil {
-			v.addInput(`noul criteria must be an object with the keys "true" and "false", or null`, "dict_type", criteria(), cloc...)
+			v.AddInput(`noul criteria must be an object with the keys "true" and "false", or null`, "dict_type", criteria(), cloc...)
 		}
 		if q.Noul != nil {
 			validEntry(v, q.Noul.True, "the meaning", at(cloc, "true"))
@@ -147,49 +156,49 @@ func (q Question) validate(v *validator, name string) {
 		}
 	case TypeChoice:
 		if q.Noul != nil || q.Levels != nil {
-			v.addInput("choice criteria must be an object of option name to description", "dict_type", criteria(), cloc...)
+			v.AddInput("choice criteria must be an object of option name to description", "dict_type", criteria(), cloc...)
 		}
 		switch n := len(q.Options); {
 		case n < MinOptions:
-			v.addInput(fmt.Sprintf("a choice question needs at least %d options, got %d", MinOptions, n), "too_short", criteria(), cloc...)
+			v.AddInput(fmt.Sprintf("a choice question needs at least %d options, got %d", MinOptions, n), "too_short", criteria(), cloc...)
 		case n > MaxOptions:
-			v.addInput(fmt.Sprintf("a choice question allows at most %d options, got %d", MaxOptions, n), "too_long", criteria(), cloc...)
+			v.AddInput(fmt.Sprintf("a choice question allows at most %d options, got %d", MaxOptions, n), "too_long", criteria(), cloc...)
 		}
 		seen := make(map[string]bool, len(q.Options))
 		for _, o := range q.Options {
 			oloc := at(cloc, o.Name)
 			if strings.TrimSpace(o.Name) == "" {
-				v.addInput("option name must not be empty", "string_too_short", Text(o.Name), oloc...)
+				v.AddInput("option name must not be empty", "string_too_short", Text(o.Name), oloc...)
 			}
 			if seen[o.Name] {
-				v.addInput("option name given more than once", "value_error", Text(o.Name), oloc...)
+				v.AddInput("option name given more than once", "value_error", Text(o.Name), oloc...)
 			}
 			seen[o.Name] = true
 			validEntry(v, o.Description, "an option description", oloc)
 		}
 	case TypeScore:
 		if q.Noul != nil || q.Options != nil {
-			v.addInput("score criteria must be an array of levels, lowest first", "list_type", criteria(), cloc...)
+			v.AddInput("score criteria must be an array of levels, lowest first", "list_type", criteria(), cloc...)
 		}
 		switch n := len(q.Levels); {
 		case n < MinLevels:
-			v.addInput(fmt.Sprintf("a score question needs at least %d levels, got %d", MinLevels, n), "too_short", criteria(), cloc...)
+			v.AddInput(fmt.Sprintf("a score question needs at least %d levels, got %d", MinLevels, n), "too_short", criteria(), cloc...)
 		case n > MaxLevels:
-			v.addInput(fmt.Sprintf("a score question allows at most %d levels, got %d", MaxLevels, n), "too_long", criteria(), cloc...)
+			v.AddInput(fmt.Sprintf("a score question allows at most %d levels, got %d", MaxLevels, n), "too_long", criteria(), cloc...)
 		}
 		for i, l := range q.Levels {
 			validEntry(v, l, "a level", at(cloc, strconv.Itoa(i)))
 		}
 	default:
-		v.addInput(unknownTypeMsg(q.Type), "enum", Text(string(q.Type)), at(loc, "type")...)
+		v.AddInput(unknownTypeMsg(q.Type), "enum", Text(string(q.Type)), at(loc, "type")...)
 	}
 }
 
 // validEntry checks a value that may be a string, object, array or null
 // (nil): one built in Go rather than decoded may hold anything.
-func validEntry(v *validator, raw json.RawMessage, what string, loc []string) {
+func validEntry(v *Problems, raw json.RawMessage, what string, loc []string) {
 	if raw != nil && kindOf(raw) != kindNull && (!isContent(raw) || !json.Valid(raw)) {
-		v.addInput(what+" must be a JSON string, object, array or null", "value_error", raw, loc...)
+		v.AddInput(what+" must be a JSON string, object, array or null", "value_error", raw, loc...)
 	}
 }
 

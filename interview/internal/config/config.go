@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"net/url"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/judgeworks/interview/internal/auth"
@@ -19,6 +17,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/shared/chatmodel"
+	"github.com/judgeworks/shared/settings"
 )
 
 // Config is every setting of the service.
@@ -61,7 +60,8 @@ type Config struct {
 }
 
 // Judge models: the judge serves llm-latest only when it has a language
-// model, and the offline engine always.
+// model, and its offline engines always (local/semantic-latest the
+// default of them).
 const (
 	JudgeModelLLM     = "llm-latest"
 	JudgeModelOffline = "local/semantic-latest"
@@ -108,12 +108,9 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.DatabaseURL == "" {
 		return c, errors.New("DATABASE_URL is required")
 	}
-	if v := getenv("DB_MAX_CONNS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return c, fmt.Errorf("DB_MAX_CONNS must be 1 to 1000, got %q", v)
-		}
-		c.DBMaxConns = int32(n)
+	var err error
+	if c.DBMaxConns, err = settings.Whole(getenv, "DB_MAX_CONNS", c.DBMaxConns, 1, 1000); err != nil {
+		return c, err
 	}
 	secret := getenv("JWT_SECRET")
 	switch {
@@ -144,10 +141,10 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	c.TrustedProxies = proxies
 	c.Limits = interviews.DefaultLimits()
-	if err := wholeNumber(getenv, "INTERVIEW_MAX_IN_PROGRESS", 100, &c.Limits.MaxInProgress); err != nil {
+	if c.Limits.MaxInProgress, err = settings.Whole(getenv, "INTERVIEW_MAX_IN_PROGRESS", c.Limits.MaxInProgress, 1, 100); err != nil {
 		return c, err
 	}
-	if err := wholeNumber(getenv, "INTERVIEW_DAILY_MODEL_CALLS", 1_000_000, &c.Limits.DailyCalls); err != nil {
+	if c.Limits.DailyCalls, err = settings.Whole(getenv, "INTERVIEW_DAILY_MODEL_CALLS", c.Limits.DailyCalls, 1, 1_000_000); err != nil {
 		return c, err
 	}
 	switch v := getenv("MODEL_LIMITS"); v {
@@ -195,28 +192,18 @@ func (c *Config) loadVoice(getenv func(string) string) error {
 	if p, err := exec.LookPath("espeak-ng"); err == nil {
 		v.EspeakPath = p
 	}
-	for _, s := range []struct {
-		key      string
-		min, max int64
-		dst      func(int64)
-	}{
-		{"VOICE_DAILY_SPEECH_CHARS", 0, math.MaxInt64, func(n int64) { v.DailySpeechChars = n }},
-		{"VOICE_DAILY_TRANSCRIBE_BYTES", 0, math.MaxInt64, func(n int64) { v.DailyTranscribeBytes = n }},
-		{"VOICE_MAX_UPLOADS", 1, 10_000, func(n int64) { v.MaxUploads = int(n) }},
-		{"VOICE_MAX_UPLOADS_PER_USER", 1, 10_000, func(n int64) { v.MaxUploadsPerUser = int(n) }},
-	} {
-		val := getenv(s.key)
-		if val == "" {
-			continue
-		}
-		n, err := strconv.ParseInt(val, 10, 64)
-		if err != nil || n < s.min || n > s.max {
-			if s.max == math.MaxInt64 {
-				return fmt.Errorf("%s must be a whole number ≥ %d, got %q", s.key, s.min, val)
-			}
-			return fmt.Errorf("%s must be a whole number from %d to %d, got %q", s.key, s.min, s.max, val)
-		}
-		s.dst(n)
+	var err error
+	if v.DailySpeechChars, err = settings.Whole(getenv, "VOICE_DAILY_SPEECH_CHARS", v.DailySpeechChars, 0, math.MaxInt64); err != nil {
+		return err
+	}
+	if v.DailyTranscribeBytes, err = settings.Whole(getenv, "VOICE_DAILY_TRANSCRIBE_BYTES", v.DailyTranscribeBytes, 0, math.MaxInt64); err != nil {
+		return err
+	}
+	if v.MaxUploads, err = settings.Whole(getenv, "VOICE_MAX_UPLOADS", v.MaxUploads, 1, 10_000); err != nil {
+		return err
+	}
+	if v.MaxUploadsPerUser, err = settings.Whole(getenv, "VOICE_MAX_UPLOADS_PER_USER", v.MaxUploadsPerUser, 1, 10_000); err != nil {
+		return err
 	}
 	c.Voice = v
 	return nil
@@ -231,7 +218,7 @@ func (c *Config) loadJudge(getenv func(string) string) error {
 	if c.JudgeURL == "" {
 		return nil
 	}
-	if u, err := url.Parse(c.JudgeURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !settings.IsHTTPURL(c.JudgeURL) {
 		return fmt.Errorf("JUDGE_URL must be an absolute http(s) URL, got %q", c.JudgeURL)
 	}
 	if c.JudgeAPIKey == "" {
@@ -297,20 +284,6 @@ func ParseProxies(v string) ([]*net.IPNet, error) {
 		}
 	}
 	return out, nil
-}
-
-// wholeNumber sets *dst from the setting name when it is set: 1 to max.
-func wholeNumber(getenv func(string) string, name string, max int, dst *int) error {
-	v := strings.TrimSpace(getenv(name))
-	if v == "" {
-		return nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > max {
-		return fmt.Errorf("%s must be a whole number from 1 to %d, got %q", name, max, v)
-	}
-	*dst = n
-	return nil
 }
 
 func or(v, def string) string {

@@ -2,15 +2,18 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/judgeworks/judge/internal/api"
 	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/engine/chat"
 	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
+	"github.com/judgeworks/shared/settings"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -56,7 +59,7 @@ type config struct {
 	// give. jev-latest, unless named here, is the default model's.
 	Aliases []alias
 	// LLM is the language-model endpoint (LLM_*). Not Configured means the
-	// offline engine only; Configured means valid, or loadConfig fails.
+	// offline engines only; Configured means valid, or loadConfig fails.
 	LLM chatmodel.Settings
 	// LLMAPI is what the LLM_* provider speaks (LLM_API): chat (the
 	// default), systemone (LLM_BASE_URL is the service's base address) or
@@ -106,7 +109,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 		Addr:            strings.TrimSpace(getenv("JUDGE_ADDR")),
 		RateLimitRPM:    1200,
 		RateLimitTPM:    15_000_000,
-		MaxQuestions:    1000,
+		MaxQuestions:    api.DefaultMaxQuestions,
 		RedisPrefix:     "judge:",
 		Prices:          map[string]float64{},
 		LLM:             chatmodel.FromEnv(getenv),
@@ -130,12 +133,8 @@ func loadConfig(getenv func(string) string) (config, error) {
 			return cfg, err
 		}
 	}
-	if s := strings.TrimSpace(getenv("JUDGE_RATE_LIMIT_RPM")); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return cfg, fmt.Errorf("JUDGE_RATE_LIMIT_RPM %q: want a whole number of requests per minute, at least 1", s)
-		}
-		cfg.RateLimitRPM = n
+	if cfg.RateLimitRPM, err = settings.Whole(getenv, "JUDGE_RATE_LIMIT_RPM", cfg.RateLimitRPM, 1, math.MaxInt); err != nil {
+		return cfg, err
 	}
 	if err := limitsFromEnv(getenv, &cfg); err != nil {
 		return cfg, err
@@ -244,44 +243,26 @@ func loadAdapterConfig(getenv func(string) string) (adapterConfig, error) {
 		}
 	}
 	var err error
-	if a.Rotations, err = whole(getenv, "JUDGE_LLM_ROTATIONS", a.Rotations, 1); err != nil {
+	if a.Rotations, err = settings.Whole(getenv, "JUDGE_LLM_ROTATIONS", a.Rotations, 1, math.MaxInt); err != nil {
 		return a, err
 	}
-	if a.Concurrency, err = whole(getenv, "JUDGE_LLM_CONCURRENCY", a.Concurrency, 1); err != nil {
+	if a.Concurrency, err = settings.Whole(getenv, "JUDGE_LLM_CONCURRENCY", a.Concurrency, 1, math.MaxInt); err != nil {
 		return a, err
 	}
-	if a.Queue, err = whole(getenv, "JUDGE_LLM_QUEUE", a.Queue, 0); err != nil {
+	if a.Queue, err = settings.Whole(getenv, "JUDGE_LLM_QUEUE", a.Queue, 0, math.MaxInt); err != nil {
 		return a, err
 	}
-	if v := strings.TrimSpace(getenv("JUDGE_LLM_MAX_WAIT")); v != "" {
-		if a.MaxWait, err = time.ParseDuration(v); err != nil || a.MaxWait < 0 {
-			return a, fmt.Errorf("JUDGE_LLM_MAX_WAIT %q: want a duration such as 2s (0: only what can start at once)", v)
-		}
+	// 0: only what can start at once.
+	if a.MaxWait, err = settings.Duration(getenv, "JUDGE_LLM_MAX_WAIT", a.MaxWait, 0); err != nil {
+		return a, err
 	}
-	if v := strings.TrimSpace(getenv("JUDGE_LLM_TIMEOUT")); v != "" {
-		if a.Timeout, err = time.ParseDuration(v); err != nil || a.Timeout <= 0 {
-			return a, fmt.Errorf("JUDGE_LLM_TIMEOUT %q: want a positive duration such as 20s", v)
-		}
+	if a.Timeout, err = settings.Duration(getenv, "JUDGE_LLM_TIMEOUT", a.Timeout, time.Millisecond); err != nil {
+		return a, err
 	}
-	if v := strings.TrimSpace(getenv("JUDGE_LLM_STRUCTURED_OUTPUTS")); v != "" {
-		if a.Structured, err = strconv.ParseBool(v); err != nil {
-			return a, fmt.Errorf("JUDGE_LLM_STRUCTURED_OUTPUTS %q: want true or false", v)
-		}
+	if a.Structured, err = settings.Bool(getenv, "JUDGE_LLM_STRUCTURED_OUTPUTS", a.Structured); err != nil {
+		return a, err
 	}
 	return a, nil
-}
-
-// whole reads a whole number of at least least, def when unset.
-func whole(getenv func(string) string, name string, def, least int) (int, error) {
-	v := strings.TrimSpace(getenv(name))
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < least {
-		return 0, fmt.Errorf("%s %q: want a whole number, at least %d", name, v, least)
-	}
-	return n, nil
 }
 
 // port is the port of Addr, for the health check.

@@ -14,7 +14,7 @@ import (
 	"github.com/judgeworks/shared/proctest"
 )
 
-// judge eval runs the served offline engine over the held-out split and
+// judge eval runs a served offline engine over the held-out split and
 // prints and writes the report.
 func TestEvalCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report.json")

@@ -4,32 +4,25 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
+	"math"
 	"strings"
-	"time"
 
 	"github.com/judgeworks/judge/internal/ratelimit"
+	"github.com/judgeworks/shared/settings"
 )
 
 // limitsFromEnv reads the work limits, REDIS_URL, the answer cache and the
 // rule on key strength into cfg.
 func limitsFromEnv(getenv func(string) string, cfg *config) error {
-	for _, v := range []struct {
-		name string
-		dst  *int
-		unit string
-	}{
-		{"JUDGE_RATE_LIMIT_TPM", &cfg.RateLimitTPM, "input tokens per minute"},
-		{"JUDGE_RATE_LIMIT_BURST", &cfg.RateLimitBurst, "requests a key may send at once"},
-		{"JUDGE_MAX_QUESTIONS", &cfg.MaxQuestions, "questions per request"},
-	} {
-		if s := strings.TrimSpace(getenv(v.name)); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 {
-				return fmt.Errorf("%s %q: want a whole number of %s, at least 1", v.name, s, v.unit)
-			}
-			*v.dst = n
-		}
+	var err error
+	if cfg.RateLimitTPM, err = settings.Whole(getenv, "JUDGE_RATE_LIMIT_TPM", cfg.RateLimitTPM, 1, math.MaxInt); err != nil {
+		return err
+	}
+	if cfg.RateLimitBurst, err = settings.Whole(getenv, "JUDGE_RATE_LIMIT_BURST", cfg.RateLimitBurst, 1, math.MaxInt); err != nil {
+		return err
+	}
+	if cfg.MaxQuestions, err = settings.Whole(getenv, "JUDGE_MAX_QUESTIONS", cfg.MaxQuestions, 1, math.MaxInt); err != nil {
+		return err
 	}
 	if cfg.RateLimitBurst > cfg.RateLimitRPM {
 		return fmt.Errorf("JUDGE_RATE_LIMIT_BURST %d: at most JUDGE_RATE_LIMIT_RPM (%d); a key never sends more than its minute at once",
@@ -45,19 +38,12 @@ func limitsFromEnv(getenv func(string) string, cfg *config) error {
 	if s := strings.TrimSpace(getenv("JUDGE_REDIS_PREFIX")); s != "" {
 		cfg.RedisPrefix = s
 	}
-	if s := strings.TrimSpace(getenv("JUDGE_CACHE_TTL")); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			return fmt.Errorf("JUDGE_CACHE_TTL %q: want a duration such as 10m (0: the cache is off)", s)
-		}
-		cfg.CacheTTL = d
+	// JUDGE_CACHE_TTL=0: the cache is off.
+	if cfg.CacheTTL, err = settings.Duration(getenv, "JUDGE_CACHE_TTL", cfg.CacheTTL, 0); err != nil {
+		return err
 	}
-	if s := strings.TrimSpace(getenv("JUDGE_CACHE_SHARED")); s != "" {
-		shared, err := strconv.ParseBool(s)
-		if err != nil {
-			return fmt.Errorf("JUDGE_CACHE_SHARED %q: want true or false", s)
-		}
-		cfg.CacheShared = shared
+	if cfg.CacheShared, err = settings.Bool(getenv, "JUDGE_CACHE_SHARED", cfg.CacheShared); err != nil {
+		return err
 	}
 	if cfg.LLM.Configured() || cfg.ModelsFile != "" || strings.EqualFold(strings.TrimSpace(getenv("APP_ENV")), "production") {
 		// Kept for serve, so that commands needing no keys (calibrate,

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"os"
 	"reflect"
 	"regexp"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/judgeworks/shared/settings"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -140,7 +140,7 @@ func loadModels(path string, getenv func(string) string) ([]modelEntry, []alias,
 			if !slices.Contains(apis, p.API) {
 				return nil, nil, fail("%s.api %q: want one of %s", at, p.API, strings.Join(apis, ", "))
 			}
-			if u, err := url.Parse(p.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			if !settings.IsHTTPURL(p.BaseURL) {
 				return nil, nil, fail("%s.base_url %q: want an absolute http(s) URL", at, p.BaseURL)
 			}
 			if strings.TrimSpace(p.Model) == "" {

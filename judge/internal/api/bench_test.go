@@ -23,7 +23,7 @@ import (
 
 // BenchmarkSystemOne measures one request through the whole HTTP layer in
 // process (limits, decode, validate, count tokens, answer, encode) on the
-// offline engine with the real tokenizer, with the limits in process and in
+// lexical engine with the real tokenizer, with the limits in process and in
 // a local Redis (one round trip for the request bucket, one for tokens).
 func BenchmarkSystemOne(b *testing.B) {
 	keys, _ := auth.ParseBearerKeys("k")

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/decisions"
 	"github.com/judgeworks/judge/internal/engine/lexical"
 	"github.com/judgeworks/judge/internal/idempotency"
 	"github.com/judgeworks/judge/internal/metrics"
@@ -386,7 +387,7 @@ func TestDecisionsErrorsAsOpenAIErrors(t *testing.T) {
 	})
 	t.Run("422 more than 400 questions", func(t *testing.T) {
 		p := ticketParams()
-		for len(p.Questions) <= DecisionsMaxQuestions {
+		for len(p.Questions) <= decisions.MaxQuestions {
 			p.Questions = append(p.Questions, p.Questions[1])
 		}
 		wantAPIError(t, err422(ctx, srv.URL, p), http.StatusUnprocessableEntity, "validation_error", "too_long", "questions")
@@ -399,7 +400,7 @@ func TestDecisionsErrorsAsOpenAIErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var body decisionsError
+		var body decisions.ErrorBody
 		raw, _ := io.ReadAll(resp.Body)
 		if resp.StatusCode != http.StatusBadRequest || json.Unmarshal(raw, &body) != nil || body.Error.Type != "invalid_request" || body.Error.Message == "" {
 			t.Errorf("%d %s, want 400 in the OpenAI shape", resp.StatusCode, raw)
@@ -476,7 +477,7 @@ func TestOneStatusTableTwoShapes(t *testing.T) {
 		}
 		raw, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		var d decisionsError
+		var d decisions.ErrorBody
 		if jerr := json.Unmarshal(raw, &d); jerr != nil || resp.StatusCode != one.status || d.Error.Type != one.errorType(t) || d.Error.Code != d.Error.Type {
 			t.Errorf("%v: decisions %d %s, System One %d %s", err, resp.StatusCode, raw, one.status, one.body)
 		}
@@ -516,55 +517,6 @@ func TestDecisionsMaxQuestionsSetting(t *testing.T) {
 	if !strings.Contains(e.Message, "at most 3") {
 		t.Errorf("message %q does not give the bound", e.Message)
 	}
-}
-
-func TestParamOf(t *testing.T) {
-	for loc, want := range map[string]string{
-		"body":                             "",
-		"body.input":                       "input",
-		"body.questions":                   "questions",
-		"body.questions.2.choices.0.value": "questions[2].choices[0].value",
-		"body.input.0.content.1":           "input[0].content[1]",
-	} {
-		if got := paramOf(strings.Split(loc, ".")); got != want {
-			t.Errorf("paramOf(%s) = %q, want %q", loc, got, want)
-		}
-	}
-}
-
-// FuzzDecodeDecision: any body is either translated into a request the
-// engine may be asked or refused with field paths; never a panic, and a
-// translation always has one question per answer slot.
-func FuzzDecodeDecision(f *testing.F) {
-	f.Add([]byte(`{"model": "m", "input": "s", "questions": [{"type": "predicate", "instructions": "i"}]}`))
-	f.Add([]byte(`{"model": "m", "input": [{"role": "user", "content": [{"type": "input_json", "data": {"a": 1}}]}],
-	  "questions": [{"type": "choice", "name": "c", "instructions": [{"type": "input_text", "text": "x"}],
-	                 "choices": [{"value": "a"}, {"value": true, "description": "d"}]},
-	                {"type": "score", "instructions": "s", "levels": [{"label": "lo"}, {"label": "hi"}]}]}`))
-	f.Add([]byte(`{"input": null, "questions": [null, 1, "x", {"type": "choice", "choices": [{"value": 1}]}]}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		d, err := decodeDecision(body, DecisionsMaxQuestions)
-		if err != nil {
-			var ve *systemone.ValidationError
-			if !errors.As(err, &ve) || len(ve.Items) == 0 {
-				t.Fatalf("error %v is not a validation error with items", err)
-			}
-			return
-		}
-		asked := 0
-		for _, q := range d.questions {
-			if q.key != "" {
-				asked++
-				if _, ok := d.req.Questions[q.key]; !ok {
-					t.Fatalf("question %q not in the request", q.key)
-				}
-			}
-		}
-		if asked != len(d.req.Questions) {
-			t.Fatalf("%d questions asked, %d in the request", asked, len(d.req.Questions))
-		}
-		_ = d.answer(&systemone.Response{Answers: map[string]systemone.Answer{}})
-	})
 }
 
 // A JSON key given twice is refused on /v1/decisions as on /v1/systemone

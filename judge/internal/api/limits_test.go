@@ -131,7 +131,7 @@ func TestLimitHeaders(t *testing.T) {
 		if err := json.Unmarshal([]byte(a.body), &resp); err != nil {
 			t.Fatal(err)
 		}
-		// The offline engine is charged the request's own tokens, which its
+		// The lexical engine is charged the request's own tokens, which its
 		// usage reports; the in-process bucket reads exact figures.
 		limit, remaining, reset = limitHeaders(t, a.header, "tokens")
 		if want := 6000 - (i+1)*resp.Usage.InputTokens; limit != 6000 || remaining > want || remaining < want-1 || reset <= 0 {

@@ -3,7 +3,8 @@
 //
 //   - semantic: the default offline engine, reading meaning through word
 //     vectors (local/semantic-1.0).
-//   - lexical: the offline engine that reads shared words (local/lexical-1.0).
+//   - lexical: the other offline engine, reading word overlap with
+//     negation through shared/words (local/lexical-1.0).
 //   - chat: a language model behind an OpenAI-compatible chat API, through
 //     the client-side adapter shared/chatadapter.
 //   - providers: upstream services that answer typed questions themselves
@@ -22,8 +23,11 @@ import (
 	"github.com/judgeworks/shared/systemone"
 )
 
-// Engine answers a request's questions. The judge validates a request
-// before an engine sees it: an engine may rely on the bounds of docs/api.md.
+// Engine answers a request's questions. The judge checks a request once
+// before an engine sees it (judge/internal/limits.Check): an engine may
+// rely on the bounds of docs/api.md, and on each choice's options coming
+// in their canonical order (systemone.CanonicalOptions), the order every
+// engine shows and sums them in; it does not sort them again.
 type Engine interface {
 	// Ask answers every question of req. A failure is a *fault.Error or a
 	// *systemone.ValidationError (a request the engine cannot take

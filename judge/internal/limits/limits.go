@@ -1,11 +1,13 @@
 // Package limits holds the judge's bounds on a request beyond its shape
 // (docs/api.md, "Judge: POST /v1/systemone"): the token limits, counted
 // with the judge's tokenizer. Check validates a request once and returns
-// what later stages need of it, so nothing downstream counts again.
+// what later stages need of it, so nothing downstream validates, counts
+// or orders again.
 package limits
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/judgeworks/shared/systemone"
@@ -26,17 +28,22 @@ type Counter interface {
 }
 
 // Checked is a request that passed Check, with what checking it found:
-// later stages read the count here instead of counting again.
+// later stages (the token charge, the registry, the engines) read it here
+// instead of deriving it again.
 type Checked struct {
+	// Request is the request with each choice's options in their
+	// canonical order (systemone.CanonicalOptions): the order every
+	// engine shows and sums them in, so engines do not sort again.
 	systemone.Request
-	// Tokens is the request's input tokens, counted as Count does.
+	// Tokens is the request's input tokens: the state once plus every
+	// question (name, instructions, criteria, one piece per line).
 	Tokens int
 }
 
 // Check validates req: its shape (systemone.Request.Validate), then the
 // token limits (state plus the longest question at most 32,000 tokens; the
-// whole request at most 64,000). The error is a *systemone.ValidationError
-// listing every problem.
+// whole request at most 64,000), each text tokenised once. The error is a
+// *systemone.ValidationError listing every problem. req is not changed.
 func Check(req systemone.Request, count Counter) (Checked, error) {
 	if err := req.Validate(); err != nil {
 		// Token counts of a malformed request would only add noise.
@@ -49,29 +56,37 @@ func Check(req systemone.Request, count Counter) (Checked, error) {
 		longest = max(longest, n)
 		total += n
 	}
-	var items []systemone.ValidationItem
+	var v systemone.Problems
 	if state+longest > MaxStateAndQuestionTokens {
-		items = append(items, systemone.ValidationItem{Loc: []string{"body", "state"}, Type: "too_long",
-			Msg: fmt.Sprintf("state plus the longest question is %d tokens, more than the limit of %d", state+longest, MaxStateAndQuestionTokens)})
+		v.Add(fmt.Sprintf("state plus the longest question is %d tokens, more than the limit of %d", state+longest, MaxStateAndQuestionTokens),
+			"too_long", "body", "state")
 	}
 	if total > MaxRequestTokens {
-		items = append(items, systemone.ValidationItem{Loc: []string{"body"}, Type: "too_long",
-			Msg: fmt.Sprintf("the request is %d tokens, more than the limit of %d", total, MaxRequestTokens)})
+		v.Add(fmt.Sprintf("the request is %d tokens, more than the limit of %d", total, MaxRequestTokens), "too_long", "body")
 	}
-	if items != nil {
-		return Checked{}, &systemone.ValidationError{Items: items}
+	if err := v.Err(); err != nil {
+		return Checked{}, err
 	}
-	return Checked{Request: req, Tokens: total}, nil
+	return Checked{Request: canonical(req), Tokens: total}, nil
 }
 
-// Count counts the input tokens of req as Check does: the state once plus
-// every question (name, instructions, criteria).
-func Count(req systemone.Request, count Counter) int {
-	n := count.Count(systemone.ContentText(req.State))
+// canonical returns req with each choice's options in canonical order,
+// sharing req's questions when it has no choice.
+func canonical(req systemone.Request) systemone.Request {
+	var qs map[string]systemone.Question
 	for name, q := range req.Questions {
-		n += question(count, name, q)
+		if q.Type != systemone.TypeChoice {
+			continue
+		}
+		if qs == nil {
+			qs = maps.Clone(req.Questions)
+		}
+		qs[name] = q.Canonical()
 	}
-	return n
+	if qs != nil {
+		req.Questions = qs
+	}
+	return req
 }
 
 // question counts what a model sees of one question: its name,

@@ -3,6 +3,8 @@ package limits
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,8 +73,12 @@ func TestCheck(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Check = %v, want nil", err)
 				}
-				if want := Count(r, byteCounter{}); c.Tokens != want {
-					t.Fatalf("Check counted %d tokens, Count %d", c.Tokens, want)
+				want := byteCounter{}.Count(systemone.ContentText(r.State))
+				for name, q := range r.Questions {
+					want += question(byteCounter{}, name, q)
+				}
+				if c.Tokens != want {
+					t.Fatalf("Check counted %d tokens, want the state and every question: %d", c.Tokens, want)
 				}
 				return
 			}
@@ -99,5 +105,37 @@ func TestCheckRealTokenizer(t *testing.T) {
 	}
 	if n := c.Tokens; n < 1000 || n > 1100 {
 		t.Errorf("Check counted %d tokens, want about 1,030", n)
+	}
+}
+
+// TestCheckOrdersOptions: the checked request carries each choice's
+// options in canonical order, whatever order they came in, and the
+// caller's request keeps its own.
+func TestCheckOrdersOptions(t *testing.T) {
+	opts := []systemone.Option{
+		{Name: "billing", Description: json.RawMessage(`"Payments and refunds"`)},
+		{Name: "tech"}, {Name: "sales"}, {Name: "security"}, {Name: "other"},
+	}
+	want := systemone.CanonicalOptions(opts)
+	for _, order := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 1, 3}} {
+		r := validRequest()
+		given := make([]systemone.Option, len(order))
+		for i, j := range order {
+			given[i] = opts[j]
+		}
+		r.Questions["team"] = systemone.Question{Type: systemone.TypeChoice, Instructions: json.RawMessage(`"team?"`), Options: given}
+		c, err := Check(r, byteCounter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Questions["team"].Options; !slices.EqualFunc(got, want, func(a, b systemone.Option) bool { return a.Name == b.Name }) {
+			t.Errorf("order %v: checked options %v, want %v", order, got, want)
+		}
+		if got := r.Questions["team"].Options; got[0].Name != opts[order[0]].Name {
+			t.Errorf("order %v: Check reordered the caller's options", order)
+		}
+		if !reflect.DeepEqual(c.Questions["urgent"], r.Questions["urgent"]) {
+			t.Errorf("a noul question changed: %+v", c.Questions["urgent"])
+		}
 	}
 }

@@ -75,10 +75,7 @@ const exact = 1e-12
 func askQuestions(t *testing.T, b engine.Engine, qs map[string]systemone.Question) map[string]systemone.Answer {
 	t.Helper()
 	req := systemone.Request{Model: "m", State: json.RawMessage(coherenceState), Questions: qs}
-	if err := req.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := b.Ask(context.Background(), req)
+	resp, err := b.Ask(context.Background(), checked(t, req))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -77,12 +78,26 @@ func Request(order []int) systemone.Request {
 	}
 }
 
-func ask(t *testing.T, e engine.Engine, req systemone.Request) *systemone.Response {
+// checked is req as the judge hands it to an engine: through limits.Check,
+// which orders each choice's options canonically.
+func checked(t *testing.T, req systemone.Request) systemone.Request {
 	t.Helper()
-	if err := req.Validate(); err != nil {
+	c, err := limits.Check(req, bytes{})
+	if err != nil {
 		t.Fatalf("the law's own request is invalid: %v", err)
 	}
-	resp, err := e.Ask(context.Background(), req)
+	return c.Request
+}
+
+// bytes counts a byte as a token: the laws' requests are far below the
+// limits, and the count plays no part in an answer.
+type bytes struct{}
+
+func (bytes) Count(s string) int { return len(s) }
+
+func ask(t *testing.T, e engine.Engine, req systemone.Request) *systemone.Response {
+	t.Helper()
+	resp, err := e.Ask(context.Background(), checked(t, req))
 	if err != nil {
 		t.Fatalf("Ask: %v", err)
 	}

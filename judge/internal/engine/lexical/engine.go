@@ -1,10 +1,10 @@
-// Package lexical is the judge's offline engine: it answers System One
-// questions from the words of the text alone, with no network and no model.
-// It exists so the judge can be developed, tested and demonstrated without a
-// language-model key. It is not a language model and does not understand
-// the text; see docs/judge.md for the method and its limits. The judge's
-// other engine, the language model, is shared/chatadapter; judge/cmd/judge
-// (engines.go) registers both in judge/internal/registry.
+// Package lexical is one of the judge's two offline engines (the default
+// is judge/internal/engine/semantic): it answers System One questions from
+// the words of the text alone, with no network and no model, and is the
+// fastest of the engines. It is not a language model and does not
+// understand the text; see docs/judge.md for the method and its limits.
+// judge/cmd/judge (engines.go) registers it beside the others in
+// judge/internal/registry.
 package lexical
 
 import (
@@ -65,11 +65,10 @@ func answer(state bag, q systemone.Question) (systemone.Answer, error) {
 	case systemone.TypeNoul:
 		return systemone.BuildAnswer(q, noulWeights(state, q))
 	case systemone.TypeChoice:
-		// Options are put in their canonical order first (a function of
-		// what they say), so every sum runs in the same order whatever
-		// order the caller listed them in and whatever it named them, and
-		// the answer is identical to the last bit.
-		q = q.Canonical()
+		// The options come in their canonical order (limits.Check puts
+		// them so), so every sum runs in the same order whatever order
+		// the caller listed them in and whatever it named them, and the
+		// answer is identical to the last bit.
 		return systemone.BuildAnswer(q, choiceWeights(state, q))
 	case systemone.TypeScore:
 		return systemone.BuildAnswer(q, scoreWeights(state, q))

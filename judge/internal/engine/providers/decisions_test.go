@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/decisions"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/systemone"
@@ -323,7 +324,7 @@ func TestDecisionsFailures(t *testing.T) {
 func TestDecisionsBatches(t *testing.T) {
 	f := newFakeDecisions(t, nil)
 	qs := map[string]systemone.Question{}
-	for i := range DecisionsMaxQuestions + 1 {
+	for i := range decisions.MaxQuestions + 1 {
 		qs[fmt.Sprintf("q%03d", i)] = systemone.Question{Type: systemone.TypeNoul, Instructions: raw(`"Is it urgent?"`)}
 	}
 	resp, err := newDecisions(t, f.srv.URL, calibrate.File{}).Ask(context.Background(), request(qs))
@@ -331,10 +332,10 @@ func TestDecisionsBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := f.recorded()
-	if len(calls) != 2 || len(calls[0].Questions) != DecisionsMaxQuestions || len(calls[1].Questions) != 1 {
+	if len(calls) != 2 || len(calls[0].Questions) != decisions.MaxQuestions || len(calls[1].Questions) != 1 {
 		t.Fatalf("%d calls", len(calls))
 	}
-	if len(resp.Answers) != DecisionsMaxQuestions+1 || resp.Usage.InputTokens != 240 {
+	if len(resp.Answers) != decisions.MaxQuestions+1 || resp.Usage.InputTokens != 240 {
 		t.Errorf("%d answers, usage %+v", len(resp.Answers), resp.Usage)
 	}
 }

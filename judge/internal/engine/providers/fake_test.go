@@ -3,6 +3,7 @@ package providers
 import (
 	"encoding/json"
 	"github.com/judgeworks/judge/internal/engine/enginetest"
+	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/shared/calibrate"
 	"io"
 	"log/slog"
@@ -134,9 +135,22 @@ func choice(names ...string) systemone.Question {
 	return q
 }
 
+// request is a request of qs as the judge hands it to an engine, through
+// limits.Check (each choice's options in canonical order); one Check
+// refuses is handed on as it is, for the tests of what an upstream does
+// with it.
 func request(qs map[string]systemone.Question) systemone.Request {
-	return systemone.Request{Model: "judge-1.0", State: raw(`"I was charged twice and I am furious."`), Questions: qs}
+	req := systemone.Request{Model: "judge-1.0", State: raw(`"I was charged twice and I am furious."`), Questions: qs}
+	if c, err := limits.Check(req, byteCounter{}); err == nil {
+		return c.Request
+	}
+	return req
 }
+
+// byteCounter counts a byte as a token.
+type byteCounter struct{}
+
+func (byteCounter) Count(s string) int { return len(s) }
 
 // mixed is a request with one question of each type.
 func mixed() systemone.Request {

@@ -8,9 +8,10 @@
 // What the judge adds to an upstream's answers is the same as for the chat
 // adapter: each question passes shared/coherent's structural rules, a
 // choice's options go out in their canonical order
-// (systemone.CanonicalOptions) under neutral ids (upstream.go), the calibration file's temperatures are
-// applied per question type (calibrate.Scale, then systemone.BuildAnswer,
-// as the chat adapter does), the answer names the exact upstream version
+// (systemone.CanonicalOptions) under neutral ids (upstream.go), the
+// calibration file's temperatures are applied per question type
+// (calibrate.Scale, then systemone.BuildAnswer, as the chat adapter does),
+// the answer names the exact upstream version
 // (the registry's NameFromBackend), and a bounded number of calls in
 // flight, beyond which a request is refused at once as overloaded.
 //

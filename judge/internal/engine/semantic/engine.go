@@ -446,11 +446,10 @@ func (e *Engine) answer(state []term, q systemone.Question) (systemone.Answer, e
 	case systemone.TypeNoul:
 		return systemone.BuildAnswer(q, e.noulWeights(state, q))
 	case systemone.TypeChoice:
-		// Options are put in their canonical order first (a function of
-		// what they say), so every sum runs in the same order whatever
-		// order the caller listed them in and whatever it named them, and
-		// the answer is identical to the last bit.
-		q = q.Canonical()
+		// The options come in their canonical order (limits.Check puts
+		// them so), so every sum runs in the same order whatever order
+		// the caller listed them in and whatever it named them, and the
+		// answer is identical to the last bit.
 		return systemone.BuildAnswer(q, e.choiceWeights(state, q))
 	case systemone.TypeScore:
 		return systemone.BuildAnswer(q, e.scoreWeights(state, q))

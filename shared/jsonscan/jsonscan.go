@@ -1,11 +1,13 @@
-// Package jsonscan walks JSON text that has already been checked to be
-// valid, in one pass, without reflection and without copying values it is
-// not asked for. It is the one hand-written JSON reader of the shared
-// module: shared/systemone reads request bodies with it (object members in
+// Package jsonscan is the project's one JSON toolkit beside encoding/json.
+// Its Scanner walks JSON text that has already been checked to be valid, in
+// one pass, without reflection and without copying values it is not asked
+// for: shared/systemone reads request bodies with it (object members in
 // their order, duplicate keys seen), and shared/chatadapter reads the few
 // fields it needs of a chat-completion reply. Both check the bytes first
 // (encoding/json, gjson), so the scanner trusts the structure and only
-// checks the type of each value it reads.
+// checks the type of each value it reads. Kind and Compact are the two
+// questions every hand-written decoder of the judge's wire formats asks of
+// a raw value (shared/systemone, judge/internal/decisions).
 package jsonscan
 
 import (
@@ -283,4 +285,26 @@ func decode(quoted []byte, escaped bool) (string, error) {
 	var out string
 	err := json.Unmarshal(quoted, &out)
 	return out, err
+}
+
+// Kind is the first byte of a JSON value after white space, which names
+// its type: '"', '{', '[', 'n' (null), 't' or 'f' (booleans), or a digit or
+// '-' (numbers); 0 when raw holds no value (an absent member).
+func Kind(raw []byte) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+// Compact returns raw without insignificant white space, in a new slice.
+// Text that is not valid JSON is returned as it is (copied): callers
+// compact values that passed a syntax check.
+func Compact(raw []byte) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return append(json.RawMessage(nil), raw...)
+	}
+	return b.Bytes()
 }
