@@ -50,7 +50,7 @@ type Cmd struct {
 // output, across runs, is kept in memory.
 type Proc struct {
 	Cmd
-	out *buffer
+	out *Buffer
 
 	mu  sync.Mutex
 	cur *run
@@ -65,7 +65,7 @@ type run struct {
 
 // Start starts c.
 func Start(c Cmd) (*Proc, error) {
-	p := &Proc{Cmd: c, out: &buffer{}}
+	p := &Proc{Cmd: c, out: &Buffer{}}
 	return p, p.Restart()
 }
 
@@ -251,19 +251,21 @@ func BaseEnv(home string) []string {
 	}
 }
 
-// buffer is an output buffer safe for concurrent writes and reads.
-type buffer struct {
+// Buffer is an output buffer safe for concurrent writes and reads: a log
+// destination a test can read while the server's goroutines write to it.
+// The zero value is ready to use.
+type Buffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *buffer) Write(p []byte) (int, error) {
+func (s *Buffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *buffer) String() string {
+func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
