@@ -228,6 +228,22 @@ func WaitOK(ctx context.Context, url string, procs ...*Proc) error {
 	}
 }
 
+// WaitFor calls cond until it holds, failing t with what if it still does
+// not after timeout. It polls often at first and backs off to every 100 ms,
+// so a condition that needs a request per call does not flood the server.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	pause := time.Millisecond
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v still waiting for %s", timeout, what)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
+	}
+}
+
 // FreePort returns a loopback port that was free a moment ago.
 func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/judgeworks/shared/proctest"
 )
 
 // clock is a fake time source for a Queue, safe for the queue's
@@ -45,17 +47,6 @@ func acquire(t *testing.T, r *Request) Slot {
 
 // waitFor polls until cond holds; the queue's goroutines get there in
 // microseconds, the bound is for a busy machine.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func TestTenantContext(t *testing.T) {
 	if got := Tenant(context.Background()); got != DefaultTenant {
 		t.Fatalf("no tenant: %q, want %q", got, DefaultTenant)
@@ -90,7 +81,7 @@ func TestRoundRobin(t *testing.T) {
 			granted <- grant{who, s}
 		}()
 		// One at a time, so the order within a tenant is known.
-		waitFor(t, who+" queued", func() bool { return q.Stats().Waiting == before+1 })
+		proctest.WaitFor(t, 20*time.Second, who+" queued", func() bool { return q.Stats().Waiting == before+1 })
 	}
 	a, b := admit(t, q, "a", 3), admit(t, q, "b", 1)
 	for range 3 {
@@ -129,7 +120,7 @@ func TestLimitAdapts(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, "two waiting", func() bool { return q.Stats().Waiting == 2 })
+	proctest.WaitFor(t, 20*time.Second, "two waiting", func() bool { return q.Stats().Waiting == 2 })
 	// A 429 halves the limit: 4 → 2, with 3 still in flight nobody is granted.
 	slots[0].Release(Throttled)
 	if s := q.Stats(); s.Limit != 2 || s.InFlight != 3 || s.Waiting != 2 {
