@@ -20,6 +20,15 @@ type clock struct{ t atomic.Int64 }
 func (c *clock) now() time.Duration      { return time.Duration(c.t.Load()) }
 func (c *clock) advance(d time.Duration) { c.t.Add(int64(d)) }
 
+// wantIdle fails t unless q holds nothing: no call in flight, none
+// pending and no tenant left behind.
+func wantIdle(t *testing.T, q *Queue) {
+	t.Helper()
+	if s := q.Stats(); s.InFlight != 0 || s.Pending != 0 || s.Tenants != 0 {
+		t.Fatalf("after the run: %+v", s)
+	}
+}
+
 func newQueue(cfg Config) (*Queue, *clock) {
 	q := New(cfg)
 	c := &clock{}
@@ -99,9 +108,7 @@ func TestRoundRobin(t *testing.T) {
 	if got := fmt.Sprint(order); got != "[a b a a]" {
 		t.Fatalf("served %s, want [a b a a]", got)
 	}
-	if s := q.Stats(); s.InFlight != 0 || s.Pending != 0 || s.Tenants != 0 {
-		t.Fatalf("after the run: %+v", s)
-	}
+	wantIdle(t, q)
 }
 
 func TestLimitAdapts(t *testing.T) {
@@ -227,9 +234,7 @@ func TestQueueBound(t *testing.T) {
 	if n := done.Load(); n != 5 {
 		t.Fatalf("%d of 5 calls ran", n)
 	}
-	if s := q.Stats(); s.InFlight != 0 || s.Pending != 0 || s.Tenants != 0 {
-		t.Fatalf("after the run: %+v", s)
-	}
+	wantIdle(t, q)
 }
 
 // A call that gives up leaves nothing behind, and Done returns the calls a
