@@ -7,7 +7,6 @@ package main_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/shared/chatmodel/chatmodeltest"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -180,16 +180,7 @@ func newChatUpstream(t *testing.T, delay time.Duration, fail int) *chatUpstream 
 			_, _ = w.Write([]byte(`{"error": {"message": "the service is overloaded", "type": "server_error", "code": null}}`))
 			return
 		}
-		top := []map[string]any{{"token": "yes", "logprob": math.Log(0.8)}, {"token": "no", "logprob": math.Log(0.2)}}
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": time.Now().Unix(), "model": "fake-model-2026-01-01",
-			"choices": []any{map[string]any{
-				"index": 0, "finish_reason": "stop",
-				"message":  map[string]any{"role": "assistant", "content": "yes"},
-				"logprobs": map[string]any{"content": []any{map[string]any{"token": "yes", "logprob": math.Log(0.8), "top_logprobs": top}}},
-			}},
-			"usage": map[string]any{"prompt_tokens": 120, "completion_tokens": 1, "total_tokens": 121},
-		})
+		chatmodeltest.WriteLogprobs(w, "fake-model-2026-01-01", 120, chatmodeltest.Token{Text: "yes", P: 0.8}, chatmodeltest.Token{Text: "no", P: 0.2})
 	}))
 	t.Cleanup(u.srv.Close)
 	return u

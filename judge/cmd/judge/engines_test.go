@@ -21,6 +21,7 @@ import (
 	"github.com/judgeworks/judge/internal/engine/semantic"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/shared/calibrate"
+	"github.com/judgeworks/shared/chatmodel/chatmodeltest"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -30,18 +31,7 @@ func overconfident(t *testing.T) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		lp := func(tok string, p float64) map[string]any {
-			return map[string]any{"token": tok, "logprob": math.Log(p)}
-		}
-		head := lp("A", 0.95)
-		head["top_logprobs"] = []any{lp("A", 0.95), lp("B", 0.05)}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"model": "fake-2025", "created": time.Now().Unix(),
-			"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": "A"},
-				"logprobs": map[string]any{"content": []any{head}}}},
-			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 1},
-		})
+		chatmodeltest.WriteLogprobs(w, "fake-2025", 10, chatmodeltest.Token{Text: "A", P: 0.95}, chatmodeltest.Token{Text: "B", P: 0.05})
 	}))
 	t.Cleanup(srv.Close)
 	return srv

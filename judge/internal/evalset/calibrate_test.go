@@ -3,7 +3,6 @@ package evalset
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,11 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/chatadapter"
 	"github.com/judgeworks/shared/chatmodel"
+	"github.com/judgeworks/shared/chatmodel/chatmodeltest"
 )
 
 // overconfident is an OpenAI-compatible endpoint whose model always puts
@@ -32,19 +31,7 @@ func overconfident(t *testing.T) *httptest.Server {
 		if strings.Contains(string(body), "yes or no") {
 			first, second, pFirst = "yes", "no", 0.9
 		}
-		lp := func(tok string, p float64) map[string]any {
-			return map[string]any{"token": tok, "logprob": math.Log(p), "bytes": []byte(tok)}
-		}
-		head := lp(first, pFirst)
-		head["top_logprobs"] = []any{lp(first, pFirst), lp(second, 1-pFirst)}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": "x", "object": "chat.completion", "created": time.Now().Unix(), "model": "fake-2025",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-				"message":  map[string]any{"role": "assistant", "content": first},
-				"logprobs": map[string]any{"content": []any{head}}}},
-			"usage": map[string]any{"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
-		})
+		chatmodeltest.WriteLogprobs(w, "fake-2025", 10, chatmodeltest.Token{Text: first, P: pFirst}, chatmodeltest.Token{Text: second, P: 1 - pFirst})
 	}))
 	t.Cleanup(srv.Close)
 	return srv
