@@ -402,7 +402,7 @@ var headerTypesafeRequestID = http.CanonicalHeaderKey("x-typesafe-request-id")
 func typesafeRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
-		h[headerTypesafeRequestID] = []string{h.Get(server.HeaderRequestID)}
+		h[headerTypesafeRequestID] = []string{server.RequestID(c)}
 		return next(c)
 	}
 }
