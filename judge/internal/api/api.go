@@ -116,6 +116,9 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	if d.Usage == nil {
 		d.Usage = usage.New(usage.Settings{Logger: logger})
 	}
+	if d.Tokens != nil {
+		d.Tokens = limits.RememberQuestions(d.Tokens)
+	}
 	h := &handler{Deps: d, bodies: map[string]errorBodies{decisionsRoute: decisionsBodies{}}}
 	e := server.New(logger)
 	e.HTTPErrorHandler = h.handleError
