@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -38,11 +37,6 @@ func frontProxy(t *testing.T, caddyURL string) string {
 // deploy/Caddyfile in front of it with caddyEnv added.
 func startInterviewBehindCaddy(t *testing.T, caddyEnv ...string) string {
 	t.Helper()
-	root := repoRoot(t)
-	caddyBin, err := exec.LookPath("caddy")
-	if err != nil {
-		t.Fatal("caddy is not installed: run make deps")
-	}
 	work := t.TempDir()
 	port, err := proctest.FreePort()
 	if err != nil {
@@ -53,16 +47,8 @@ func startInterviewBehindCaddy(t *testing.T, caddyEnv ...string) string {
 		Env: append(proctest.BaseEnv(work),
 			"INTERVIEW_ADDR="+svc, "DATABASE_URL="+pgtest.NewDatabase(t), "DATA_DIR="+filepath.Join(work, ".data"),
 			"TRUSTED_PROXIES=loopback", "AUTH_THROTTLE=on")}, "http://"+svc+"/healthz")
-	caddyPort, err := proctest.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", caddyPort)
-	proctest.Run(t, proctest.Cmd{Name: "caddy", Path: caddyBin, Dir: work,
-		Env: append(append(proctest.BaseEnv(work), fmt.Sprintf("CADDY_ADDR=:%d", caddyPort),
-			"JUDGE_UPSTREAM=127.0.0.1:9", "INTERVIEW_UPSTREAM="+svc), caddyEnv...),
-		Args: []string{"run", "--config", filepath.Join(root, "deploy/Caddyfile"), "--adapter", "caddyfile"}},
-		base+"/healthz")
+	// No judge behind this Caddy: its routes go to a closed port.
+	base, _ := startCaddy(t, "http://"+svc, append([]string{"JUDGE_UPSTREAM=127.0.0.1:9"}, caddyEnv...)...)
 	return base
 }
 

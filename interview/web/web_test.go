@@ -47,19 +47,26 @@ func TestHandler(t *testing.T) {
 			h := newHandler(tt.app)
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
-			if rec.Code != tt.status {
-				t.Fatalf("status = %d, want %d; body %q", rec.Code, tt.status, rec.Body.String())
-			}
-			if ct := rec.Header().Get("Content-Type"); !strings.Contains(ct, tt.contentType) {
-				t.Errorf("Content-Type = %q, want it to contain %q", ct, tt.contentType)
-			}
+			wantResponse(t, rec, tt.status, tt.contentType, tt.bodyHas)
 			if cc := rec.Header().Get("Cache-Control"); !strings.Contains(cc, tt.cache) {
 				t.Errorf("Cache-Control = %q, want it to contain %q", cc, tt.cache)
 			}
-			if !strings.Contains(rec.Body.String(), tt.bodyHas) {
-				t.Errorf("body %q does not contain %q", rec.Body.String(), tt.bodyHas)
-			}
 		})
+	}
+}
+
+// wantResponse checks rec's status (0: any), that its Content-Type
+// contains contentType and its body bodyHas.
+func wantResponse(t *testing.T, rec *httptest.ResponseRecorder, status int, contentType, bodyHas string) {
+	t.Helper()
+	if status != 0 && rec.Code != status {
+		t.Fatalf("status = %d, want %d; body %q", rec.Code, status, rec.Body.String())
+	}
+	if ct := rec.Header().Get("Content-Type"); !strings.Contains(ct, contentType) {
+		t.Errorf("Content-Type = %q, want it to contain %q", ct, contentType)
+	}
+	if !strings.Contains(rec.Body.String(), bodyHas) {
+		t.Errorf("body %q does not contain %q", rec.Body.String(), bodyHas)
 	}
 }
 
@@ -92,15 +99,7 @@ func TestRegister(t *testing.T) {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			rec := httptest.NewRecorder()
 			e.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
-			if tt.status != 0 && rec.Code != tt.status {
-				t.Fatalf("status = %d, want %d", rec.Code, tt.status)
-			}
-			if ct := rec.Header().Get("Content-Type"); !strings.Contains(ct, tt.contentType) {
-				t.Errorf("Content-Type = %q, want %q", ct, tt.contentType)
-			}
-			if !strings.Contains(rec.Body.String(), tt.bodyHas) {
-				t.Errorf("body %q does not contain %q", rec.Body.String(), tt.bodyHas)
-			}
+			wantResponse(t, rec, tt.status, tt.contentType, tt.bodyHas)
 		})
 	}
 }

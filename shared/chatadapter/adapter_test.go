@@ -575,17 +575,6 @@ func TestCallerGivesUp(t *testing.T) {
 	}
 }
 
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func TestStateIsEscapedAndDelimited(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, c chatCall, n int) {
 		writeLogprobs(w, top{"no", 1})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/shared/proctest"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -105,7 +106,7 @@ func TestWaitingCallsHoldNoPrompts(t *testing.T) {
 		}
 		done <- err
 	}()
-	waitUntil(t, "4 calls in flight and the rest waiting", func() bool {
+	proctest.WaitFor(t, 20*time.Second, "4 calls in flight and the rest waiting", func() bool {
 		return len(f.recorded()) == 4 && g.queued() == questions
 	})
 	runtime.GC()

@@ -50,7 +50,7 @@ type Cmd struct {
 // output, across runs, is kept in memory.
 type Proc struct {
 	Cmd
-	out *buffer
+	out *Buffer
 
 	mu  sync.Mutex
 	cur *run
@@ -65,7 +65,7 @@ type run struct {
 
 // Start starts c.
 func Start(c Cmd) (*Proc, error) {
-	p := &Proc{Cmd: c, out: &buffer{}}
+	p := &Proc{Cmd: c, out: &Buffer{}}
 	return p, p.Restart()
 }
 
@@ -228,6 +228,22 @@ func WaitOK(ctx context.Context, url string, procs ...*Proc) error {
 	}
 }
 
+// WaitFor calls cond until it holds, failing t with what if it still does
+// not after timeout. It polls often at first and backs off to every 100 ms,
+// so a condition that needs a request per call does not flood the server.
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	pause := time.Millisecond
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v still waiting for %s", timeout, what)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
+	}
+}
+
 // FreePort returns a loopback port that was free a moment ago.
 func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -251,19 +267,21 @@ func BaseEnv(home string) []string {
 	}
 }
 
-// buffer is an output buffer safe for concurrent writes and reads.
-type buffer struct {
+// Buffer is an output buffer safe for concurrent writes and reads: a log
+// destination a test can read while the server's goroutines write to it.
+// The zero value is ready to use.
+type Buffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *buffer) Write(p []byte) (int, error) {
+func (s *Buffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *buffer) String() string {
+func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()

@@ -102,14 +102,11 @@ func run(users int, duration time.Duration, questions int, conns int32, think ti
 		return err
 	}
 	defer drop(context.Background())
-	pool, err := postgres.Open(ctx, dbURL, conns)
+	pool, err := postgres.OpenMigrated(ctx, dbURL, conns)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := postgres.Migrate(ctx, pool); err != nil {
-		return err
-	}
 	store := postgres.NewStore(pool)
 	tokens, err := auth.NewTokens([]byte("load-test-secret-load-test-secret"), "interview", 0, nil)
 	if err != nil {

@@ -58,14 +58,11 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		return err
 	}
 	defer stopTracing()
-	pool, err := postgres.Open(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
+	pool, err := postgres.OpenMigrated(ctx, cfg.DatabaseURL, cfg.DBMaxConns)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := postgres.Migrate(ctx, pool); err != nil {
-		return err
-	}
 	store := postgres.NewStore(pool)
 
 	tokens, err := auth.NewTokens(cfg.JWTSecret, "interview", auth.DefaultTokenTTL, nil)

@@ -54,6 +54,24 @@ type fakeInterviewer struct {
 	summarized []interviewer.Result
 }
 
+// finishHeld starts finishing interview id with its first summary held
+// open: it returns once that summary is being written; release lets it go
+// on, and done yields the finish's response.
+func (c *client) finishHeld(e *env, id string) (release func(), done <-chan response) {
+	entered, gate := make(chan struct{}), make(chan struct{})
+	e.iv.onSummary = func(n int32) error {
+		if n == 1 {
+			close(entered)
+			<-gate
+		}
+		return nil
+	}
+	out := make(chan response, 1)
+	go func() { out <- c.do("POST", "/api/interview/finish", map[string]string{"sessionId": id}) }()
+	<-entered
+	return func() { close(gate) }, out
+}
+
 func (f *fakeInterviewer) Mode() string { return "fake" }
 
 func (f *fakeInterviewer) Open(ctx context.Context, s interviewer.Setup) (interviewer.Opening, error) {
@@ -175,14 +193,11 @@ func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.
 func newEnvWith(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, judge *scorer.Judge, limits interviews.Limits, opts ...envOption) *env {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := postgres.Open(ctx, pgtest.NewDatabase(t), 40)
+	pool, err := postgres.OpenMigrated(ctx, pgtest.NewDatabase(t), 40)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	if err := postgres.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
 	return serveEnv(t, pool, wrap, judge, limits, opts...)
 }
 

@@ -320,19 +320,9 @@ func TestFinishRacingAnswerRebuildsReport(t *testing.T) {
 
 	// Finish builds from one answer; while its summary is being written a
 	// second answer lands; the stored report must count both.
-	entered, gate := make(chan struct{}), make(chan struct{})
-	e.iv.onSummary = func(n int32) error {
-		if n == 1 {
-			close(entered)
-			<-gate
-		}
-		return nil
-	}
-	done := make(chan response, 1)
-	go func() { done <- c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}) }()
-	<-entered
+	release, done := c.finishHeld(e, s.SessionID)
 	must(t, c.answer(s.SessionID, "q2", strings.Repeat("y", 80)), http.StatusOK)
-	close(gate)
+	release()
 	var rep report.Report
 	must(t, <-done, http.StatusOK).json(t, &rep)
 	if len(rep.QuestionResults) != 2 || score(rep.OverallScore) != 60 || rep.Feedback != "summary of 2 answers" || e.iv.summaries.Load() != 2 {

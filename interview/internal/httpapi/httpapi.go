@@ -250,6 +250,18 @@ func jsonOnly(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// userAndBody returns the signed-in user's id and the request's JSON body,
+// in that order: a caller who is not signed in learns nothing about the body.
+func userAndBody[T any](a *API, c echo.Context) (string, T, error) {
+	var req T
+	uid, err := a.UserID(c)
+	if err != nil {
+		return "", req, err
+	}
+	err = readJSON(c, &req)
+	return uid, req, err
+}
+
 // readJSON decodes the request body into v.
 func readJSON(c echo.Context, v any) error {
 	body, err := io.ReadAll(c.Request().Body)

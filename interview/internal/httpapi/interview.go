@@ -145,12 +145,8 @@ type activeItem struct {
 }
 
 func (a *API) start(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, req, err := userAndBody[startRequest](a, c)
 	if err != nil {
-		return err
-	}
-	var req startRequest
-	if err := readJSON(c, &req); err != nil {
 		return err
 	}
 	setup := interviewer.Setup{
@@ -200,12 +196,8 @@ func questionNumber(answered int, followUp bool) int {
 }
 
 func (a *API) answer(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, req, err := userAndBody[answerRequest](a, c)
 	if err != nil {
-		return err
-	}
-	var req answerRequest
-	if err := readJSON(c, &req); err != nil {
 		return err
 	}
 	res, err := a.d.Interviews.Answer(c.Request().Context(), uid, req.SessionID, req.QuestionID, req.Answer, req.RecordingSeconds)
@@ -217,12 +209,8 @@ func (a *API) answer(c echo.Context) error {
 }
 
 func (a *API) retry(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, req, err := userAndBody[answerRequest](a, c)
 	if err != nil {
-		return err
-	}
-	var req answerRequest
-	if err := readJSON(c, &req); err != nil {
 		return err
 	}
 	res, err := a.d.Interviews.Retry(c.Request().Context(), uid, req.SessionID, req.QuestionID, req.Answer)
@@ -233,12 +221,8 @@ func (a *API) retry(c echo.Context) error {
 }
 
 func (a *API) finish(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, req, err := userAndBody[finishRequest](a, c)
 	if err != nil {
-		return err
-	}
-	var req finishRequest
-	if err := readJSON(c, &req); err != nil {
 		return err
 	}
 	rep, err := a.d.Interviews.Finish(c.Request().Context(), uid, req.SessionID)

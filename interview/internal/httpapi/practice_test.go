@@ -378,19 +378,9 @@ func TestSecondTryDuringFinishRebuildsTheReport(t *testing.T) {
 	c := e.signUp()
 	s := c.start(2)
 	c.mustAnswer(s.SessionID, "q1", strings.Repeat("x", 40))
-	entered, gate := make(chan struct{}), make(chan struct{})
-	e.iv.onSummary = func(n int32) error {
-		if n == 1 {
-			close(entered)
-			<-gate
-		}
-		return nil
-	}
-	done := make(chan response, 1)
-	go func() { done <- c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}) }()
-	<-entered
+	release, done := c.finishHeld(e, s.SessionID)
 	must(t, c.retry(s.SessionID, "q1", strings.Repeat("y", 80)), http.StatusOK)
-	close(gate)
+	release()
 	var rep report.Report
 	must(t, <-done, http.StatusOK).json(t, &rep)
 	if score(rep.OverallScore) != 80 || e.iv.summaries.Load() != 2 {

@@ -1,41 +1,22 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/judgeworks/interview/internal/httpapi"
 	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/shared/proctest"
 )
-
-// logBuffer is a log destination safe for the server's goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // A share link's token is a working link to a report: the access log
 // shows the paths that carry one with the token replaced, found or not.
 func TestShareTokensStayOutOfTheAccessLog(t *testing.T) {
-	logs := &logBuffer{}
+	logs := &proctest.Buffer{}
 	e := newEnv(t, func(d *httpapi.Deps, _ *postgres.Store, _ *pgxpool.Pool) {
 		d.Logger = slog.New(slog.NewJSONHandler(logs, nil))
 	})

@@ -46,6 +46,20 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 	return pool, nil
 }
 
+// OpenMigrated is Open followed by Migrate: the pool the service runs on,
+// its schema up to date. On a failed migration the pool is closed.
+func OpenMigrated(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
+	pool, err := Open(ctx, url, maxConns)
+	if err != nil {
+		return nil, err
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
 // Migrate applies the embedded migrations not yet recorded in
 // schema_migrations, each in its own transaction, in file name order, then
 // stores whole the reports of interviews completed before reports were

@@ -27,14 +27,11 @@ func newDB(t *testing.T) (*pgxpool.Pool, string) {
 
 func openDB(t *testing.T, url string) *pgxpool.Pool {
 	t.Helper()
-	pool, err := postgres.Open(ctx, url, 20)
+	pool, err := postgres.OpenMigrated(ctx, url, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	if err := postgres.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
 	return pool
 }
 

@@ -74,6 +74,25 @@ var DefaultRules = Rules{
 // addresses, per process.
 const pruneEvery = 10 * time.Minute
 
+// pruneSchedule says when a prune is due: at most once per pruneEvery in
+// this process. The zero value is due at once. Safe for concurrent use.
+type pruneSchedule struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+// due reports whether a prune is due now and, if so, counts it as done.
+func (p *pruneSchedule) due() bool {
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now.Sub(p.last) < pruneEvery {
+		return false
+	}
+	p.last = now
+	return true
+}
+
 // Auth throttles sign-in and registration. Safe for concurrent use, and
 // any number of Auths on one database share their state.
 type Auth struct {
@@ -82,8 +101,7 @@ type Auth struct {
 	register, registerGlobal             *limiter
 	known                                *Seen
 
-	mu        sync.Mutex
-	lastPrune time.Time
+	pruned pruneSchedule
 }
 
 // NewAuth returns the throttle keeping its state in db.
@@ -224,14 +242,7 @@ func (a *Auth) refund(ctx context.Context, spent []taken) {
 // maybePrune deletes refilled buckets and expired known devices, at most
 // once per pruneEvery in this process.
 func (a *Auth) maybePrune(ctx context.Context) {
-	now := time.Now()
-	a.mu.Lock()
-	due := now.Sub(a.lastPrune) >= pruneEvery
-	if due {
-		a.lastPrune = now
-	}
-	a.mu.Unlock()
-	if due {
+	if a.pruned.due() {
 		a.prune(ctx)
 	}
 }

@@ -2,7 +2,6 @@ package throttle
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/judgeworks/interview/internal/quota"
@@ -22,9 +21,7 @@ var DefaultLookupRule = Rule{Burst: 30, Every: 2 * time.Second}
 // database share the buckets.
 type Lookups struct {
 	misses *limiter
-
-	mu        sync.Mutex
-	lastPrune time.Time
+	pruned pruneSchedule
 }
 
 // NewLookups returns the limiter keeping its state in db.
@@ -60,14 +57,7 @@ func (l *Lookups) Begin(ctx context.Context, addr string) (found func(bool), err
 // maybePrune deletes refilled buckets, at most once per pruneEvery in this
 // process.
 func (l *Lookups) maybePrune(ctx context.Context) {
-	now := time.Now()
-	l.mu.Lock()
-	due := now.Sub(l.lastPrune) >= pruneEvery
-	if due {
-		l.lastPrune = now
-	}
-	l.mu.Unlock()
-	if !due {
+	if !l.pruned.due() {
 		return
 	}
 	ctx, cancel := detached(ctx)

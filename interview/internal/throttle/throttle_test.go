@@ -30,14 +30,11 @@ func newDB(t *testing.T) (*pgxpool.Pool, string) {
 func openDB(t *testing.T, url string) *pgxpool.Pool {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := postgres.Open(ctx, url, 20)
+	pool, err := postgres.OpenMigrated(ctx, url, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	if err := postgres.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
 	return pool
 }
 
@@ -73,21 +70,20 @@ func browser(addr string) string { return "browser at " + addr }
 
 // fail runs one failed sign-in from the browser at addr and reports the
 // throttle's error.
-func fail(a *Auth, email, addr string) error {
-	done, err := a.Login(ctx, email, addr, browser(addr))
-	if err != nil {
-		return err
-	}
-	done(wrongPassword)
-	return nil
-}
+func fail(a *Auth, email, addr string) error { return signIn(a, email, addr, wrongPassword) }
 
-func succeed(a *Auth, email, addr string) error {
+// succeed runs one sign-in with the right password.
+func succeed(a *Auth, email, addr string) error { return signIn(a, email, addr, nil) }
+
+// signIn runs one sign-in from the browser at addr whose password check
+// ends in outcome (nil: the right password) and reports the throttle's
+// error.
+func signIn(a *Auth, email, addr string, outcome error) error {
 	done, err := a.Login(ctx, email, addr, browser(addr))
 	if err != nil {
 		return err
 	}
-	done(nil)
+	done(outcome)
 	return nil
 }
 

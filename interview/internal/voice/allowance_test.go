@@ -21,14 +21,11 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 func migratedDB(t *testing.T) (*pgxpool.Pool, string, string) {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := postgres.Open(ctx, pgtest.NewDatabase(t), 20)
+	pool, err := postgres.OpenMigrated(ctx, pgtest.NewDatabase(t), 20)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	if err := postgres.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
 	var ids [2]string
 	for i := range ids {
 		err := pool.QueryRow(ctx, `INSERT INTO users (full_name, email, password_hash) VALUES ($1, $2, 'x') RETURNING id::text`,

@@ -24,6 +24,7 @@ import (
 	"github.com/judgeworks/interview/internal/httpapi"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/wav"
+	"github.com/judgeworks/shared/proctest"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -138,25 +139,7 @@ type testEnv struct {
 	e         *echo.Echo
 	svc       *Service
 	allowance *memAllowance
-	logs      *syncBuffer
-}
-
-// syncBuffer collects the service's log lines from concurrent requests.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	logs      *proctest.Buffer
 }
 
 func newEnv(t *testing.T, cfg Config) *testEnv {
@@ -175,7 +158,7 @@ func newEnvWith(t *testing.T, cfg Config, allowance Allowance, user string) *tes
 	if cfg.DailyTranscribeBytes == 0 {
 		cfg.DailyTranscribeBytes = 100 << 20
 	}
-	env := &testEnv{svc: New(cfg, allowance, nil), logs: &syncBuffer{}}
+	env := &testEnv{svc: New(cfg, allowance, nil), logs: &proctest.Buffer{}}
 	h := NewHandler(env.svc, func(c echo.Context) (string, error) {
 		// Tests of per-user limits name the user in a header.
 		if u := c.Request().Header.Get("X-Test-User"); u != "" {

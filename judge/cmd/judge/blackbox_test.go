@@ -103,6 +103,16 @@ func wantError(t *testing.T, r result, status int, errorType string) {
 	}
 }
 
+// validationBody is the body of a 422: one item per problem, each with
+// its field path.
+type validationBody struct {
+	Detail []struct {
+		Loc  []string `json:"loc"`
+		Msg  string   `json:"msg"`
+		Type string   `json:"type"`
+	} `json:"detail"`
+}
+
 const good = `{"model": "local/lexical-latest",
  "state": "I was charged twice for my subscription and I am furious. Please refund me!",
  "questions": {
@@ -251,12 +261,7 @@ func TestErrors(t *testing.T) {
 		if r.status != http.StatusUnprocessableEntity {
 			t.Fatalf("status %d: %s", r.status, r.body)
 		}
-		var v struct {
-			Detail []struct {
-				Loc []string `json:"loc"`
-				Msg string   `json:"msg"`
-			} `json:"detail"`
-		}
+		var v validationBody
 		if err := json.Unmarshal(r.body, &v); err != nil || len(v.Detail) == 0 {
 			t.Fatalf("body %s: %v", r.body, err)
 		}

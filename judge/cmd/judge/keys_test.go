@@ -68,19 +68,6 @@ func with(line string, fields ...string) string {
 	return strings.TrimSuffix(line, "}") + ", " + strings.Join(fields, ", ") + "}"
 }
 
-// eventually retries f until it holds, for at most 15 s (the judge reads
-// its keys file every second).
-func eventually(t *testing.T, what string, f func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !f() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 15 s: %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
 type usageBody struct {
 	Key   string      `json:"key"`
 	Today usagePeriod `json:"today"`
@@ -277,9 +264,9 @@ func TestReloadKeysFile(t *testing.T) {
 		defer wg.Done()
 		inFlight = j.ask(t, old, paidAsk)
 	}()
-	eventually(t, "the slow request reaches the upstream", func() bool { return u.calls.Load() > 0 })
+	proctest.WaitFor(t, 15*time.Second, "the slow request reaches the upstream", func() bool { return u.calls.Load() > 0 })
 	keys.write(t, with(freshLine, "rpm: 1"))
-	eventually(t, "the new key is accepted", func() bool { return j.ask(t, fresh, good).status == http.StatusOK })
+	proctest.WaitFor(t, 15*time.Second, "the new key is accepted", func() bool { return j.ask(t, fresh, good).status == http.StatusOK })
 	wantError(t, j.ask(t, old, good), http.StatusUnauthorized, "authentication_error")
 	wg.Wait()
 	if inFlight.status != http.StatusOK {
@@ -291,7 +278,7 @@ func TestReloadKeysFile(t *testing.T) {
 	// A bad file is refused; the keys in use stay, and the log says why
 	// without quoting a digest.
 	keys.write(t, with(freshLine, "rpm: 1", "budget_usd_per_dya: 3"))
-	eventually(t, "the bad file is refused in the log", func() bool {
+	proctest.WaitFor(t, 15*time.Second, "the bad file is refused in the log", func() bool {
 		return strings.Contains(j.proc.Output(), "keys file refused")
 	})
 	digest := regexp.MustCompile(`[0-9a-f]{64}`).FindString(freshLine)
@@ -311,7 +298,7 @@ func TestReloadKeysFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r result
-	eventually(t, "the raised rate lets a request through", func() bool { r = j.ask(t, fresh, good); return r.status == http.StatusOK })
+	proctest.WaitFor(t, 15*time.Second, "the raised rate lets a request through", func() bool { r = j.ask(t, fresh, good); return r.status == http.StatusOK })
 	if r.header.Get("x-ratelimit-limit-requests") != "600" {
 		t.Errorf("x-ratelimit-limit-requests %q after raising rpm to 600", r.header.Get("x-ratelimit-limit-requests"))
 	}
@@ -364,7 +351,7 @@ func TestRevokedKeysLeaveNothingBehind(t *testing.T) {
 
 	// Revoke first; its id goes to a new secret.
 	keys.write(t, otherLine, with(rotatedLine, "rpm: 600"))
-	eventually(t, "the rotated key is accepted", func() bool {
+	proctest.WaitFor(t, 15*time.Second, "the rotated key is accepted", func() bool {
 		return j.do(t, http.MethodGet, "/v1/models", rotated, nil).status == http.StatusOK
 	})
 	wantError(t, j.ask(t, first, good), http.StatusUnauthorized, "authentication_error")
@@ -373,7 +360,7 @@ func TestRevokedKeysLeaveNothingBehind(t *testing.T) {
 	}
 	// The id's bucket, spent, refills at the new rate.
 	var r result
-	eventually(t, "the rotated key's bucket refills", func() bool { r = idem(rotated); return r.status == http.StatusOK })
+	proctest.WaitFor(t, 15*time.Second, "the rotated key's bucket refills", func() bool { r = idem(rotated); return r.status == http.StatusOK })
 	if r.header.Get("Idempotent-Replayed") != "" {
 		t.Error("a new secret under the revoked key's id got its stored answer")
 	}
@@ -386,7 +373,7 @@ func TestRevokedKeysLeaveNothingBehind(t *testing.T) {
 		t.Error("the id first, still configured, lost its metrics")
 	}
 	keys.write(t, otherLine)
-	eventually(t, "a removed id's metrics are dropped", func() bool {
+	proctest.WaitFor(t, 15*time.Second, "a removed id's metrics are dropped", func() bool {
 		return !strings.Contains(string(j.do(t, http.MethodGet, "/metrics", "", nil).body), `key="first"`)
 	})
 }

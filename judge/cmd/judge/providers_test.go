@@ -199,12 +199,7 @@ func TestFrontJudgeFallsBack(t *testing.T) {
 	if r.status != http.StatusUnprocessableEntity {
 		t.Fatalf("status %d: %s", r.status, r.body)
 	}
-	var body struct {
-		Detail []struct {
-			Loc []string `json:"loc"`
-			Msg string   `json:"msg"`
-		} `json:"detail"`
-	}
+	var body validationBody
 	if err := json.Unmarshal(r.body, &body); err != nil || len(body.Detail) == 0 || strings.Join(body.Detail[0].Loc, ".") != "body.questions" {
 		t.Errorf("body %s, want the peer's validation list on body.questions", r.body)
 	}
@@ -399,13 +394,7 @@ func TestDocumentAlias(t *testing.T) {
 	if r.status != http.StatusUnprocessableEntity {
 		t.Fatalf("both: status %d: %s", r.status, r.body)
 	}
-	var body struct {
-		Detail []struct {
-			Loc  []string `json:"loc"`
-			Msg  string   `json:"msg"`
-			Type string   `json:"type"`
-		} `json:"detail"`
-	}
+	var body validationBody
 	if err := json.Unmarshal(r.body, &body); err != nil || len(body.Detail) != 1 ||
 		strings.Join(body.Detail[0].Loc, ".") != "body.document" || !strings.Contains(body.Detail[0].Msg, "state") {
 		t.Errorf("both: body %s, want one item on body.document", r.body)

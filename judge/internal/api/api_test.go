@@ -84,28 +84,22 @@ func TestBackendErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := serve(t, failing{tt.err})
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/systemone", strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer k")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			raw, _ := io.ReadAll(resp.Body)
+			resp := post(t, srv.URL, "k", body)
+			raw := resp.body
 			var got errorBody
-			if err := json.Unmarshal(raw, &got); err != nil {
+			if err := json.Unmarshal([]byte(raw), &got); err != nil {
 				t.Fatalf("body %s: %v", raw, err)
 			}
-			if resp.StatusCode != tt.status || got.Detail.ErrorType != tt.kind || !strings.Contains(got.Detail.Message, tt.message) {
-				t.Errorf("got %d %s, want %d %s containing %q", resp.StatusCode, raw, tt.status, tt.kind, tt.message)
+			if resp.status != tt.status || got.Detail.ErrorType != tt.kind || !strings.Contains(got.Detail.Message, tt.message) {
+				t.Errorf("got %d %s, want %d %s containing %q", resp.status, raw, tt.status, tt.kind, tt.message)
 			}
-			if h := resp.Header.Get("Retry-After"); h != tt.retryAfter {
+			if h := resp.header.Get("Retry-After"); h != tt.retryAfter {
 				t.Errorf("Retry-After = %q, want %q", h, tt.retryAfter)
 			}
-			if strings.Contains(string(raw), "hunter2") || strings.Contains(string(raw), "secret") {
+			if strings.Contains(raw, "hunter2") || strings.Contains(raw, "secret") {
 				t.Errorf("internal text leaked: %s", raw)
 			}
-			if resp.Header.Get("x-request-id") == "" {
+			if resp.header.Get("x-request-id") == "" {
 				t.Error("no x-request-id")
 			}
 		})
@@ -153,22 +147,16 @@ func TestChatAdapterFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv := serve(t, adapter)
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/systemone", strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer k")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			raw, _ := io.ReadAll(resp.Body)
+			resp := post(t, srv.URL, "k", body)
+			raw := resp.body
 			var got errorBody
-			if err := json.Unmarshal(raw, &got); err != nil {
+			if err := json.Unmarshal([]byte(raw), &got); err != nil {
 				t.Fatalf("body %s: %v", raw, err)
 			}
-			if resp.StatusCode != tt.want || got.Detail.ErrorType != tt.kind || !strings.Contains(got.Detail.Message, tt.contains) {
-				t.Errorf("got %d %s, want %d %s containing %q", resp.StatusCode, raw, tt.want, tt.kind, tt.contains)
+			if resp.status != tt.want || got.Detail.ErrorType != tt.kind || !strings.Contains(got.Detail.Message, tt.contains) {
+				t.Errorf("got %d %s, want %d %s containing %q", resp.status, raw, tt.want, tt.kind, tt.contains)
 			}
-			if strings.Contains(string(raw), "sk-provider-secret") {
+			if strings.Contains(raw, "sk-provider-secret") {
 				t.Errorf("the provider key leaked: %s", raw)
 			}
 		})

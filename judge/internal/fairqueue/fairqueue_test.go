@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/judgeworks/shared/proctest"
 )
 
 // clock is a fake time source for a Queue, safe for the queue's
@@ -17,6 +19,15 @@ type clock struct{ t atomic.Int64 }
 
 func (c *clock) now() time.Duration      { return time.Duration(c.t.Load()) }
 func (c *clock) advance(d time.Duration) { c.t.Add(int64(d)) }
+
+// wantIdle fails t unless q holds nothing: no call in flight, none
+// pending and no tenant left behind.
+func wantIdle(t *testing.T, q *Queue) {
+	t.Helper()
+	if s := q.Stats(); s.InFlight != 0 || s.Pending != 0 || s.Tenants != 0 {
+		t.Fatalf("after the run: %+v", s)
+	}
+}
 
 func newQueue(cfg Config) (*Queue, *clock) {
 	q := New(cfg)
@@ -45,17 +56,6 @@ func acquire(t *testing.T, r *Request) Slot {
 
 // waitFor polls until cond holds; the queue's goroutines get there in
 // microseconds, the bound is for a busy machine.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 func TestTenantContext(t *testing.T) {
 	if got := Tenant(context.Background()); got != DefaultTenant {
 		t.Fatalf("no tenant: %q, want %q", got, DefaultTenant)
@@ -90,7 +90,7 @@ func TestRoundRobin(t *testing.T) {
 			granted <- grant{who, s}
 		}()
 		// One at a time, so the order within a tenant is known.
-		waitFor(t, who+" queued", func() bool { return q.Stats().Waiting == before+1 })
+		proctest.WaitFor(t, 20*time.Second, who+" queued", func() bool { return q.Stats().Waiting == before+1 })
 	}
 	a, b := admit(t, q, "a", 3), admit(t, q, "b", 1)
 	for range 3 {
@@ -108,9 +108,7 @@ func TestRoundRobin(t *testing.T) {
 	if got := fmt.Sprint(order); got != "[a b a a]" {
 		t.Fatalf("served %s, want [a b a a]", got)
 	}
-	if s := q.Stats(); s.InFlight != 0 || s.Pending != 0 || s.Tenants != 0 {
-		t.Fatalf("after the run: %+v", s)
-	}
+	wantIdle(t, q)
 }
 
 func TestLimitAdapts(t *testing.T) {
@@ -129,7 +127,7 @@ func TestLimitAdapts(t *testing.T) {
 			}
 		}()
 	}
-	waitFor(t, "two waiting", func() bool { return q.Stats().Waiting == 2 })
+	proctest.WaitFor(t, 20*time.Second, "two waiting", func() bool { return q.Stats().Waiting == 2 })
 	// A 429 halves the limit: 4 → 2, with 3 still in flight nobody is granted.
 	slots[0].Release(Throttled)
 	if s := q.Stats(); s.Limit != 2 || s.InFlight != 3 || s.Waiting != 2 {
@@ -236,9 +234,7 @@ func TestQueueBound(t *testing.T) {
 	if n := done.Load(); n != 5 {
 		t.Fatalf("%d of 5 calls ran", n)
 	}
-	if s := q.Stats(); s.InFlight != 0 || s.Pending != 0 || s.Tenants != 0 {
-		t.Fatalf("after the run: %+v", s)
-	}
+	wantIdle(t, q)
 }
 
 // A call that gives up leaves nothing behind, and Done returns the calls a

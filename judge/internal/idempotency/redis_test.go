@@ -13,6 +13,7 @@ import (
 
 	"github.com/judgeworks/judge/internal/perkey"
 	"github.com/judgeworks/judge/internal/ratelimit"
+	"github.com/judgeworks/shared/proctest"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -35,9 +36,9 @@ func redisClient(t *testing.T, url string) *redis.Client {
 func TestReplicasShareThroughRedis(t *testing.T) {
 	ctx := context.Background()
 	rs := redistest.New(t)
-	var logs logBuffer
-	a := New(ctx, Settings{Redis: redisClient(t, rs.URL()), Prefix: "t:", Logger: logs.logger()})
-	b := New(ctx, Settings{Redis: redisClient(t, rs.URL()), Prefix: "t:", Logger: logs.logger()})
+	var logs proctest.Buffer
+	a := New(ctx, Settings{Redis: redisClient(t, rs.URL()), Prefix: "t:", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	b := New(ctx, Settings{Redis: redisClient(t, rs.URL()), Prefix: "t:", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 
 	out, _, c := a.Begin(ctx, "1", "k", "fp")
 	if out != Started {
@@ -108,8 +109,8 @@ func TestStaleClaimCannotClobber(t *testing.T) {
 func TestRedisLossFallsBackInProcess(t *testing.T) {
 	ctx := context.Background()
 	rs := redistest.New(t)
-	var logs logBuffer
-	s := New(ctx, Settings{Redis: redisClient(t, rs.URL()), Logger: logs.logger()})
+	var logs proctest.Buffer
+	s := New(ctx, Settings{Redis: redisClient(t, rs.URL()), Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	rs.Stop()
 	for i := range 20 {
 		key := "down" + string(rune('a'+i))

@@ -1,7 +1,6 @@
 package ratelimit
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/shared/proctest"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -26,23 +26,6 @@ func client(t *testing.T, url string) *redis.Client {
 	c := redis.NewClient(opts)
 	t.Cleanup(func() { c.Close() })
 	return c
-}
-
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) count(s string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.b.String(), s)
 }
 
 // shared returns a limiter on its own client of srv. Its Redis timeout is
@@ -137,7 +120,7 @@ func TestRedisResults(t *testing.T) {
 // share again.
 func TestRedisLostAndBack(t *testing.T) {
 	srv := redistest.New(t)
-	var logs logBuffer
+	var logs proctest.Buffer
 	a := sharedLimiter(t, srv.URL(), 6, 60_000, &logs)
 	b := sharedLimiter(t, srv.URL(), 6, 60_000, io.Discard)
 
@@ -167,8 +150,8 @@ func TestRedisLostAndBack(t *testing.T) {
 			t.Errorf("%s with Redis down: up %v, %d fallbacks", name, l.RedisUp(), l.Fallbacks())
 		}
 	}
-	if n := logs.count("Redis unreachable"); n != 1 {
-		t.Errorf("%d log lines about the lost Redis, want 1:\n%s", n, logs.b.String())
+	if n := strings.Count(logs.String(), "Redis unreachable"); n != 1 {
+		t.Errorf("%d log lines about the lost Redis, want 1:\n%s", n, logs.String())
 	}
 
 	if err := srv.Start(bg); err != nil {
@@ -184,7 +167,7 @@ func TestRedisLostAndBack(t *testing.T) {
 			t.Fatal("Redis restarted but a limiter did not return to it")
 		}
 	}
-	if n := logs.count("Redis reachable again"); n != 1 {
+	if n := strings.Count(logs.String(), "Redis reachable again"); n != 1 {
 		t.Errorf("%d log lines about Redis being back, want 1", n)
 	}
 	before := a.Fallbacks() + b.Fallbacks()
@@ -240,7 +223,7 @@ func TestHungRedisDoesNotHoldRequests(t *testing.T) {
 		MaxRetries: -1, DisableIdentity: true}
 	rdb := redis.NewClient(opts)
 	t.Cleanup(func() { rdb.Close() })
-	var logs logBuffer
+	var logs proctest.Buffer
 	l := New(bg, Settings{RPM: 60, TPM: 6000, Burst: testBurst, IDs: []string{"1"}, Redis: rdb, Prefix: "test:",
 		Timeout: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if l.RedisUp() {
@@ -265,7 +248,7 @@ func TestHungRedisDoesNotHoldRequests(t *testing.T) {
 	if l.Fallbacks() == 0 || l.RedisUp() {
 		t.Errorf("fallbacks %d, up %v", l.Fallbacks(), l.RedisUp())
 	}
-	if n := logs.count("Redis unreachable"); n != 1 {
+	if n := strings.Count(logs.String(), "Redis unreachable"); n != 1 {
 		t.Errorf("%d log lines about the unreachable Redis, want 1", n)
 	}
 }

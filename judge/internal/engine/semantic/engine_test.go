@@ -29,6 +29,17 @@ func one(t testing.TB, state string, question string) systemone.Answer {
 	return enginetest.Ask(t, engine(), enginetest.Decode(t, fmt.Sprintf(`{"model": "m", "state": %s, "questions": {"q": %s}}`, st, question))).Answers["q"]
 }
 
+// wantChoices asks question about each state and wants the option named
+// for it.
+func wantChoices(t *testing.T, question string, want map[string]string) {
+	t.Helper()
+	for state, choice := range want {
+		if a := one(t, state, question); a.Choice != choice {
+			t.Errorf("%q: %q (%v), want %q", state, a.Choice, a.Probabilities, choice)
+		}
+	}
+}
+
 const ticket = `{"model": "local/semantic-latest",
  "state": "You took money from my account two times for one order and I am furious. I want it back today!",
  "questions": {
@@ -101,17 +112,13 @@ func TestOpposites(t *testing.T) {
 	}
 	mood := `{"type": "choice", "instructions": "How does the customer feel?",
 	    "criteria": {"happy": "happy and satisfied", "unhappy": "unhappy and dissatisfied"}}`
-	for state, want := range map[string]string{
+	wantChoices(t, mood, map[string]string{
 		"I am happy with the service.":         "happy",
 		"I am unhappy with the service.":       "unhappy",
 		"I am not happy with the service.":     "unhappy",
 		"I am dissatisfied with your service.": "unhappy",
 		"I am not dissatisfied at all.":        "happy",
-	} {
-		if a := one(t, state, mood); a.Choice != want {
-			t.Errorf("%q: %q (%v), want %q", state, a.Choice, a.Probabilities, want)
-		}
-	}
+	})
 }
 
 // Stronger words and intensifiers move the expected level further along

@@ -71,17 +71,13 @@ func TestRelatedWordsRoute(t *testing.T) {
 		"technical": "bugs, errors, crashes, outages and slow performance",
 		"account": "signing in, passwords, profile settings and account access",
 		"shipping": "deliveries, parcels, tracking and returns of physical goods"}}`
-	for state, want := range map[string]string{
+	wantChoices(t, q, map[string]string{
 		"The courier left the package with a neighbour I have never met.": "shipping",
 		"The editor keeps freezing whenever I paste a table.":             "technical",
 		"I cannot log in since I changed my phone.":                       "account",
 		"There is a fee on my bank statement I do not recognise.":         "billing",
 		"The export button doesn't work any more.":                        "technical",
-	} {
-		if a := one(t, state, q); a.Choice != want {
-			t.Errorf("%q: %q (%v), want %q", state, a.Choice, a.Probabilities, want)
-		}
-	}
+	})
 }
 
 // A question mark speaks for an option about asking. The option's name
