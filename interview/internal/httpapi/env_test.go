@@ -29,6 +29,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/interview/internal/postgres/dbtest"
 	"github.com/judgeworks/interview/internal/scorer"
 	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/shared/pgtest"
@@ -192,12 +193,7 @@ func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.
 // defaults.
 func newEnvWith(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, judge *scorer.Judge, limits interviews.Limits, opts ...envOption) *env {
 	t.Helper()
-	ctx := context.Background()
-	pool, err := postgres.OpenMigrated(ctx, pgtest.NewDatabase(t), 40)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool, _ := dbtest.New(t, 40)
 	return serveEnv(t, pool, wrap, judge, limits, opts...)
 }
 

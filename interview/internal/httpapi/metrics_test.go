@@ -1,57 +1,22 @@
 package httpapi_test
 
 import (
-	"crypto/rand"
-	"math/big"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/judgeworks/shared/server/metricstest"
 )
 
-// series is one sample line of the Prometheus text format.
-type series struct {
-	name   string
-	labels map[string]string
-}
-
-var (
-	sampleLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)\{(.*)\} \S+$`)
-	labelPair  = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
-)
-
-// parseSeries reads the labelled samples of the families named with prefix.
-func parseSeries(t *testing.T, body, prefix string) []series {
+// parseSeries reads the labelled samples of the families named with prefix;
+// every sample there is labelled.
+func parseSeries(t *testing.T, body, prefix string) []metricstest.Series {
 	t.Helper()
-	var out []series
-	for line := range strings.SplitSeq(body, "\n") {
-		if !strings.HasPrefix(line, prefix) {
-			continue
-		}
-		m := sampleLine.FindStringSubmatch(line)
-		if m == nil {
-			t.Fatalf("unparsable sample %q", line)
-		}
-		s := series{name: m[1], labels: map[string]string{}}
-		for _, kv := range labelPair.FindAllStringSubmatch(m[2], -1) {
-			s.labels[kv[1]] = kv[2]
-		}
-		out = append(out, s)
+	labelled, unlabelled := metricstest.Samples(body, prefix)
+	if len(unlabelled) > 0 {
+		t.Fatalf("unparsable sample %q", unlabelled[0])
 	}
-	return out
-}
-
-func randomToken(t *testing.T, alphabet string, n int) string {
-	t.Helper()
-	b := make([]byte, n)
-	for i := range b {
-		k, err := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b[i] = alphabet[k.Int64()]
-	}
-	return string(b)
+	return labelled
 }
 
 // TestMetricLabelsAreBounded: requests with methods and paths a client
@@ -70,7 +35,7 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 	var sent []string // every made-up method and path segment
 	paths := []string{"/healthz", "/readyz", "/api/auth/login", "/api/auth/me", "/api/interview/history"}
 	for range 20 {
-		seg := randomToken(t, "abcdefghijklmnopqrstuvwxyz0123456789", 12)
+		seg := metricstest.RandomToken(t, "abcdefghijklmnopqrstuvwxyz0123456789", 12)
 		sent = append(sent, seg)
 		paths = append(paths, "/"+seg, "/api/"+seg, "/api/interview/"+seg, "/healthz/"+seg, "/v1/"+seg+"/x")
 	}
@@ -79,7 +44,7 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 		method := []string{http.MethodGet, http.MethodPost, http.MethodDelete}[i%3]
 		if i%2 == 0 {
 			// A token, as HTTP allows: mixed case, digits and symbols.
-			method = randomToken(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-.^_`|~", 10)
+			method = metricstest.RandomToken(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-.^_`|~", 10)
 			sent = append(sent, method)
 		}
 		c.do(method, paths[i%len(paths)], nil)
@@ -93,33 +58,33 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 	var counted float64
 	seenOther, seenUnmatched := false, false
 	for _, s := range all {
-		for name, v := range s.labels {
+		for name, v := range s.Labels {
 			switch name {
 			case "method":
 				if !methods[v] {
-					t.Errorf("%s: method label %q is outside the fixed set", s.name, v)
+					t.Errorf("%s: method label %q is outside the fixed set", s.Name, v)
 				}
 				seenOther = seenOther || v == "other"
 			case "route":
 				if !routes[v] {
-					t.Errorf("%s: route label %q is not a registered route", s.name, v)
+					t.Errorf("%s: route label %q is not a registered route", s.Name, v)
 				}
 				seenUnmatched = seenUnmatched || v == "unmatched"
 			case "status":
 				if len(v) != 3 || v < "100" || v > "599" {
-					t.Errorf("%s: status label %q", s.name, v)
+					t.Errorf("%s: status label %q", s.Name, v)
 				}
 			case "le":
 			default:
-				t.Errorf("%s: unexpected label %s=%q", s.name, name, v)
+				t.Errorf("%s: unexpected label %s=%q", s.Name, name, v)
 			}
 			for _, made := range sent {
 				if strings.Contains(v, made) {
-					t.Errorf("%s: label %s=%q carries the client's %q", s.name, name, v, made)
+					t.Errorf("%s: label %s=%q carries the client's %q", s.Name, name, v, made)
 				}
 			}
 		}
-		if s.name == "interview_http_requests_total" {
+		if s.Name == "interview_http_requests_total" {
 			counted++
 		}
 	}
@@ -145,8 +110,8 @@ func TestMethodLabelKeepsKnownMethods(t *testing.T) {
 	body := string(must(t, c.do(http.MethodGet, "/metrics", nil), http.StatusOK).body)
 	got := map[string]bool{}
 	for _, s := range parseSeries(t, body, "interview_http_requests_total") {
-		if s.labels["route"] == "/healthz" {
-			got[s.labels["method"]] = true
+		if s.Labels["route"] == "/healthz" {
+			got[s.Labels["method"]] = true
 		}
 	}
 	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "other"} {

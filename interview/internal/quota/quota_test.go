@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/interview/internal/postgres/dbtest"
 	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/pgtest"
 )
@@ -19,21 +19,9 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 var ctx = context.Background()
 
-func newDB(t *testing.T) (*pgxpool.Pool, string) {
-	t.Helper()
-	url := pgtest.NewDatabase(t)
-	return openDB(t, url), url
-}
+func newDB(t *testing.T) (*pgxpool.Pool, string) { return dbtest.New(t, 20) }
 
-func openDB(t *testing.T, url string) *pgxpool.Pool {
-	t.Helper()
-	pool, err := postgres.OpenMigrated(ctx, url, 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
-}
+func openDB(t *testing.T, url string) *pgxpool.Pool { return dbtest.Open(t, url, 20) }
 
 func newUser(t *testing.T, db *pgxpool.Pool, email string) string {
 	t.Helper()

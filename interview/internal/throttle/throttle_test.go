@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/interview/internal/postgres/dbtest"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/shared/pgtest"
 )
@@ -21,22 +21,9 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 // newDB returns a migrated database of its own and its URL, for a second
 // pool standing in for a second replica.
-func newDB(t *testing.T) (*pgxpool.Pool, string) {
-	t.Helper()
-	url := pgtest.NewDatabase(t)
-	return openDB(t, url), url
-}
+func newDB(t *testing.T) (*pgxpool.Pool, string) { return dbtest.New(t, 20) }
 
-func openDB(t *testing.T, url string) *pgxpool.Pool {
-	t.Helper()
-	ctx := context.Background()
-	pool, err := postgres.OpenMigrated(ctx, url, 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
-}
+func openDB(t *testing.T, url string) *pgxpool.Pool { return dbtest.Open(t, url, 20) }
 
 var ctx = context.Background()
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/judgeworks/interview/internal/postgres"
+	"github.com/judgeworks/interview/internal/postgres/dbtest"
 	"github.com/judgeworks/shared/pgtest"
 )
 
@@ -21,11 +21,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 func migratedDB(t *testing.T) (*pgxpool.Pool, string, string) {
 	t.Helper()
 	ctx := context.Background()
-	pool, err := postgres.OpenMigrated(ctx, pgtest.NewDatabase(t), 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	pool, _ := dbtest.New(t, 20)
 	var ids [2]string
 	for i := range ids {
 		err := pool.QueryRow(ctx, `INSERT INTO users (full_name, email, password_hash) VALUES ($1, $2, 'x') RETURNING id::text`,

@@ -2,19 +2,17 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/judgeworks/judge/internal/auth"
 	"github.com/labstack/echo/v4"
 
+	"github.com/judgeworks/shared/server/metricstest"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -28,24 +26,6 @@ func (answering) Ask(_ context.Context, req systemone.Request) (*systemone.Respo
 		answers[name] = systemone.Answer{Type: systemone.TypeNoul, Noul: &half}
 	}
 	return &systemone.Response{Model: req.Model, Answers: answers}, nil
-}
-
-var (
-	sampleLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)\{(.*)\} \S+$`)
-	labelPair  = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
-)
-
-func randomToken(t *testing.T, alphabet string, n int) string {
-	t.Helper()
-	b := make([]byte, n)
-	for i := range b {
-		k, err := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b[i] = alphabet[k.Int64()]
-	}
-	return string(b)
 }
 
 // TestMetricLabelsAreBounded: whatever methods, paths, model names and
@@ -84,11 +64,11 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 	var sent []string
 	const requests = 150
 	for i := range requests {
-		seg := randomToken(t, "abcdefghijklmnopqrstuvwxyz0123456789", 12)
+		seg := metricstest.RandomToken(t, "abcdefghijklmnopqrstuvwxyz0123456789", 12)
 		sent = append(sent, seg)
 		switch i % 5 {
 		case 0:
-			method := randomToken(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-.^_`|~", 10)
+			method := metricstest.RandomToken(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+-.^_`|~", 10)
 			sent = append(sent, method)
 			do(method, []string{"/v1/systemone", "/v1/models", "/healthz", "/" + seg}[i%4], body)
 		case 1:
@@ -110,19 +90,12 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 	resp.Body.Close()
 	seen := map[string]map[string]bool{}
 	requestSeries := 0
-	for line := range strings.SplitSeq(string(raw), "\n") {
-		if !strings.HasPrefix(line, "judge_") {
-			continue
-		}
-		m := sampleLine.FindStringSubmatch(line)
-		if m == nil {
-			continue // an unlabelled sample
-		}
-		if m[1] == "judge_http_requests_total" {
+	labelled, _ := metricstest.Samples(string(raw), "judge_") // unlabelled samples have nothing to bound
+	for _, s := range labelled {
+		if s.Name == "judge_http_requests_total" {
 			requestSeries++
 		}
-		for _, kv := range labelPair.FindAllStringSubmatch(m[2], -1) {
-			name, v := kv[1], kv[2]
+		for name, v := range s.Labels {
 			if seen[name] == nil {
 				seen[name] = map[string]bool{}
 			}
@@ -130,17 +103,17 @@ func TestMetricLabelsAreBounded(t *testing.T) {
 			switch {
 			case name == "status":
 				if len(v) != 3 || v < "100" || v > "599" {
-					t.Errorf("%s: status label %q", m[1], v)
+					t.Errorf("%s: status label %q", s.Name, v)
 				}
 			case name == "le":
 			case allowed[name] == nil:
-				t.Errorf("%s: unexpected label %s=%q", m[1], name, v)
+				t.Errorf("%s: unexpected label %s=%q", s.Name, name, v)
 			case !allowed[name][v]:
-				t.Errorf("%s: label %s=%q is outside the fixed set", m[1], name, v)
+				t.Errorf("%s: label %s=%q is outside the fixed set", s.Name, name, v)
 			}
 			for _, made := range sent {
 				if strings.Contains(v, made) {
-					t.Errorf("%s: label %s=%q carries the client's %q", m[1], name, v, made)
+					t.Errorf("%s: label %s=%q carries the client's %q", s.Name, name, v, made)
 				}
 			}
 		}
