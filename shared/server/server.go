@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,8 +43,8 @@ func New(logger *slog.Logger) *echo.Echo {
 
 // Logger returns the request's logger, carrying its request id.
 func Logger(c echo.Context) *slog.Logger {
-	if l, ok := c.Get(loggerKey).(*slog.Logger); ok {
-		return l
+	if slot, ok := c.Get(loggerKey).(*loggerSlot); ok {
+		return slot.Load()
 	}
 	return slog.Default()
 }
@@ -53,33 +54,55 @@ func Logger(c echo.Context) *slog.Logger {
 // request (which key is calling) adds it to Logger(c) and sets the result,
 // and every later log line of the request carries it, in handlers and in
 // the domain code they call with the context.
+//
+// The request holds its logger in a slot of its own, put in its context
+// once, so that setting it again costs no copy of the request.
 func SetLogger(c echo.Context, l *slog.Logger) {
-	c.Set(loggerKey, l)
+	if slot, ok := c.Get(loggerKey).(*loggerSlot); ok {
+		slot.Store(l)
+		return
+	}
+	slot := new(loggerSlot)
+	slot.Store(l)
+	c.Set(loggerKey, slot)
 	req := c.Request()
-	c.SetRequest(req.WithContext(context.WithValue(req.Context(), ctxKey{}, l)))
+	c.SetRequest(req.WithContext(context.WithValue(req.Context(), ctxKey{}, slot)))
 }
+
+// loggerSlot holds a request's logger in its context.
+type loggerSlot = atomic.Pointer[slog.Logger]
 
 // LoggerFrom returns the request's logger from its context (see SetLogger).
 func LoggerFrom(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(ctxKey{}).(*slog.Logger); ok {
-		return l
+	if slot, ok := ctx.Value(ctxKey{}).(*loggerSlot); ok {
+		return slot.Load()
 	}
 	return slog.Default()
 }
 
+// canonicalRequestID is HeaderRequestID as header maps key it, worked out
+// once rather than on every request.
+var canonicalRequestID = http.CanonicalHeaderKey(HeaderRequestID)
+
 // RequestID returns the request's id.
 func RequestID(c echo.Context) string {
-	return c.Response().Header().Get(HeaderRequestID)
+	if v := c.Response().Header()[canonicalRequestID]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 func requestID(logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			id := c.Request().Header.Get(HeaderRequestID)
+			var id string
+			if v := c.Request().Header[canonicalRequestID]; len(v) > 0 {
+				id = v[0]
+			}
 			if !validID(id) {
 				id = NewID()
 			}
-			c.Response().Header().Set(HeaderRequestID, id)
+			c.Response().Header()[canonicalRequestID] = []string{id}
 			SetLogger(c, logger.With("request_id", id))
 			return next(c)
 		}

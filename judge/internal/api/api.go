@@ -116,6 +116,9 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	if d.Usage == nil {
 		d.Usage = usage.New(usage.Settings{Logger: logger})
 	}
+	if d.Tokens != nil {
+		d.Tokens = limits.RememberQuestions(d.Tokens)
+	}
 	h := &handler{Deps: d, bodies: map[string]errorBodies{decisionsRoute: decisionsBodies{}}}
 	e := server.New(logger)
 	e.HTTPErrorHandler = h.handleError
@@ -360,12 +363,33 @@ func (h *handler) chargeTokens(c echo.Context, key auth.BearerKey, n int) error 
 
 const headerLimitTokens = "x-ratelimit-limit-tokens"
 
+// limitHeaderNames are the canonical names of each bucket's three headers, by
+// kind, worked out once rather than on every answer.
+var limitHeaderNames = map[string][3]string{
+	"requests": canonicalLimitHeaders("requests"),
+	"tokens":   canonicalLimitHeaders("tokens"),
+}
+
+func canonicalLimitHeaders(kind string) [3]string {
+	return [3]string{
+		http.CanonicalHeaderKey("x-ratelimit-limit-" + kind),
+		http.CanonicalHeaderKey("x-ratelimit-remaining-" + kind),
+		http.CanonicalHeaderKey("x-ratelimit-reset-" + kind),
+	}
+}
+
 // setLimitHeaders writes one bucket's figures the way OpenAI's API does:
 // the limit per minute, what is left, and the time until the bucket is full.
 func setLimitHeaders(h http.Header, kind string, r ratelimit.Result) {
-	h.Set("x-ratelimit-limit-"+kind, strconv.Itoa(r.Limit))
-	h.Set("x-ratelimit-remaining-"+kind, strconv.Itoa(r.Remaining))
-	h.Set("x-ratelimit-reset-"+kind, resetString(r.ResetAfter))
+	names, ok := limitHeaderNames[kind]
+	if !ok {
+		names = canonicalLimitHeaders(kind)
+	}
+	// Assigned by canonical name, as Header.Set would, without working
+	// the name out again.
+	h[names[0]] = []string{strconv.Itoa(r.Limit)}
+	h[names[1]] = []string{strconv.Itoa(r.Remaining)}
+	h[names[2]] = []string{resetString(r.ResetAfter)}
 }
 
 // resetString writes d as "20ms", "1s", "6m0s": rounded up to whole
@@ -374,12 +398,14 @@ func resetString(d time.Duration) string {
 	return (time.Duration(ceilMillis(d)) * time.Millisecond).String()
 }
 
+var headerTypesafeRequestID = http.CanonicalHeaderKey("x-typesafe-request-id")
+
 // typesafeRequestID repeats the request id under the name System One
 // clients read it from.
 func typesafeRequestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
-		h.Set("x-typesafe-request-id", h.Get(server.HeaderRequestID))
+		h[headerTypesafeRequestID] = []string{server.RequestID(c)}
 		return next(c)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/judgeworks/judge/internal/fault"
@@ -42,13 +43,35 @@ func (p Period) String() string {
 	return "month"
 }
 
-// Name is the period containing t: "2026-11-26" or "2026-11".
+// Name is the period containing t: "2026-11-26" or "2026-11". Every
+// request names its day and month, so the last name of each period is
+// kept with the seconds it covers and formatted again only when t leaves
+// them.
 func (p Period) Name(t time.Time) string {
-	if p == Day {
-		return t.UTC().Format(time.DateOnly)
+	u := t.Unix()
+	if n := lastNames[p].Load(); n != nil && n.from <= u && u < n.to {
+		return n.name
 	}
-	return t.UTC().Format("2006-01")
+	t = t.UTC()
+	start := time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+	layout := time.DateOnly
+	if p == Month {
+		start = time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+		layout = "2006-01"
+	}
+	n := &periodName{from: start.Unix(), to: p.Reset(t).Unix(), name: t.Format(layout)}
+	lastNames[p].Store(n)
+	return n.name
 }
+
+// periodName is a period's name and the Unix seconds it covers, [from, to).
+type periodName struct {
+	from, to int64
+	name     string
+}
+
+// lastNames are the names Period.Name gave last, by period.
+var lastNames [2]atomic.Pointer[periodName]
 
 // Reset is when the period containing t ends: the next UTC midnight, or the
 // first of the next month.

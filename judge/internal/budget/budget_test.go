@@ -159,3 +159,31 @@ func TestNano(t *testing.T) {
 		}
 	}
 }
+
+// TestPeriodNameAtBoundaries holds the kept names to the formatted ones
+// for times just either side of midnights and month ends, in an order that
+// jumps back and forth between periods.
+func TestPeriodNameAtBoundaries(t *testing.T) {
+	var times []time.Time
+	for _, edge := range []time.Time{
+		time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2028, 3, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		times = append(times, edge.Add(-time.Nanosecond), edge, edge.Add(time.Nanosecond), edge.Add(-time.Second))
+	}
+	times = append(times, time.Date(2026, 11, 26, 23, 0, 0, 0, time.FixedZone("UTC+5", 5*3600)))
+	for range 2 {
+		for i := range times {
+			for _, tt := range []time.Time{times[i], times[len(times)-1-i]} {
+				if got, want := Day.Name(tt), tt.UTC().Format(time.DateOnly); got != want {
+					t.Errorf("Day.Name(%v) = %q, want %q", tt, got, want)
+				}
+				if got, want := Month.Name(tt), tt.UTC().Format("2006-01"); got != want {
+					t.Errorf("Month.Name(%v) = %q, want %q", tt, got, want)
+				}
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 
 	"github.com/judgeworks/shared/systemone"
 )
@@ -114,5 +115,54 @@ func question(count Counter, name string, q systemone.Question) int {
 		b.WriteByte('\n')
 		b.WriteString(systemone.ContentText(l))
 	}
+	if qc, ok := count.(*QuestionCounts); ok {
+		return qc.question(b.String())
+	}
 	return count.Count(b.String())
+}
+
+// Bounds of the counts QuestionCounts keeps.
+const (
+	// rememberedQuestions is the most question texts kept at once; when
+	// full, the counts are forgotten and kept again from the next request.
+	rememberedQuestions = 4096
+	// rememberedQuestionBytes is the longest question text kept.
+	rememberedQuestionBytes = 4096
+)
+
+// QuestionCounts is a Counter that keeps the token counts of the question
+// texts Check counts (at most 4,096 texts of at most 4 KiB each): clients
+// ask the same questions of many states, and a question's count then
+// costs a map lookup instead of a tokenisation. Every other text, the
+// state included, is counted each time. Counts are the Counter's, to the
+// token.
+type QuestionCounts struct {
+	Counter
+	mu     sync.RWMutex
+	counts map[string]int
+}
+
+// RememberQuestions wraps c in a QuestionCounts.
+func RememberQuestions(c Counter) *QuestionCounts {
+	return &QuestionCounts{Counter: c, counts: map[string]int{}}
+}
+
+func (qc *QuestionCounts) question(text string) int {
+	if len(text) > rememberedQuestionBytes {
+		return qc.Count(text)
+	}
+	qc.mu.RLock()
+	n, ok := qc.counts[text]
+	qc.mu.RUnlock()
+	if ok {
+		return n
+	}
+	n = qc.Count(text)
+	qc.mu.Lock()
+	if len(qc.counts) >= rememberedQuestions {
+		clear(qc.counts)
+	}
+	qc.counts[text] = n
+	qc.mu.Unlock()
+	return n
 }

@@ -139,3 +139,67 @@ func TestCheckOrdersOptions(t *testing.T) {
 		}
 	}
 }
+
+// countingCounter counts one token per byte and records every text it is
+// asked to count.
+type countingCounter struct{ texts []string }
+
+func (c *countingCounter) Count(s string) int {
+	c.texts = append(c.texts, s)
+	return len(s)
+}
+
+// TestQuestionCountsAgree holds QuestionCounts to the plain counts with
+// the real tokenizer, counting the state every time and each question text
+// once, and keeps it within its bound.
+func TestQuestionCountsAgree(t *testing.T) {
+	plain := tokens.Default()
+	kept := RememberQuestions(plain)
+	for i := range 3 {
+		req := validRequest()
+		req.State = json.RawMessage(fmt.Sprintf(`"state number %d: the invoice was charged twice"`, i))
+		want, err := Check(req, plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Check(req, kept)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Tokens != want.Tokens {
+			t.Errorf("round %d: %d tokens with kept question counts, %d without", i, got.Tokens, want.Tokens)
+		}
+	}
+
+	rec := &countingCounter{}
+	kept = RememberQuestions(rec)
+	for range 3 {
+		if _, err := Check(validRequest(), kept); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := systemone.ContentText(validRequest().State)
+	states := 0
+	for _, text := range rec.texts {
+		if text == state {
+			states++
+		}
+	}
+	if states != 3 || len(rec.texts) != 3+2 {
+		t.Errorf("counted %q: want the state three times and each of the two questions once", rec.texts)
+	}
+
+	for i := range rememberedQuestions + 10 {
+		kept.question(fmt.Sprintf("question %d", i))
+	}
+	if n := len(kept.counts); n > rememberedQuestions {
+		t.Errorf("%d question counts kept, more than %d", n, rememberedQuestions)
+	}
+	long := strings.Repeat("a", rememberedQuestionBytes+1)
+	if got := kept.question(long); got != len(long) {
+		t.Errorf("long question counted %d, want %d", got, len(long))
+	}
+	if _, ok := kept.counts[long]; ok {
+		t.Error("a question longer than the bound was kept")
+	}
+}

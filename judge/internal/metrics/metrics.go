@@ -5,6 +5,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/judgeworks/shared/systemone"
@@ -26,12 +27,33 @@ type Metrics struct {
 	// Forget drops the series of a key removed.
 	keyRequests, keyInput, keyOutput, keyCost *prometheus.CounterVec
 	keyRefusals                               *prometheus.CounterVec
+
+	// The series every request touches, looked up once rather than by
+	// their label values each time: by route and status, and by key id
+	// and model. Forget drops a key's.
+	mu       sync.RWMutex
+	byStatus map[routeStatus]requestSeries
+	byKey    map[[2]string]keySeries
 }
+
+type routeStatus struct {
+	route  string
+	status int
+}
+
+type requestSeries struct {
+	count   prometheus.Counter
+	latency prometheus.Observer
+}
+
+type keySeries struct{ requests, input, output, cost prometheus.Counter }
 
 // New creates the collectors and the Go runtime and process collectors.
 func New() *Metrics {
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
+		reg:      prometheus.NewRegistry(),
+		byStatus: map[routeStatus]requestSeries{},
+		byKey:    map[[2]string]keySeries{},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "judge_http_requests_total",
 			Help: "HTTP requests by route and status.",
@@ -76,8 +98,18 @@ func New() *Metrics {
 // Request records one finished HTTP request. route is the route pattern,
 // never the raw path, so label values stay few.
 func (m *Metrics) Request(route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-	m.latency.WithLabelValues(route).Observe(d.Seconds())
+	k := routeStatus{route, status}
+	m.mu.RLock()
+	s, ok := m.byStatus[k]
+	m.mu.RUnlock()
+	if !ok {
+		s = requestSeries{m.requests.WithLabelValues(route, strconv.Itoa(status)), m.latency.WithLabelValues(route)}
+		m.mu.Lock()
+		m.byStatus[k] = s
+		m.mu.Unlock()
+	}
+	s.count.Inc()
+	s.latency.Observe(d.Seconds())
 }
 
 // Answered records the questions and usage of a successful request.
@@ -94,10 +126,23 @@ func (m *Metrics) Answered(req systemone.Request, resp *systemone.Response) {
 // registry's exact name, not the upstream snapshot, so label values stay
 // as few as the configuration).
 func (m *Metrics) KeyAnswered(id, model string, u systemone.Usage) {
-	m.keyRequests.WithLabelValues(id, model).Inc()
-	m.keyInput.WithLabelValues(id, model).Add(float64(u.InputTokens))
-	m.keyOutput.WithLabelValues(id, model).Add(float64(u.OutputTokens))
-	m.keyCost.WithLabelValues(id, model).Add(u.Cost)
+	k := [2]string{id, model}
+	m.mu.RLock()
+	s, ok := m.byKey[k]
+	m.mu.RUnlock()
+	if !ok {
+		// Made under the lock, so that Forget cannot drop the series
+		// between their making and their keeping.
+		m.mu.Lock()
+		s = keySeries{m.keyRequests.WithLabelValues(id, model), m.keyInput.WithLabelValues(id, model),
+			m.keyOutput.WithLabelValues(id, model), m.keyCost.WithLabelValues(id, model)}
+		m.byKey[k] = s
+		m.mu.Unlock()
+	}
+	s.requests.Inc()
+	s.input.Add(float64(u.InputTokens))
+	s.output.Add(float64(u.OutputTokens))
+	s.cost.Add(u.Cost)
 }
 
 // BudgetRefused records one request of key id refused for its budget.
@@ -105,6 +150,13 @@ func (m *Metrics) BudgetRefused(id string) { m.keyRefusals.WithLabelValues(id).I
 
 // Forget drops the series of key id, once it is no longer configured.
 func (m *Metrics) Forget(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for k := range m.byKey {
+		if k[0] == id {
+			delete(m.byKey, k)
+		}
+	}
 	for _, v := range []*prometheus.CounterVec{m.keyRequests, m.keyInput, m.keyOutput, m.keyCost, m.keyRefusals} {
 		v.DeletePartialMatch(prometheus.Labels{"key": id})
 	}

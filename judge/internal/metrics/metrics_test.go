@@ -1,0 +1,52 @@
+package metrics
+
+import (
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/judgeworks/shared/systemone"
+)
+
+func scrape(t *testing.T, m *Metrics) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	b, _ := io.ReadAll(rec.Body)
+	return string(b)
+}
+
+// TestKeptSeriesFollowForget holds the series kept per key and per route
+// to what the registry shows: counted on, dropped by Forget, and counted
+// from zero again after it.
+func TestKeptSeriesFollowForget(t *testing.T) {
+	m := New()
+	u := systemone.Usage{InputTokens: 5, OutputTokens: 1}
+	m.KeyAnswered("a", "local/x", u)
+	m.KeyAnswered("a", "local/x", u)
+	m.KeyAnswered("b", "local/x", u)
+	m.Request("/v1/systemone", 200, time.Millisecond)
+	m.Request("/v1/systemone", 200, time.Millisecond)
+	out := scrape(t, m)
+	for _, want := range []string{
+		`judge_key_requests_total{key="a",model="local/x"} 2`,
+		`judge_key_input_tokens_total{key="a",model="local/x"} 10`,
+		`judge_key_requests_total{key="b",model="local/x"} 1`,
+		`judge_http_requests_total{route="/v1/systemone",status="200"} 2`,
+		`judge_http_request_duration_seconds_count{route="/v1/systemone"} 2`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	m.Forget("a")
+	if out := scrape(t, m); strings.Contains(out, `key="a"`) || !strings.Contains(out, `key="b"`) {
+		t.Errorf("after Forget(a), want no series of a and b's kept:\n%s", out)
+	}
+	m.KeyAnswered("a", "local/x", u)
+	if out := scrape(t, m); !strings.Contains(out, `judge_key_requests_total{key="a",model="local/x"} 1`) {
+		t.Errorf("a answered after Forget: want its count from 1:\n%s", out)
+	}
+}
