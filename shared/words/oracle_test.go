@@ -51,6 +51,65 @@ var oracleSeeds = []string{
 	"c# and C++ , x+ +y", "“quoted” ‘single’", "don''t ’tis", "",
 }
 
+// plainTokens is Tokens read from Words: the reference for Tokens, which
+// looks words up without copying them.
+func (tk *Tokenizer) plainTokens(text string) []Token {
+	var out []Token
+	var neg Negation
+	for _, w := range tk.Words(text) {
+		switch {
+		case tk.Negators[w.Text]:
+			neg.Open()
+		case tk.Breakers[w.Text]:
+			neg.Close()
+		case tk.Stop[w.Text]:
+		default:
+			out = append(out, Token{Word: w.Text, Negated: neg.Cover()})
+		}
+		if w.Punct != "" {
+			neg.Close()
+		}
+	}
+	return out
+}
+
+// tokenReaders are readers with word lists, whose upper-case words are
+// negators, breakers and stop words alike.
+var tokenReaders = []Tokenizer{
+	{Negators: Negators(), Breakers: ClauseBreakers(), Stop: StopWords()},
+	{Digits: true, Spaces: "'’", Negators: Negators("aint"), Breakers: ClauseBreakers(), Stop: StopWords("what")},
+	{Digits: true, Joiners: "+#", Spaces: "/\"'()", Negators: Negators("instead"), Breakers: ClauseBreakers("while"), Stop: StopWords("so")},
+}
+
+var tokenSeeds = []string{
+	"I DON'T like it, But THE parcel is NOT late!", "Not fast; however cheap. NEVER again", "The app, it's Broken?!",
+	"İSN’T it fine? NOT ÜBER. No, WHILE so", "nothing here . , ! not",
+}
+
+func TestTokensMatchReference(t *testing.T) {
+	for _, tk := range tokenReaders {
+		for _, s := range append(tokenSeeds, oracleSeeds...) {
+			if got, want := tk.Tokens(s), tk.plainTokens(s); !reflect.DeepEqual(got, want) {
+				t.Errorf("%+v: Tokens(%q) = %v, want %v", tk, s, got, want)
+			}
+		}
+	}
+}
+
+// FuzzTokensMatchReference holds Tokens to plainTokens on any text.
+func FuzzTokensMatchReference(f *testing.F) {
+	for _, s := range append(tokenSeeds, oracleSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, tk := range tokenReaders {
+			if got, want := tk.Tokens(s), tk.plainTokens(s); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%+v: Tokens(%q) = %v, want %v", tk, s, got, want)
+			}
+		}
+	})
+}
+
 func TestWordsMatchReference(t *testing.T) {
 	for _, tk := range readers {
 		for _, s := range oracleSeeds {

@@ -115,27 +115,69 @@ type Tokenizer struct {
 // and so does a clause's punctuation: this is the engines' hot path.
 func (tk *Tokenizer) Words(text string) []Word {
 	var out []Word
+	tk.scan(text, func(w word) {
+		if out == nil {
+			out = make([]Word, 0, len(text)/6+1)
+		}
+		out = append(out, Word{Text: w.String(), Punct: w.punct})
+	})
+	return out
+}
+
+// word is a word scan has read: a slice of the text, or, when it differs
+// from the text as written (an upper-case letter, a dropped apostrophe),
+// the bytes of buf, valid only until scan reads the next word.
+type word struct {
+	text   string
+	buf    []byte
+	copied bool
+	punct  string
+}
+
+// String is the word as a string of its own: a copy only when it was
+// copied from the text.
+func (w word) String() string {
+	if w.copied {
+		return string(w.buf)
+	}
+	return w.text
+}
+
+// in reports whether the word is in set m, without making a string of a
+// copied word: a reader drops most copied words ("I", "The") as stop words.
+func (w word) in(m map[string]bool) bool {
+	if w.copied {
+		return m[string(w.buf)]
+	}
+	return m[w.text]
+}
+
+// scan reads text word by word and calls yield with each word and the
+// punctuation that follows it, in order. A word is yielded once the next
+// one begins (or the text ends), when its punctuation is known.
+func (tk *Tokenizer) scan(text string, yield func(word)) {
 	// The current word began at start; buf holds it once it differs from
-	// text[start:i] (an upper-case letter, a dropped apostrophe).
+	// text[start:i]. The word read last waits in last for its punctuation.
 	start, copied := -1, false
 	var buf []byte
+	var last word
+	waiting, read := false, false
 	part := func(end int) {
 		if start < 0 {
 			return
 		}
-		w := text[start:end]
-		if copied {
-			w = string(buf)
-		}
-		if out == nil {
-			out = make([]Word, 0, len(text)/6+1)
-		}
-		out = append(out, Word{Text: w})
-		start, copied, buf = -1, false, buf[:0]
+		last = word{text: text[start:end], buf: buf, copied: copied}
+		waiting, read = true, true
+		start, copied = -1, false
 	}
 	// keep adds rune r, written as text[i:i+size], to the current word.
 	keep := func(i, size int, r rune) {
 		if start < 0 {
+			if waiting {
+				// Its punctuation is over, and buf is about to be reused.
+				yield(last)
+				waiting = false
+			}
 			start = i
 		}
 		lr := unicode.ToLower(r)
@@ -168,22 +210,24 @@ func (tk *Tokenizer) Words(text string) []Word {
 			part(i)
 			// Punctuation before the first word ends no clause anyone
 			// has read.
-			if n := len(out); n > 0 {
+			if read {
 				p := text[i : i+size]
 				if r == utf8.RuneError && size == 1 {
 					p = string(r) // as ranging over the text reads it
 				}
-				if out[n-1].Punct == "" {
-					out[n-1].Punct = p
+				if last.punct == "" {
+					last.punct = p
 				} else {
-					out[n-1].Punct += p
+					last.punct += p
 				}
 			}
 		}
 		i += size
 	}
 	part(len(text))
-	return out
+	if waiting {
+		yield(last)
+	}
 }
 
 func isLetter(r rune) bool {
@@ -209,28 +253,27 @@ func isSpace(r rune) bool {
 
 // Tokens reads text into its content words, each marked as negated when a
 // negator's scope covers it. Negators, clause breakers and stop words are
-// left out.
+// left out, and are never copied out of the text.
 func (tk *Tokenizer) Tokens(text string) []Token {
-	ws := tk.Words(text)
 	var out []Token
 	var neg Negation
-	for _, w := range ws {
+	tk.scan(text, func(w word) {
 		switch {
-		case tk.Negators[w.Text]:
+		case w.in(tk.Negators):
 			neg.Open()
-		case tk.Breakers[w.Text]:
+		case w.in(tk.Breakers):
 			neg.Close()
-		case tk.Stop[w.Text]:
+		case w.in(tk.Stop):
 		default:
 			if out == nil {
-				out = make([]Token, 0, len(ws))
+				out = make([]Token, 0, len(text)/6+1)
 			}
-			out = append(out, Token{Word: w.Text, Negated: neg.Cover()})
+			out = append(out, Token{Word: w.String(), Negated: neg.Cover()})
 		}
-		if w.Punct != "" {
+		if w.punct != "" {
 			neg.Close()
 		}
-	}
+	})
 	return out
 }
 
