@@ -25,10 +25,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/words"
 )
 
 // Rules says which rules apply beyond the structural ones.
@@ -51,22 +53,35 @@ type back func(systemone.Answer) (systemone.Answer, error)
 // fix, and the function that turns the engine's response to it into the
 // response to req. Questions keep their names.
 func Rewrite(req systemone.Request, rules Rules) (systemone.Request, func(*systemone.Response) (*systemone.Response, error)) {
+	// Most questions are in their form already: then req is returned as
+	// it is and nothing is allocated.
+	var backs map[string][]back
 	out := req
-	out.Questions = make(map[string]systemone.Question, len(req.Questions))
-	backs := map[string][]back{}
 	for name, q := range req.Questions {
+		var bs []back
 		for range maxSteps {
 			core, b, ok := step(q, rules)
 			if !ok {
 				break
 			}
 			q = core
-			backs[name] = append(backs[name], b)
+			bs = append(bs, b)
 		}
+		if bs == nil {
+			continue
+		}
+		if backs == nil {
+			backs = map[string][]back{}
+			out.Questions = maps.Clone(req.Questions)
+		}
+		backs[name] = bs
 		out.Questions[name] = q
 	}
+	if backs == nil {
+		return req, unchanged
+	}
 	return out, func(resp *systemone.Response) (*systemone.Response, error) {
-		if resp == nil || len(backs) == 0 {
+		if resp == nil {
 			return resp, nil
 		}
 		answers := make(map[string]systemone.Answer, len(resp.Answers))
@@ -85,6 +100,9 @@ func Rewrite(req systemone.Request, rules Rules) (systemone.Request, func(*syste
 		return &r, nil
 	}
 }
+
+// unchanged maps back the response to a request Rewrite left as it was.
+func unchanged(resp *systemone.Response) (*systemone.Response, error) { return resp, nil }
 
 // Ask answers req with ask after Rewrite, and maps the answers back.
 func Ask(ctx context.Context, req systemone.Request, rules Rules, ask func(context.Context, systemone.Request) (*systemone.Response, error)) (*systemone.Response, error) {
@@ -105,10 +123,14 @@ func step(q systemone.Question, rules Rules) (systemone.Question, back, bool) {
 		return core, b, true
 	}
 	if rules.Reading {
-		if core, b, ok := negation(q); ok {
+		text, ok := noulText(q)
+		if !ok {
+			return q, nil, false
+		}
+		if core, b, ok := negation(q, text); ok {
 			return core, b, true
 		}
-		if core, b, ok := cumulative(q); ok {
+		if core, b, ok := cumulative(text); ok {
 			return core, b, true
 		}
 	}
@@ -169,17 +191,20 @@ func yesNoPair(q systemone.Question) (systemone.Question, back, bool) {
 	var texts []string
 	switch q.Type {
 	case systemone.TypeChoice:
+		if len(q.Options) != 2 {
+			return q, nil, false
+		}
 		for _, o := range q.Options {
 			texts = append(texts, o.Text())
 		}
 	case systemone.TypeScore:
+		if len(q.Levels) != 2 {
+			return q, nil, false
+		}
 		for _, l := range q.Levels {
 			texts = append(texts, systemone.ContentText(l))
 		}
 	default:
-		return q, nil, false
-	}
-	if len(texts) != 2 {
 		return q, nil, false
 	}
 	yes := -1
@@ -219,12 +244,8 @@ func complement(a systemone.Answer) (systemone.Answer, error) {
 
 // negation answers a noul question that negates another as the
 // complement of the other. The other question's meanings of yes and no,
-// when given, are this one's swapped.
-func negation(q systemone.Question) (systemone.Question, back, bool) {
-	text, ok := noulText(q)
-	if !ok {
-		return q, nil, false
-	}
+// when given, are this one's swapped. text is q's (noulText).
+func negation(q systemone.Question, text string) (systemone.Question, back, bool) {
 	base, ok := Negated(text)
 	if !ok {
 		return q, nil, false
@@ -240,11 +261,10 @@ func negation(q systemone.Question) (systemone.Question, back, bool) {
 // noulText is a noul question's instructions when they are one string of
 // text: what the reading rules read.
 func noulText(q systemone.Question) (string, bool) {
-	var s string
-	if q.Type != systemone.TypeNoul || json.Unmarshal(q.Instructions, &s) != nil {
+	if q.Type != systemone.TypeNoul {
 		return "", false
 	}
-	return s, true
+	return words.String(q.Instructions)
 }
 
 func stringJSON(s string) json.RawMessage {
@@ -255,15 +275,11 @@ func stringJSON(s string) json.RawMessage {
 // cumulative answers "is it level k or higher" (or "at most level k") on a
 // scale the instructions list as quoted levels, lowest first, by asking
 // the score question on that scale and summing the levels the phrase
-// covers.
-func cumulative(q systemone.Question) (systemone.Question, back, bool) {
-	text, ok := noulText(q)
-	if !ok {
-		return q, nil, false
-	}
+// covers. text is the noul question's (noulText).
+func cumulative(text string) (systemone.Question, back, bool) {
 	c, ok := ReadCumulative(text)
 	if !ok {
-		return q, nil, false
+		return systemone.Question{}, nil, false
 	}
 	core := systemone.Question{Type: systemone.TypeScore, Instructions: stringJSON(c.Question), Levels: systemone.Texts(c.Levels...)}
 	return core, func(a systemone.Answer) (systemone.Answer, error) {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/judgeworks/shared/words"
 )
@@ -83,30 +84,34 @@ func Negated(text string) (string, bool) {
 // leaves the question as it is: double negation is for a reader that
 // understands it.
 func mainClauseNot(text string) (string, bool) {
-	fields := strings.Fields(text)
-	if len(fields) < 2 {
-		return "", false
-	}
-	at, found := -1, 0
-	clause := true
-	for i, f := range fields {
-		w := fold(f)
-		if subordinators[w] {
+	// Most questions have no negator: they are read without splitting
+	// the text or copying a word (fold into a buffer on the stack), and
+	// only the question rewritten is split.
+	var b [32]byte
+	n, at, found := 0, -1, 0
+	clause, opened := true, false
+	for f := range strings.FieldsSeq(text) {
+		w := appendFold(b[:0], f)
+		if n == 0 {
+			opened = auxiliaries[string(w)] || contracted[string(w)] != ""
+		}
+		if subordinators[string(w)] {
 			clause = false
 		}
-		if !negators[w] {
-			continue
+		if negators[string(w)] {
+			found++
+			if clause && (string(w) == "not" && n > 0 || n == 0 && contracted[string(w)] != "") {
+				at = n
+			}
 		}
-		found++
-		if clause && (w == "not" && i > 0 || i == 0 && contracted[w] != "") {
-			at = i
-		}
+		n++
 	}
-	first := fold(fields[0])
-	if found != 1 || at < 0 || !auxiliaries[first] && contracted[first] == "" {
+	if n < 2 || found != 1 || at < 0 || !opened {
 		return "", false
 	}
+	fields := strings.Fields(text)
 	if at == 0 {
+		first := fold(fields[0])
 		fields[0] = matchCase(fields[0], contracted[first]) + trailingPunct(fields[0])
 	} else {
 		fields = append(fields[:at], fields[at+1:]...)
@@ -128,20 +133,23 @@ func hasNo(text string) bool {
 // fold is a field as shared/words reads a word: lower case, letters only,
 // the apostrophe of a contraction dropped.
 func fold(f string) string {
-	plain := true
-	for i := 0; i < len(f) && plain; i++ {
-		plain = 'a' <= f[i] && f[i] <= 'z'
-	}
-	if plain {
-		return f
-	}
-	var b strings.Builder
-	for _, r := range strings.ToLower(f) {
-		if r >= 'a' && r <= 'z' {
-			b.WriteRune(r)
+	var b [32]byte
+	return string(appendFold(b[:0], f))
+}
+
+// appendFold appends fold(f) to b.
+func appendFold(b []byte, f string) []byte {
+	for i := 0; i < len(f); i++ {
+		if c := f[i]; c < 'a' || c > 'z' {
+			for _, r := range f {
+				if r = unicode.ToLower(r); r >= 'a' && r <= 'z' {
+					b = append(b, byte(r))
+				}
+			}
+			return b
 		}
 	}
-	return b.String()
+	return append(b, f...)
 }
 
 func trailingPunct(f string) string {
@@ -189,6 +197,11 @@ var (
 // quoted levels, then one of them quoted once more with a phrase that
 // makes it the bound of a range.
 func ReadCumulative(text string) (Cumulative, bool) {
+	if strings.Count(text, `"`) < 6 {
+		// Three quoted strings take six quotes: most questions are spared
+		// the pattern.
+		return Cumulative{}, false
+	}
 	locs := quoted.FindAllStringIndex(text, -1)
 	if len(locs) < 3 || len(locs) > 11 {
 		return Cumulative{}, false
