@@ -45,7 +45,7 @@ func (e Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Resp
 }
 
 func (Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	state := terms(words.FromJSON(req.State, true))
+	state := stateTerms(words.FromJSON(req.State, true))
 	answers := make(map[string]systemone.Answer, len(req.Questions))
 	for name, q := range req.Questions {
 		if err := ctx.Err(); err != nil {
@@ -60,28 +60,62 @@ func (Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Respon
 	return &systemone.Response{Model: Name, Answers: answers}, nil
 }
 
-func answer(state bag, q systemone.Question) (systemone.Answer, error) {
+// answer weighs each candidate of q (see compile) against the state's
+// terms.
+func answer(state []words.Token, q systemone.Question) (systemone.Answer, error) {
+	c, err := questions.get(q)
+	if err != nil {
+		return systemone.Answer{}, err
+	}
+	// Most questions read few terms: their counts fit on the stack.
+	var buf [64]float64
+	counts := buf[:0]
+	if n := 2 * len(c.slots); n <= len(buf) {
+		counts = buf[:n]
+	} else {
+		counts = make([]float64, n)
+	}
+	for _, t := range state {
+		if k, ok := c.slots[t.Word]; ok {
+			if t.Negated {
+				counts[k+1]++
+			} else {
+				counts[k]++
+			}
+		}
+	}
+	logits := make([]float64, len(c.cands))
+	for i, cand := range c.cands {
+		logits[i] = relevance(counts, cand) / Temperature
+	}
+	return systemone.BuildAnswer(q, softmax(logits))
+}
+
+// compile works out what answering q needs of q alone: its candidates,
+// each as a bag of terms weighed by inverse frequency, in the order
+// BuildAnswer takes their weights.
+func compile(q systemone.Question) (*compiled, error) {
 	switch q.Type {
 	case systemone.TypeNoul:
-		return systemone.BuildAnswer(q, noulWeights(state, q))
+		return weigh(noulCandidates(q), true), nil
 	case systemone.TypeChoice:
 		// The options come in their canonical order (limits.Check puts
 		// them so), so every sum runs in the same order whatever order
 		// the caller listed them in and whatever it named them, and the
 		// answer is identical to the last bit.
-		return systemone.BuildAnswer(q, choiceWeights(state, q))
+		return weigh(choiceCandidates(q), false), nil
 	case systemone.TypeScore:
-		return systemone.BuildAnswer(q, scoreWeights(state, q))
+		return weigh(scoreCandidates(q), true), nil
 	}
 	// Validate refuses unknown types before a request reaches a backend.
-	return systemone.Answer{}, fmt.Errorf("unknown question type %q", q.Type)
+	return nil, fmt.Errorf("unknown question type %q", q.Type)
 }
 
-// noulWeights weighs a "yes" text against a "no" text. Yes is the
+// noulCandidates weighs a "yes" text against a "no" text. Yes is the
 // instructions plus the caller's meaning of true; no is the instructions
 // negated plus the caller's meaning of false. With no evidence either way
 // the answer is 0.5.
-func noulWeights(state bag, q systemone.Question) []float64 {
+func noulCandidates(q systemone.Question) []bag {
 	instr := terms(words.FromJSON(q.Instructions, true))
 	yes, no := bag{}, bag{}
 	yes.add(instr)
@@ -90,44 +124,34 @@ func noulWeights(state bag, q systemone.Question) []float64 {
 		yes.add(terms(systemone.ContentText(q.Noul.True)))
 		no.add(terms(systemone.ContentText(q.Noul.False)))
 	}
-	return probabilities(state, []bag{yes, no})
+	return []bag{yes, no}
 }
 
-// choiceWeights scores what each option says (its description, else its
-// name: systemone.Option.Text). Each option is scored alone, so the odds
+// choiceCandidates is what each option says (its description, else its
+// name: systemone.Option.Text). Each option is weighed alone, so the odds
 // between two options do not depend on which others are offered: the
 // probabilities are a softmax of per-option scores.
-func choiceWeights(state bag, q systemone.Question) []float64 {
-	logits := make([]float64, len(q.Options))
+func choiceCandidates(q systemone.Question) []bag {
+	cands := make([]bag, len(q.Options))
 	for i, o := range q.Options {
-		b := terms(o.Name)
 		if o.Described() {
-			b = terms(words.FromJSON(o.Description, true))
+			cands[i] = terms(words.FromJSON(o.Description, true))
+		} else {
+			cands[i] = terms(o.Name)
 		}
-		logits[i] = relevance(state, b, inverseFrequency([]bag{b})) / Temperature
 	}
-	return softmax(logits)
+	return cands
 }
 
-// scoreWeights scores each level's text; the score is then the expected level.
-func scoreWeights(state bag, q systemone.Question) []float64 {
+// scoreCandidates is each level's text; the score is then the expected
+// level.
+func scoreCandidates(q systemone.Question) []bag {
 	cands := make([]bag, len(q.Levels))
 	for i, l := range q.Levels {
 		// A level given as null has no words: only its position counts.
 		cands[i] = terms(systemone.ContentText(l))
 	}
-	return probabilities(state, cands)
-}
-
-// probabilities turns the relevance of each candidate into a softmax
-// distribution at Temperature.
-func probabilities(state bag, cands []bag) []float64 {
-	idf := inverseFrequency(cands)
-	logits := make([]float64, len(cands))
-	for i, c := range cands {
-		logits[i] = relevance(state, c, idf) / Temperature
-	}
-	return softmax(logits)
+	return cands
 }
 
 func softmax(logits []float64) []float64 {
@@ -169,13 +193,13 @@ func inverseFrequency(cands []bag) map[string]float64 {
 // affirms, minus the share it denies: each term counts saturate(times the
 // state says it) − saturate(times the state says its negation), weighted by
 // IDF, over the candidate's total IDF. The result lies in [-2, 2]; a
-// candidate with no terms scores 0.
-func relevance(state, cand bag, idf map[string]float64) float64 {
+// candidate with no terms scores 0. counts holds the state's counts in the
+// candidate's slots (see compiled).
+func relevance(counts []float64, cand []weighed) float64 {
 	var got, total float64
-	for _, t := range cand.sortedTerms() {
-		w := idf[t]
-		total += w
-		got += w * (saturate(state[t]) - saturate(state[flip(t)]))
+	for _, t := range cand {
+		total += t.idf
+		got += t.idf * (saturate(counts[t.says]) - saturate(counts[t.denies]))
 	}
 	if total == 0 {
 		return 0
