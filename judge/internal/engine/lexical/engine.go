@@ -67,6 +67,11 @@ func answer(state []words.Token, q systemone.Question) (systemone.Answer, error)
 	if err != nil {
 		return systemone.Answer{}, err
 	}
+	return c.answer(state, q)
+}
+
+// answer answers q, compiled as c, from the state's terms.
+func (c *compiled) answer(state []words.Token, q systemone.Question) (systemone.Answer, error) {
 	// Most questions read few terms: their counts fit on the stack.
 	var buf [64]float64
 	counts := buf[:0]

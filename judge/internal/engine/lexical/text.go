@@ -44,12 +44,25 @@ func terms(text string) bag {
 // suffixes are tried longest first; the first that leaves a stem of at least
 // three letters is replaced. This is deliberately lighter than Porter: it
 // only folds the inflections that decide whether two phrasings match.
-var suffixes = []struct{ from, to string }{
+type suffix struct{ from, to string }
+
+var suffixes = []suffix{
 	{"ational", "ate"}, {"ization", "ize"}, {"fulness", "ful"}, {"iveness", "ive"},
 	{"ousness", "ous"}, {"ities", "ity"}, {"ency", "ent"}, {"ancy", "ant"},
 	{"ness", ""}, {"ment", ""}, {"ings", ""}, {"ing", ""}, {"ied", "y"}, {"ies", "y"},
 	{"ed", ""}, {"ly", ""}, {"es", ""}, {"s", ""},
 }
+
+// suffixesEnding lists, for each last byte, the suffixes that end in it,
+// in the order of suffixes: a word is tried only against the suffixes it
+// could end in, most words against none.
+var suffixesEnding = func() (by [256][]suffix) {
+	for _, s := range suffixes {
+		last := s.from[len(s.from)-1]
+		by[last] = append(by[last], s)
+	}
+	return by
+}()
 
 // stem folds inflections so "charges", "charged" and "charging" meet at
 // "charg", and "urgency" meets "urgent".
@@ -57,7 +70,7 @@ func stem(w string) string {
 	if len(w) <= 3 {
 		return w
 	}
-	for _, s := range suffixes {
+	for _, s := range suffixesEnding[w[len(w)-1]] {
 		if strings.HasSuffix(w, s.from) && len(w)-len(s.from)+len(s.to) >= 3 {
 			if s.from == "s" && strings.HasSuffix(w, "ss") {
 				break

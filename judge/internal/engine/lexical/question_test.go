@@ -1,0 +1,166 @@
+package lexical
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/judgeworks/judge/internal/engine/enginetest"
+	"github.com/judgeworks/shared/systemone"
+)
+
+// keyQuestions are questions of every type and form compile reads.
+func keyQuestions() []systemone.Question {
+	qs := []systemone.Question{
+		{Type: systemone.TypeNoul, Instructions: systemone.Text("Does the customer want to leave?"),
+			Noul: &systemone.NoulCriteria{True: systemone.Text("cancel the account, close it"), False: json.RawMessage(`["stay", {"or": "renew"}]`)}},
+		{Type: systemone.TypeNoul, Instructions: json.RawMessage(`{"ask": "Is it not urgent?", "context": ["refund"]}`)},
+		{Type: systemone.TypeChoice, Instructions: systemone.Text("Which team?"), Options: []systemone.Option{
+			{Name: "billing", Description: systemone.Text("refunds, invoices, charges")},
+			{Name: "technical_support"}, {Name: "sales", Description: json.RawMessage(`null`)},
+			{Name: "other", Description: json.RawMessage(`{"about": "anything else, not billing"}`)}}},
+		{Type: systemone.TypeScore, Instructions: systemone.Text("How angry?"),
+			Levels: []json.RawMessage{nil, systemone.Text("annoyed"), json.RawMessage(`["furious", "livid"]`)}},
+	}
+	for _, q := range enginetest.Ticket(Alias, 3).Questions {
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+// A kept question answers exactly as one compiled afresh, on the first
+// request that asks it and on every later one.
+func TestKeptQuestionsAgree(t *testing.T) {
+	states := []string{
+		"I was charged twice and I am furious. Please refund me, this is not urgent.",
+		"I will stay and renew; the app crashes at login, which is NOT acceptable.",
+		"The weather is fine.",
+	}
+	for _, text := range states {
+		state := stateTerms(text)
+		for i, q := range keyQuestions() {
+			fresh, err := compile(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := fresh.answer(state, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 2 {
+				got, err := answer(state, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("question %d on %q: kept %+v, afresh %+v", i, text, got, want)
+				}
+			}
+		}
+	}
+}
+
+// Questions that say something different have different keys.
+func TestKeysTellQuestionsApart(t *testing.T) {
+	seen := map[string]int{}
+	qs := keyQuestions()
+	// The same texts in other fields, or split differently.
+	qs = append(qs,
+		systemone.Question{Type: systemone.TypeNoul, Noul: &systemone.NoulCriteria{True: systemone.Text("Does the customer want to leave?")}},
+		systemone.Question{Type: systemone.TypeNoul, Noul: &systemone.NoulCriteria{False: systemone.Text("Does the customer want to leave?")}},
+		systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text("Does the customer want to leave?"), Noul: &systemone.NoulCriteria{}},
+		systemone.Question{Type: systemone.TypeChoice, Options: []systemone.Option{{Name: "ab"}, {Name: "c"}}},
+		systemone.Question{Type: systemone.TypeChoice, Options: []systemone.Option{{Name: "a"}, {Name: "bc"}}},
+		systemone.Question{Type: systemone.TypeChoice, Options: []systemone.Option{{Name: "c"}, {Name: "ab"}}},
+		systemone.Question{Type: systemone.TypeScore, Levels: []json.RawMessage{systemone.Text("ab"), systemone.Text("c")}},
+	)
+	for i, q := range qs {
+		k := string(appendKey(nil, q))
+		if j, ok := seen[k]; ok {
+			t.Errorf("questions %d and %d share a key: %+v, %+v", j, i, qs[j], q)
+		}
+		seen[k] = i
+	}
+}
+
+// The cache holds at most keptQuestions questions, none longer than
+// keptQuestionBytes, and answers each as compiled afresh meanwhile.
+func TestQuestionCacheBounds(t *testing.T) {
+	var qc questionCache
+	state := stateTerms("I want a refund for order 7.")
+	for i := range keptQuestions + 10 {
+		q := systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text(fmt.Sprintf("Is it about order %d?", i))}
+		c, err := qc.get(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, _ := compile(q)
+		if !reflect.DeepEqual(c, fresh) {
+			t.Fatalf("question %d kept as %+v, compiled afresh %+v", i, c, fresh)
+		}
+		if _, err := c.answer(state, q); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(qc.m); n > keptQuestions {
+			t.Fatalf("%d questions kept, more than %d", n, keptQuestions)
+		}
+	}
+	long := systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text(strings.Repeat("refund ", keptQuestionBytes/7+1))}
+	before := len(qc.m)
+	if _, err := qc.get(long); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := qc.m[string(appendKey(nil, long))]; ok || len(qc.m) != before {
+		t.Errorf("a question of more than %d bytes was kept", keptQuestionBytes)
+	}
+	if _, err := qc.get(systemone.Question{Type: "essay"}); err == nil || len(qc.m) != before {
+		t.Errorf("an unknown type gave %v, and %d questions kept instead of %d", err, len(qc.m), before)
+	}
+}
+
+// Requests asked at once share the cache safely (run with -race) and get
+// the answers asked alone.
+func TestConcurrentAsks(t *testing.T) {
+	req := enginetest.Ticket(Alias, 9)
+	want := enginetest.Ask(t, Engine{}, req)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 20 {
+				questions.mu.Lock()
+				questions.m = nil // forgotten now and then, as when full
+				questions.mu.Unlock()
+				got, err := Engine{}.Ask(context.Background(), req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !reflect.DeepEqual(got.Answers, want.Answers) {
+					t.Errorf("answers differ when asked at once: %+v, %+v", got.Answers, want.Answers)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// stateTerms reads as terms does, term for term in order.
+func TestStateTermsMatchTerms(t *testing.T) {
+	for _, text := range []string{"I was charged twice, not refunded; the charges are NOT ok.", "Nothing", ""} {
+		b := bag{}
+		for _, tk := range stateTerms(text) {
+			tm := tk.Word
+			if tk.Negated {
+				tm = negPrefix + tm
+			}
+			b[tm]++
+		}
+		if want := terms(text); !reflect.DeepEqual(b, want) {
+			t.Errorf("stateTerms(%q) counts %v, terms %v", text, b, want)
+		}
+	}
+}
