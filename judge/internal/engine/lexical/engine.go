@@ -74,7 +74,7 @@ func answer(state []words.Token, q systemone.Question) (systemone.Answer, error)
 func (c *compiled) answer(state []words.Token, q systemone.Question) (systemone.Answer, error) {
 	// Most questions read few terms: their counts fit on the stack.
 	var buf [64]float64
-	counts := buf[:0]
+	var counts []float64
 	if n := 2 * len(c.slots); n <= len(buf) {
 		counts = buf[:n]
 	} else {
