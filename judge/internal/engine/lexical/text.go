@@ -70,7 +70,12 @@ func stem(w string) string {
 	if len(w) <= 3 {
 		return w
 	}
-	for _, s := range suffixesEnding[w[len(w)-1]] {
+	return stemWith(w, suffixesEnding[w[len(w)-1]])
+}
+
+// stemWith is stem trying the suffixes of list, in order.
+func stemWith(w string, list []suffix) string {
+	for _, s := range list {
 		if strings.HasSuffix(w, s.from) && len(w)-len(s.from)+len(s.to) >= 3 {
 			if s.from == "s" && strings.HasSuffix(w, "ss") {
 				break
