@@ -51,10 +51,11 @@ type back func(systemone.Answer) (systemone.Answer, error)
 
 // Rewrite returns req with every question brought to the form the rules
 // fix, and the function that turns the engine's response to it into the
-// response to req. Questions keep their names.
+// response to req. Questions keep their names. req is never changed; when
+// no rule fits any question it is returned as it is, its questions map
+// shared, so callers must not change the returned request's map.
 func Rewrite(req systemone.Request, rules Rules) (systemone.Request, func(*systemone.Response) (*systemone.Response, error)) {
-	// Most questions are in their form already: then req is returned as
-	// it is and nothing is allocated.
+	// Most questions are in their form already: then nothing is copied.
 	var backs map[string][]back
 	out := req
 	for name, q := range req.Questions {
