@@ -89,11 +89,11 @@ func mainClauseNot(text string) (string, bool) {
 	// only the question rewritten is split.
 	var b [32]byte
 	n, at, found := 0, -1, 0
-	clause, opened := true, false
+	clause := true
 	for f := range strings.FieldsSeq(text) {
 		w := appendFold(b[:0], f)
-		if n == 0 {
-			opened = auxiliaries[string(w)] || contracted[string(w)] != ""
+		if n == 0 && !auxiliaries[string(w)] && contracted[string(w)] == "" {
+			return "", false // not a yes/no question
 		}
 		if subordinators[string(w)] {
 			clause = false
@@ -106,7 +106,7 @@ func mainClauseNot(text string) (string, bool) {
 		}
 		n++
 	}
-	if n < 2 || found != 1 || at < 0 || !opened {
+	if n < 2 || found != 1 || at < 0 {
 		return "", false
 	}
 	fields := strings.Fields(text)
