@@ -302,9 +302,8 @@ func Kind(raw []byte) byte {
 // Text that is not valid JSON is returned as it is (copied): callers
 // compact values that passed a syntax check.
 func Compact(raw []byte) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
+	if !Valid(raw) {
 		return append(json.RawMessage(nil), raw...)
 	}
-	return b.Bytes()
+	return CompactValid(raw)
 }

@@ -51,9 +51,11 @@ func DecodeRequest(body []byte) (Request, error) {
 	for _, e := range top {
 		switch e.key {
 		case "model":
-			if err := json.Unmarshal(e.val, &req.Model); err != nil || kindOf(e.val) != kindString {
+			model, ok := jsonscan.StringValue(e.val)
+			if !ok {
 				v.AddInput("model must be a string", "string_type", e.val, "body", "model")
 			}
+			req.Model = model
 		case "state", DocumentField:
 			if e.key == DocumentField && seen["state"] {
 				v.AddInput("document is the older name of state: give one of them, not both", "value_error", e.val, "body", DocumentField)
@@ -63,7 +65,7 @@ func DecodeRequest(body []byte) (Request, error) {
 				v.AddInput(e.key+" must be a JSON string, object or array", "value_error", e.val, "body", e.key)
 				continue
 			}
-			req.State = jsonscan.Compact(e.val)
+			req.State = jsonscan.CompactValid(e.val)
 		case "questions":
 			req.Questions, req.Order = decodeQuestions(&v, e.val)
 		}
@@ -141,8 +143,8 @@ func decodeQuestion(v *Problems, raw json.RawMessage, loc ...string) Question {
 		switch e.key {
 		case "type":
 			haveType = true
-			var s string
-			if kindOf(e.val) != kindString || json.Unmarshal(e.val, &s) != nil {
+			s, ok := jsonscan.StringValue(e.val)
+			if !ok {
 				v.AddInput("type must be a string", "string_type", e.val, at(loc, "type")...)
 				continue
 			}
@@ -163,7 +165,7 @@ func decodeQuestion(v *Problems, raw json.RawMessage, loc ...string) Question {
 	switch kindOf(instructions) {
 	case kindNone, kindNull:
 	case kindString, kindObject, kindArray:
-		q.Instructions = jsonscan.Compact(instructions)
+		q.Instructions = jsonscan.CompactValid(instructions)
 	default:
 		v.AddInput("instructions must be a JSON string, object, array or null", "value_error", instructions, at(tloc, "instructions")...)
 	}
@@ -232,7 +234,7 @@ func decodeEntry(v *Problems, raw json.RawMessage, what string, loc []string) js
 	case kindNull:
 		return nil
 	case kindString, kindObject, kindArray:
-		return jsonscan.Compact(raw)
+		return jsonscan.CompactValid(raw)
 	}
 	v.AddInput(what+" must be a JSON string, object, array or null", "value_error", raw, loc...)
 	return nil
@@ -269,15 +271,11 @@ func decodeLevels(v *Problems, raw json.RawMessage, loc []string) []json.RawMess
 		v.AddInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
 		return nil
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		v.AddInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
-		return nil
-	}
-	levels := make([]json.RawMessage, len(elems))
-	for i, e := range elems {
-		levels[i] = decodeEntry(v, e, "a level", at(loc, strconv.Itoa(i)))
-	}
+	levels := []json.RawMessage{}
+	s := jsonscan.New(raw)
+	s.Array("criteria", func() {
+		levels = append(levels, decodeEntry(v, s.Raw(), "a level", at(loc, strconv.Itoa(len(levels)))))
+	})
 	return levels
 }
 
@@ -427,15 +425,35 @@ func (r *Response) UnmarshalJSON(data []byte) error {
 // (each once), then the rest sorted.
 func orderedNames[V any](order []string, m map[string]V) []string {
 	out := make([]string, 0, len(m))
-	seen := make(map[string]bool, len(m))
+	// For the usual few names, a linear search of out finds repeats
+	// without building a map per call; a map keeps many from taking
+	// quadratic time.
+	var seen map[string]bool
+	if len(order) > 16 {
+		seen = make(map[string]bool, len(m))
+	}
 	for _, n := range order {
-		if _, ok := m[n]; ok && !seen[n] {
-			seen[n] = true
-			out = append(out, n)
+		if _, ok := m[n]; !ok {
+			continue
 		}
+		if seen != nil {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+		} else if slices.Contains(out, n) {
+			continue
+		}
+		out = append(out, n)
 	}
 	if len(out) == len(m) {
 		return out
+	}
+	if seen == nil {
+		seen = make(map[string]bool, len(out))
+		for _, n := range out {
+			seen[n] = true
+		}
 	}
 	rest := make([]string, 0, len(m)-len(out))
 	for n := range m {
@@ -504,7 +522,7 @@ func isContent(raw []byte) bool {
 }
 
 func checkSyntax(body []byte) error {
-	if json.Valid(body) {
+	if jsonscan.Valid(body) {
 		return nil
 	}
 	var x any
