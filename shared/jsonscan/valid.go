@@ -269,7 +269,7 @@ func CompactValid(raw []byte) json.RawMessage {
 // as encoding/json decodes it; ok is false for anything else (raw built in
 // Go may hold anything). A string without escapes and of valid UTF-8, the
 // usual case, is its bytes between the quotes, read without encoding/json.
-func StringValue(raw []byte) (s string, ok bool) {
+func StringValue(raw []byte) (string, bool) {
 	if Kind(raw) != '"' {
 		return "", false
 	}
@@ -286,6 +286,9 @@ func StringValue(raw []byte) (s string, ok bool) {
 			return string(inner), true
 		}
 	}
+	// Decoded into a variable of this branch alone: a result variable
+	// whose address is taken would be moved to the heap on every call.
+	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}

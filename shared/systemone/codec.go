@@ -38,7 +38,8 @@ func DecodeRequest(body []byte) (Request, error) {
 		v.AddInput("the body must be a JSON object", "dict_type", body, "body")
 		return req, v.Err()
 	}
-	top, dups := objectEntries(body)
+	var buf [4]entry
+	top, dups := objectEntries(body, buf[:0])
 	seen := make(map[string]bool, len(top))
 	for _, e := range top {
 		seen[e.key] = true
@@ -99,7 +100,8 @@ func decodeQuestions(v *Problems, raw json.RawMessage) (map[string]Question, []s
 		v.AddInput("questions must be an object of question name to question", "dict_type", raw, "body", "questions")
 		return nil, nil
 	}
-	entries, dups := objectEntries(raw)
+	var buf [8]entry
+	entries, dups := objectEntries(raw, buf[:0])
 	for _, k := range dups {
 		v.Add("question name given more than once", "value_error", "body", "questions", k)
 	}
@@ -136,7 +138,8 @@ func decodeQuestion(v *Problems, raw json.RawMessage, loc ...string) Question {
 		v.AddInput("a question must be an object with type, instructions and criteria", "dict_type", raw, loc...)
 		return q
 	}
-	entries, _ := objectEntries(raw)
+	var buf [4]entry
+	entries, _ := objectEntries(raw, buf[:0])
 	var criteria, instructions json.RawMessage
 	var haveType, typeOK bool
 	for _, e := range entries {
@@ -207,7 +210,8 @@ func decodeNoulCriteria(v *Problems, raw json.RawMessage, loc []string) *NoulCri
 		v.AddInput(`noul criteria must be an object with the keys "true" and "false", or null`, "dict_type", raw, loc...)
 		return nil
 	}
-	entries, dups := objectEntries(raw)
+	var buf [2]entry
+	entries, dups := objectEntries(raw, buf[:0])
 	for _, k := range dups {
 		v.Add("key given more than once", "value_error", at(loc, k)...)
 	}
@@ -250,7 +254,8 @@ func decodeOptions(v *Problems, raw json.RawMessage, loc []string) []Option {
 		v.AddInput("choice criteria must be an object of option name to description", "dict_type", raw, loc...)
 		return nil
 	}
-	entries, dups := objectEntries(raw)
+	var buf [8]entry
+	entries, dups := objectEntries(raw, buf[:0])
 	for _, k := range dups {
 		v.Add("option name given more than once", "value_error", at(loc, k)...)
 	}
@@ -413,7 +418,7 @@ func (r *Response) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(p.Answers, &r.Answers); err != nil {
 		return err
 	}
-	entries, _ := objectEntries(p.Answers)
+	entries, _ := objectEntries(p.Answers, nil)
 	r.Order = make([]string, len(entries))
 	for i, e := range entries {
 		r.Order[i] = e.key
@@ -555,15 +560,19 @@ type entry struct {
 // the rule DecodeRequest refuses them by, for any other decoder of the
 // judge's wire formats to refuse them by too.
 func DuplicateKeys(raw []byte) []string {
-	_, dups := objectEntries(raw)
+	_, dups := objectEntries(raw, nil)
 	return dups
 }
 
-func objectEntries(raw []byte) (entries []entry, dups []string) {
+//
+// The entries are appended to buf, which a caller may give as a small
+// array of its own so that the usual few members need no allocation.
+func objectEntries(raw []byte, buf []entry) (entries []entry, dups []string) {
+	entries = buf[:0]
 	s := jsonscan.New(raw)
 	var seen map[string]bool
 	s.Object("body", func(k []byte) {
-		key := jsonscan.Unquote(k)
+		key := wireKey(k)
 		val := s.Raw()
 		// A linear search is fastest for the usual handful of keys; a map
 		// keeps a body with a hundred thousand keys from taking quadratic time.
@@ -590,7 +599,35 @@ func objectEntries(raw []byte) (entries []entry, dups []string) {
 	return entries, dups
 }
 
+// wireKey is an object key as Object passed it, unquoted: the names of the
+// wire format itself come as constants, without the allocation of a
+// string per key of every request.
+func wireKey(k []byte) string {
+	switch string(k) {
+	case "model":
+		return "model"
+	case "state":
+		return "state"
+	case "questions":
+		return "questions"
+	case "type":
+		return "type"
+	case "instructions":
+		return "instructions"
+	case "criteria":
+		return "criteria"
+	case "true":
+		return "true"
+	case "false":
+		return "false"
+	}
+	return jsonscan.Unquote(k)
+}
+
+// at is loc followed by more, in a new slice. It is small enough to be
+// inlined, and its room for eight names is a constant: a path that does
+// not outlive its caller (every path a decoder builds is copied when a
+// problem is added) then lives on the caller's stack, not the heap.
 func at(loc []string, more ...string) []string {
-	out := make([]string, 0, len(loc)+len(more))
-	return append(append(out, loc...), more...)
+	return append(append(make([]string, 0, 8), loc...), more...)
 }

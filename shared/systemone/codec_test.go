@@ -296,7 +296,7 @@ func FuzzObjectEntries(f *testing.F) {
 		if !json.Valid(raw) || kindOf(raw) != kindObject {
 			return
 		}
-		got, gotDups := objectEntries(raw)
+		got, gotDups := objectEntries(raw, nil)
 		want, wantDups := decoderEntries(raw)
 		if len(got) != len(want) || !slices.Equal(gotDups, wantDups) {
 			t.Fatalf("%s: entries %v dups %v, want %v %v", raw, got, gotDups, want, wantDups)

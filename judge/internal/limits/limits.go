@@ -94,6 +94,20 @@ func canonical(req systemone.Request) systemone.Request {
 // instructions and criteria, one piece per line.
 func question(count Counter, name string, q systemone.Question) int {
 	var b strings.Builder
+	// One allocation for the text: the JSON of the parts is at least as
+	// long as their text, and the separators take at most two bytes more
+	// a part.
+	size := len(name) + 1 + len(q.Instructions) + len(q.Levels)
+	if q.Noul != nil {
+		size += 2 + len(q.Noul.True) + len(q.Noul.False)
+	}
+	for _, o := range q.Options {
+		size += 3 + len(o.Name) + len(o.Description)
+	}
+	for _, l := range q.Levels {
+		size += len(l)
+	}
+	b.Grow(size)
 	b.WriteString(name)
 	b.WriteByte('\n')
 	b.WriteString(systemone.ContentText(q.Instructions))
