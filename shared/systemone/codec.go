@@ -564,7 +564,6 @@ func DuplicateKeys(raw []byte) []string {
 	return dups
 }
 
-//
 // The entries are appended to buf, which a caller may give as a small
 // array of its own so that the usual few members need no allocation.
 func objectEntries(raw []byte, buf []entry) (entries []entry, dups []string) {
