@@ -547,14 +547,6 @@ type entry struct {
 	val json.RawMessage
 }
 
-// objectEntries lists the members of a syntactically valid JSON object in
-// their order, with the keys that occur more than once. The first
-// occurrence of a key wins, so a value named in an error message is the one
-// that is used. Values alias raw.
-//
-// It walks the bytes once with jsonscan instead of using json.Decoder's
-// tokens: the body was checked once by checkSyntax, and re-scanning every
-// nested value through the decoder cost most of the decoding time.
 // DuplicateKeys lists the keys that occur more than once in the JSON
 // object raw (raw must be valid JSON), after the first occurrence of each:
 // the rule DecodeRequest refuses them by, for any other decoder of the
@@ -564,8 +556,16 @@ func DuplicateKeys(raw []byte) []string {
 	return dups
 }
 
-// The entries are appended to buf, which a caller may give as a small
-// array of its own so that the usual few members need no allocation.
+// objectEntries lists the members of a syntactically valid JSON object in
+// their order, with the keys that occur more than once. The first
+// occurrence of a key wins, so a value named in an error message is the one
+// that is used. Values alias raw. The entries are appended to buf, which a
+// caller may give as a small array of its own so that the usual few
+// members need no allocation.
+//
+// It walks the bytes once with jsonscan instead of using json.Decoder's
+// tokens: the body was checked once by checkSyntax, and re-scanning every
+// nested value through the decoder cost most of the decoding time.
 func objectEntries(raw []byte, buf []entry) (entries []entry, dups []string) {
 	entries = buf[:0]
 	s := jsonscan.New(raw)
