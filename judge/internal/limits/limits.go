@@ -7,7 +7,6 @@ package limits
 
 import (
 	"fmt"
-	"maps"
 	"strings"
 	"sync"
 
@@ -74,19 +73,20 @@ func Check(req systemone.Request, count Counter) (Checked, error) {
 // canonical returns req with each choice's options in canonical order,
 // sharing req's questions when it has no choice.
 func canonical(req systemone.Request) systemone.Request {
-	var qs map[string]systemone.Question
+	choices := false
+	for _, q := range req.Questions {
+		choices = choices || q.Type == systemone.TypeChoice
+	}
+	if !choices {
+		return req
+	}
+	// A new map filled in one pass: cheaper than cloning the caller's and
+	// then writing the choices into the clone.
+	qs := make(map[string]systemone.Question, len(req.Questions))
 	for name, q := range req.Questions {
-		if q.Type != systemone.TypeChoice {
-			continue
-		}
-		if qs == nil {
-			qs = maps.Clone(req.Questions)
-		}
 		qs[name] = q.Canonical()
 	}
-	if qs != nil {
-		req.Questions = qs
-	}
+	req.Questions = qs
 	return req
 }
 
