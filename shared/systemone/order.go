@@ -14,8 +14,10 @@ import (
 // moves the answer with the descriptions (docs/api.md, "Coherence").
 func (o Option) Text() string {
 	// Described, with the description read once.
-	if text := strings.TrimSpace(ContentText(o.Description)); text != "" {
-		return text
+	if k := kindOf(o.Description); k != kindNull && k != kindNone {
+		if text := strings.TrimSpace(ContentText(o.Description)); text != "" {
+			return text
+		}
 	}
 	return o.Name
 }

@@ -58,6 +58,11 @@ func ShortInput(raw json.RawMessage) json.RawMessage {
 	if kindOf(c) == kindString {
 		_ = json.Unmarshal(c, &text)
 	}
+	if len(text) <= MaxInputBytes {
+		// A string whose quotes and escapes made it long: its text needs
+		// no cut.
+		return c
+	}
 	cut := MaxInputBytes
 	for cut > 0 && !utf8.RuneStart(text[cut]) {
 		cut--
