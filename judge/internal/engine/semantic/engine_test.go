@@ -187,7 +187,7 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestTokens(t *testing.T) {
-	got := tokens("I'm NOT very happy at all, but really pleased!", nil)
+	got := tokens(nil, "I'm NOT very happy at all, but really pleased!", nil)
 	want := []token{
 		{word: "happy", negated: true, intensity: 2},
 		{word: "pleased", intensity: 1.5 * 1.25},
