@@ -407,16 +407,19 @@ func (e *Engine) rawPolarity(unit []float32) float64 {
 }
 
 // dot is the dot product of two vectors of equal length, four lanes at a
-// time (the compiler keeps them in registers).
+// time (the compiler keeps them in registers). Each step takes four
+// elements of both as arrays, which checks their bounds once instead of
+// at each element.
 func dot(a, b []float32) float64 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0
 	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+		x, y := [4]float32(a[i:i+4]), [4]float32(b[i:i+4])
+		s0 += x[0] * y[0]
+		s1 += x[1] * y[1]
+		s2 += x[2] * y[2]
+		s3 += x[3] * y[3]
 	}
 	for ; i < len(a); i++ {
 		s0 += a[i] * b[i]
@@ -478,7 +481,7 @@ func (e *Engine) answer(state []term, q systemone.Question, sc *scratch) (system
 
 // noulWeights weighs "yes" against "no" (readQuestion says what each is).
 func (e *Engine) noulWeights(state []term, a *asked, sc *scratch) []float64 {
-	ev := relevances(state, a.cands, false, sc)
+	ev := relevances(state, a, false, sc)
 	rel := [2]float64{ev[0].mixed(), ev[1].mixed()}
 	p := 1 / (1 + math.Exp(-(rel[0]-rel[1]-noulBias)/noulTemperature))
 	return []float64{p}
@@ -489,7 +492,7 @@ func (e *Engine) noulWeights(state []term, a *asked, sc *scratch) []float64 {
 // alone, so the odds between two options do not depend on which others
 // are offered: the probabilities are a softmax of per-option scores.
 func (e *Engine) choiceWeights(state []term, a *asked, sc *scratch) []float64 {
-	ev := relevances(state, a.cands, true, sc)
+	ev := relevances(state, a, true, sc)
 	rel := make([]float64, len(ev))
 	for i, x := range ev {
 		rel[i] = (bestShare*x.best + (1-bestShare)*x.mean) / choiceTemperature
@@ -501,7 +504,7 @@ func (e *Engine) choiceWeights(state []term, a *asked, sc *scratch) []float64 {
 // levels run along the sentiment axis, how near the state's polarity lies
 // to each level's; the score is then the expected level.
 func (e *Engine) scoreWeights(state []term, a *asked, sc *scratch) []float64 {
-	ev := relevances(state, a.cands, false, sc)
+	ev := relevances(state, a, false, sc)
 	logits := make([]float64, len(ev))
 	for i, x := range ev {
 		logits[i] = x.mixed() / scoreTemperature
@@ -591,28 +594,39 @@ func (e evidence) mixed() float64 { return (1-stateShare)*e.mean + stateShare*e.
 // questions) asks what the state is about, so a negated word still speaks
 // for a candidate about the same thing, at negatedMention. The result is
 // sc's memory, valid until the next call.
-func relevances(state []term, cands []candidate, topical bool, sc *scratch) []evidence {
+func relevances(state []term, a *asked, topical bool, sc *scratch) []evidence {
 	var stateTotal float64
 	for _, s := range state {
 		stateTotal += s.weight
 	}
-	out := sc.evidence(len(cands))
+	out := sc.evidence(len(a.cands))
 	most := 0
-	for _, c := range cands {
+	for _, c := range a.cands {
 		most = max(most, len(c.terms))
 	}
-	scratch := sc.floats(2 * most)
-	for i, c := range cands {
+	// sims[i*nw+k] is the similarity of state term i and the question's
+	// word k: each pair is compared once, however many candidates use
+	// the word (a noul question's yes and no share the instructions).
+	nw := len(a.words)
+	buf := sc.floats(len(state)*nw + 2*most)
+	sims, scratch := buf[:len(state)*nw], buf[len(state)*nw:]
+	for i, s := range state {
+		for k, w := range a.words {
+			sims[i*nw+k] = similarity(s.wordInfo, w)
+		}
+	}
+	for i, c := range a.cands {
 		// aff[j] and deny[j] are the strongest affirmation and denial of
 		// candidate term j by any state word.
 		aff, deny := scratch[:len(c.terms)], scratch[most:most+len(c.terms)]
 		clear(aff)
 		clear(deny)
 		var side float64
-		for _, s := range state {
+		for si, s := range state {
 			var sAff, sDeny float64
+			sim := sims[si*nw : (si+1)*nw]
 			for j, t := range c.terms {
-				v := match(s, t)
+				v := match(s, t, sim[c.at[j]])
 				if topical && v < 0 && !t.opposes(s) {
 					v = -negatedMention * v
 				}
@@ -686,16 +700,15 @@ func uses(ts []term, word string) bool {
 }
 
 // match is how strongly state word s affirms (> 0) or denies (< 0) the
-// candidate term t, in [-1, 1]. Words that mean the same (cosine above
-// floor) affirm when used in the same sense: the same sign, or for two
+// candidate term t, in [-1, 1], given the similarity of their words. Words
+// that mean the same (cosine above floor) affirm when used in the same sense: the same sign, or for two
 // evaluative words the same polarity ("not happy" affirms "dissatisfied";
 // "happy" denies it). An opposite ("renew" for "cancel") denies as
 // strongly as the word negated.
-func match(s, t term) float64 {
+func match(s, t term, sim float64) float64 {
 	if t.opposes(s) {
 		return -s.sign * t.sign
 	}
-	sim := similarity(s, t)
 	if sim <= 0 {
 		return 0
 	}
@@ -708,10 +721,10 @@ func match(s, t term) float64 {
 	return agree * sim
 }
 
-// similarity is how far the cosine of two terms rises above floor, scaled
+// similarity is how far the cosine of two words rises above floor, scaled
 // to [0, 1]; the same word is 1, and a word without a vector matches only
 // itself.
-func similarity(a, b term) float64 {
+func similarity(a, b *wordInfo) float64 {
 	if a.word == b.word {
 		return 1
 	}
@@ -761,14 +774,18 @@ type scratch struct {
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // maxScratch bounds the tokens or terms a scratch keeps for a later
-// request: a long state's memory is let go with it.
-const maxScratch = 1024
+// request, and maxScratchFloats its similarities: a long state's memory
+// is let go with it.
+const (
+	maxScratch       = 1024
+	maxScratchFloats = 1 << 16
+)
 
 // release clears what the request left in sc (the state's words, the
 // readings of its words) and keeps sc for the next one unless it grew
 // large.
 func (sc *scratch) release() {
-	if cap(sc.toks) > maxScratch || cap(sc.terms) > maxScratch || cap(sc.key) > keptKeyBytes {
+	if cap(sc.toks) > maxScratch || cap(sc.terms) > maxScratch || cap(sc.key) > keptKeyBytes || cap(sc.fs) > maxScratchFloats {
 		return
 	}
 	clear(sc.toks[:cap(sc.toks)])

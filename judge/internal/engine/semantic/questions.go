@@ -16,6 +16,8 @@ import (
 // compares them with its state.
 type candidate struct {
 	terms []term
+	// at[j] is the index of terms[j]'s word in asked.words.
+	at []int
 	// weights[j] is terms[j]'s weight by frequency times how few of the
 	// question's candidates use its word (see evidence.mean); total is
 	// their sum, added up in order.
@@ -28,6 +30,8 @@ type candidate struct {
 // (questionCache). Nothing in it is changed once built.
 type asked struct {
 	cands []candidate
+	// words are the readings of the candidates' words, each once.
+	words []*wordInfo
 	// Score questions only: each level's polarity and severity, and
 	// whether the levels run along the sentiment axis (polar, over lo…hi)
 	// or the severity axis (graded, over slo…shi around smean).
@@ -91,10 +95,28 @@ func (e *Engine) readQuestion(q systemone.Question) *asked {
 		}
 		a.graded = a.shi-a.slo >= severitySpread && math.Abs(ordered(a.sevs)) >= orderedMin
 	}
-	for _, c := range a.cands {
+	a.index()
+	return &a
+}
+
+// index lists the candidates' words in a.words, each once, and points
+// each term at its word.
+func (a *asked) index() {
+	at := map[*wordInfo]int{}
+	for i := range a.cands {
+		c := &a.cands[i]
+		c.at = make([]int, len(c.terms))
+		for j, t := range c.terms {
+			k, ok := at[t.wordInfo]
+			if !ok {
+				k = len(a.words)
+				at[t.wordInfo] = k
+				a.words = append(a.words, t.wordInfo)
+			}
+			c.at[j] = k
+		}
 		a.terms += len(c.terms)
 	}
-	return &a
 }
 
 // weigh gives each term of each candidate its weight: by frequency in
