@@ -254,6 +254,24 @@ func BenchmarkAsk(b *testing.B) {
 	}
 }
 
+// BenchmarkAskNewQuestion asks a 1-question request whose question the
+// engine has not seen (its instructions differ by a number, which the
+// engine does not read): the cost when no kept question helps.
+func BenchmarkAskNewQuestion(b *testing.B) {
+	e := engine()
+	req := enginetest.Ticket(Alias, 1)
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		n++
+		req.Questions["q0"] = systemone.Question{Type: systemone.TypeNoul,
+			Instructions: systemone.Text(fmt.Sprintf("Is the customer asking for a refund? (%d)", n))}
+		if _, err := e.Ask(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkNew is the engine's start-up cost on top of the vectors.
 func BenchmarkNew(b *testing.B) {
 	vec := wordvec.Default()
