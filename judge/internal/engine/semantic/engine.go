@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -441,7 +442,8 @@ func (e *Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Res
 	defer sc.release()
 	text := words.FromJSON(req.State, false)
 	sc.toks = tokens(sc.toks, text, nil)
-	sc.terms = e.appendTerms(sc.terms[:0], sc.toks)
+	// A term per token, and room for one the text implies.
+	sc.terms = e.appendTerms(slices.Grow(sc.terms[:0], len(sc.toks)+1), sc.toks)
 	if strings.Contains(text, "?") {
 		// The writer asks something: "how do I…?" is a question whatever
 		// it is about.
