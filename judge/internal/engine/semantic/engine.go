@@ -601,32 +601,24 @@ func relevances(state []term, a *asked, topical bool, sc *scratch) []evidence {
 	for _, s := range state {
 		stateTotal += s.weight
 	}
-	out := sc.evidence(len(a.cands))
-	most := 0
-	for _, c := range a.cands {
-		most = max(most, len(c.terms))
-	}
-	// sims[i*nw+k] is the similarity of state term i and the question's
-	// word k: each pair is compared once, however many candidates use
-	// the word (a noul question's yes and no share the instructions).
-	nw := len(a.words)
-	buf := sc.floats(len(state)*nw + 2*most)
-	sims, scratch := buf[:len(state)*nw], buf[len(state)*nw:]
-	for i, s := range state {
+	// The state is read word by word against every candidate at once.
+	// aff and deny hold, for the terms of every candidate in turn, the
+	// strongest affirmation and denial of each by any state word; side
+	// each candidate's sum over the state; sim the similarity of the
+	// state word at hand with each of the question's words, each worked
+	// out once however many candidates use it (a noul question's yes and
+	// no share its instructions).
+	nt, nc := a.terms, len(a.cands)
+	buf := sc.floats(2*nt + nc + len(a.words))
+	clear(buf)
+	aff, deny, side, sim := buf[:nt], buf[nt:2*nt], buf[2*nt:2*nt+nc], buf[2*nt+nc:]
+	for _, s := range state {
 		for k, w := range a.words {
-			sims[i*nw+k] = similarity(s.wordInfo, w)
+			sim[k] = similarity(s.wordInfo, w)
 		}
-	}
-	for i, c := range a.cands {
-		// aff[j] and deny[j] are the strongest affirmation and denial of
-		// candidate term j by any state word.
-		aff, deny := scratch[:len(c.terms)], scratch[most:most+len(c.terms)]
-		clear(aff)
-		clear(deny)
-		var side float64
-		for si, s := range state {
+		off := 0
+		for i, c := range a.cands {
 			var sAff, sDeny float64
-			sim := sims[si*nw : (si+1)*nw]
 			for j, t := range c.terms {
 				v := match(s, t, sim[c.at[j]])
 				if topical && v < 0 && !t.opposes(s) {
@@ -634,21 +626,28 @@ func relevances(state []term, a *asked, topical bool, sc *scratch) []evidence {
 				}
 				switch {
 				case v > 0:
-					aff[j] = math.Max(aff[j], v)
+					aff[off+j] = math.Max(aff[off+j], v)
 					sAff = math.Max(sAff, v)
 				case v < 0:
-					deny[j] = math.Max(deny[j], -v)
+					deny[off+j] = math.Max(deny[off+j], -v)
 					sDeny = math.Max(sDeny, -v)
 				}
 			}
-			side += s.weight * (sAff - sDeny)
+			side[i] += s.weight * (sAff - sDeny)
+			off += len(c.terms)
 		}
+	}
+	out := sc.evidence(nc)
+	off := 0
+	for i, c := range a.cands {
 		var got float64
 		best := math.Inf(-1)
 		for j, w := range c.weights {
-			got += w * (aff[j] - deny[j])
-			best = math.Max(best, aff[j]-deny[j])
+			d := aff[off+j] - deny[off+j]
+			got += w * d
+			best = math.Max(best, d)
 		}
+		off += len(c.terms)
 		if c.total > 0 {
 			out[i].mean = got / c.total
 		}
@@ -656,7 +655,7 @@ func relevances(state []term, a *asked, topical bool, sc *scratch) []evidence {
 			out[i].best = best
 		}
 		if stateTotal > 0 {
-			out[i].side = side / stateTotal
+			out[i].side = side[i] / stateTotal
 		}
 	}
 	return out
@@ -776,11 +775,11 @@ type scratch struct {
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // maxScratch bounds the tokens or terms a scratch keeps for a later
-// request, and maxScratchFloats its similarities: a long state's memory
-// is let go with it.
+// request, and maxScratchFloats its evidence: a long state's or a long
+// question's memory is let go with it.
 const (
 	maxScratch       = 1024
-	maxScratchFloats = 1 << 16
+	maxScratchFloats = 4096
 )
 
 // release clears what the request left in sc (the state's words, the

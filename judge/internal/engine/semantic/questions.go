@@ -39,7 +39,7 @@ type asked struct {
 	lo, hi          float64
 	slo, shi, smean float64
 	polar, graded   bool
-	// terms counts the terms of all candidates, for the cache's bound.
+	// terms counts the terms of all candidates.
 	terms int
 }
 
