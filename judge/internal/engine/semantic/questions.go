@@ -141,10 +141,10 @@ func weigh(cands [][]term) []candidate {
 }
 
 // Bounds of the questions an engine keeps read. The keys are the
-// questions' own bytes, and a question's terms take at most a few hundred
-// bytes each (a term, its weight and, for a word beyond the word cache,
-// its reading and vector: termBytes), so the cache holds at most about
-// keptQuestionBytes whatever callers send.
+// questions' own bytes, and each of a question's terms is counted at
+// termBytes (656 bytes with 100-dimensional vectors: a term, its weight
+// and, for a word beyond the word cache, its reading and vector), so the
+// cache holds at most about keptQuestionBytes whatever callers send.
 const (
 	// keptQuestions is the most questions kept at once; keptQuestionBytes
 	// bounds the bytes of their keys and terms. When either would be
@@ -159,8 +159,8 @@ const (
 
 // questionCache keeps what the engine made of the questions it was asked
 // (asked), by the whole question: clients ask the same questions of many
-// states, and reading a question's texts costs more than comparing them
-// with a state. Safe for concurrent use.
+// states, and reading a question's texts is a good part of answering it.
+// Safe for concurrent use.
 type questionCache struct {
 	mu    sync.RWMutex
 	kept  map[string]*asked
