@@ -29,8 +29,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/judgeworks/shared/jsonscan"
 	"github.com/judgeworks/shared/systemone"
-	"github.com/judgeworks/shared/words"
 )
 
 // Rules says which rules apply beyond the structural ones.
@@ -265,7 +265,7 @@ func noulText(q systemone.Question) (string, bool) {
 	if q.Type != systemone.TypeNoul {
 		return "", false
 	}
-	return words.String(q.Instructions)
+	return jsonscan.StringValue(q.Instructions)
 }
 
 func stringJSON(s string) json.RawMessage {

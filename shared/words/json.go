@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/judgeworks/shared/jsonscan"
 )
 
 // FromJSON renders a JSON string, object or array as plain text for
@@ -19,20 +20,9 @@ func FromJSON(raw json.RawMessage, keys bool) string {
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return ""
 	}
-	if inner, ok := plainString(raw); ok {
-		// Most texts are one string without escapes: its bytes are the
-		// text, written out with their full stop in one allocation.
-		var sb strings.Builder
-		sb.Grow(len(inner) + 2)
-		sb.Write(inner)
-		sb.WriteString(".\n")
-		return sb.String()
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s + ".\n"
-		}
+	if s, ok := jsonscan.StringValue(raw); ok {
+		// Most texts are one string: no decoder, no tree.
+		return s + ".\n"
 	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -43,36 +33,6 @@ func FromJSON(raw json.RawMessage, keys bool) string {
 	var sb strings.Builder
 	walk(&sb, v, keys)
 	return sb.String()
-}
-
-// String decodes raw as encoding/json decodes a JSON string (or null, as
-// ""), and reports whether it could; a plain string is decoded without a
-// decoder.
-func String(raw json.RawMessage) (string, bool) {
-	if inner, ok := plainString(raw); ok {
-		return string(inner), true
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// plainString returns what JSON string raw holds when decoding it is
-// copying its bytes: no escape, no control character, valid UTF-8 (which
-// encoding/json would replace). Anything else is left to encoding/json.
-func plainString(raw []byte) ([]byte, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return nil, false
-	}
-	inner := raw[1 : len(raw)-1]
-	for _, c := range inner {
-		if c < 0x20 || c == '"' || c == '\\' {
-			return nil, false
-		}
-	}
-	return inner, utf8.Valid(inner)
 }
 
 func walk(sb *strings.Builder, v any, keys bool) {

@@ -26,27 +26,3 @@ func TestFromJSON(t *testing.T) {
 		}
 	}
 }
-
-var stringSeeds = []string{
-	`"plain"`, `""`, `"esc\"aped"`, `"\u00e9t\u00e9"`, "\"bad\xffbyte\"", "\"tab\tinside\"", ` "spaced" `,
-	`null`, `"open`, `"a" "b"`, `{"a": "b"}`, `42`, `"ünïcode ✓"`, ``,
-}
-
-// FuzzString holds String, and the plain strings FromJSON reads without a
-// decoder, to encoding/json.
-func FuzzString(f *testing.F) {
-	for _, s := range stringSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var want string
-		err := json.Unmarshal(raw, &want)
-		got, ok := String(raw)
-		if ok != (err == nil) || got != want {
-			t.Fatalf("String(%q) = %q, %v; encoding/json: %q, %v", raw, got, ok, want, err)
-		}
-		if inner, plain := plainString(raw); plain && (err != nil || string(inner) != want) {
-			t.Fatalf("plainString(%q) = %q; encoding/json: %q, %v", raw, inner, want, err)
-		}
-	})
-}
