@@ -115,69 +115,85 @@ type Tokenizer struct {
 // and so does a clause's punctuation: this is the engines' hot path.
 func (tk *Tokenizer) Words(text string) []Word {
 	var out []Word
-	tk.scan(text, func(w word) {
+	tk.scan(text, false, func(w word) {
 		if out == nil {
 			out = make([]Word, 0, len(text)/6+1)
 		}
-		out = append(out, Word{Text: w.String(), Punct: w.punct})
+		out = append(out, Word{Text: w.text, Punct: w.punct})
 	})
 	return out
 }
 
-// word is a word scan has read: a slice of the text, or, when it differs
-// from the text as written (an upper-case letter, a dropped apostrophe),
-// the bytes of buf, valid only until scan reads the next word.
+// role is what a word does in a reader's reading.
+type role uint8
+
+const (
+	content role = iota
+	negator
+	breaker
+	stop
+)
+
+// roleOf is w's role by the reader's lists, tried in that order.
+func (tk *Tokenizer) roleOf(w string) role {
+	switch {
+	case tk.Negators[w]:
+		return negator
+	case tk.Breakers[w]:
+		return breaker
+	case tk.Stop[w]:
+		return stop
+	}
+	return content
+}
+
+// word is a word scan has read, its role when asked for, and the
+// punctuation that follows it.
 type word struct {
-	text   string
-	buf    []byte
-	copied bool
-	punct  string
-}
-
-// String is the word as a string of its own: a copy only when it was
-// copied from the text.
-func (w word) String() string {
-	if w.copied {
-		return string(w.buf)
-	}
-	return w.text
-}
-
-// in reports whether the word is in set m, without making a string of a
-// copied word: a reader drops most copied words ("I", "The") as stop words.
-func (w word) in(m map[string]bool) bool {
-	if w.copied {
-		return m[string(w.buf)]
-	}
-	return m[w.text]
+	text  string
+	role  role
+	punct string
 }
 
 // scan reads text word by word and calls yield with each word and the
-// punctuation that follows it, in order. A word is yielded once the next
-// one begins (or the text ends), when its punctuation is known.
-func (tk *Tokenizer) scan(text string, yield func(word)) {
+// punctuation that follows it, in order. With roles each word's role is
+// looked up, and a word that is not content has no text: a word copied
+// from the text (written in upper case, "I", "The", or with an apostrophe)
+// is then copied only if it is content.
+func (tk *Tokenizer) scan(text string, roles bool, yield func(word)) {
 	// The current word began at start; buf holds it once it differs from
 	// text[start:i]. The word read last waits in last for its punctuation.
 	start, copied := -1, false
 	var buf []byte
 	var last word
-	waiting, read := false, false
+	waiting := false
 	part := func(end int) {
 		if start < 0 {
 			return
 		}
-		last = word{text: text[start:end], buf: buf, copied: copied}
-		waiting, read = true, true
+		if waiting {
+			yield(last)
+		}
+		last, waiting = word{}, true
+		switch {
+		case !copied:
+			last.text = text[start:end]
+			if roles {
+				last.role = tk.roleOf(last.text)
+			}
+		case roles:
+			// A lookup with string(buf) copies nothing.
+			if last.role = tk.roleOf(string(buf)); last.role == content {
+				last.text = string(buf)
+			}
+		default:
+			last.text = string(buf)
+		}
 		start, copied = -1, false
 	}
 	// keep adds rune r, written as text[i:i+size], to the current word.
 	keep := func(i, size int, r rune) {
 		if start < 0 {
-			if waiting {
-				// Its punctuation is over, and buf is about to be reused.
-				yield(last)
-				waiting = false
-			}
 			start = i
 		}
 		lr := unicode.ToLower(r)
@@ -210,7 +226,7 @@ func (tk *Tokenizer) scan(text string, yield func(word)) {
 			part(i)
 			// Punctuation before the first word ends no clause anyone
 			// has read.
-			if read {
+			if waiting {
 				p := text[i : i+size]
 				if r == utf8.RuneError && size == 1 {
 					p = string(r) // as ranging over the text reads it
@@ -257,18 +273,18 @@ func isSpace(r rune) bool {
 func (tk *Tokenizer) Tokens(text string) []Token {
 	var out []Token
 	var neg Negation
-	tk.scan(text, func(w word) {
-		switch {
-		case w.in(tk.Negators):
+	tk.scan(text, true, func(w word) {
+		switch w.role {
+		case negator:
 			neg.Open()
-		case w.in(tk.Breakers):
+		case breaker:
 			neg.Close()
-		case w.in(tk.Stop):
+		case stop:
 		default:
 			if out == nil {
 				out = make([]Token, 0, len(text)/6+1)
 			}
-			out = append(out, Token{Word: w.String(), Negated: neg.Cover()})
+			out = append(out, Token{Word: w.text, Negated: neg.Cover()})
 		}
 		if w.punct != "" {
 			neg.Close()
