@@ -6,7 +6,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -296,21 +295,32 @@ func (h *handler) readBody(c echo.Context) ([]byte, error) {
 	if r.ContentLength > h.BodyLimit {
 		return nil, h.tooLarge()
 	}
-	// A declared length sizes the buffer once; one byte more shows a
-	// body longer than declared, which net/http refuses anyway.
-	size := bytes.MinRead
+	// A declared length sizes the buffer once, with a byte to spare for
+	// the read that finds the end; an undeclared one starts small and
+	// grows as it comes.
+	size := 512
 	if r.ContentLength > 0 {
 		size = int(r.ContentLength) + 1
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, h.BodyLimit+1))
-	if err != nil {
-		return nil, fault.New(fault.InvalidArgument, "reading the body failed")
+	body := make([]byte, 0, size)
+	lr := io.LimitedReader{R: r.Body, N: h.BodyLimit + 1}
+	for {
+		if len(body) == cap(body) {
+			body = append(body, 0)[:len(body)]
+		}
+		n, err := lr.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fault.New(fault.InvalidArgument, "reading the body failed")
+		}
 	}
-	if n > h.BodyLimit {
+	if int64(len(body)) > h.BodyLimit {
 		return nil, h.tooLarge()
 	}
-	return buf.Bytes(), nil
+	return body, nil
 }
 
 func (h *handler) tooLarge() error {

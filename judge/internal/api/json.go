@@ -3,7 +3,6 @@ package api
 import (
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"sync"
 
 	"github.com/judgeworks/shared/systemone"
@@ -50,10 +49,17 @@ const maxKeptAnswer = 64 << 10
 var jsonContentType = []string{echo.MIMEApplicationJSON}
 
 // writeAnswer writes resp, the 200 answer of a System One request, with
-// the bytes and headers c.JSON would write (rawJSON), and its length:
-// rendered into a reused buffer and written at once, without echo's
-// serializer, its query parsing and header canonicalising. A request
-// with a query (?pretty asks echo for indented JSON) goes through c.JSON.
+// the bytes and headers c.JSON would write (rawJSON): rendered into a
+// reused buffer and written at once, without echo's serializer, its query
+// parsing and header canonicalising. A request with a query (?pretty asks
+// echo for indented JSON) goes through c.JSON.
+//
+// Content-Length is left to net/http, which sets it for an answer that
+// fits its 2 KiB buffer (one question's does) without an allocation. Set
+// here, a larger answer would reach the client complete while the request
+// is still at work: a retry sent at once would find its Idempotency-Key
+// still claimed, and the metrics not yet counting it. Sent in chunks, the
+// answer ends when the handler does.
 func writeAnswer(c echo.Context, resp *systemone.Response) error {
 	if c.Request().URL.RawQuery != "" {
 		return c.JSON(http.StatusOK, resp)
@@ -75,7 +81,6 @@ func writeAnswer(c echo.Context, resp *systemone.Response) error {
 	if len(hdr[echo.HeaderContentType]) == 0 {
 		hdr[echo.HeaderContentType] = jsonContentType
 	}
-	hdr[echo.HeaderContentLength] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(http.StatusOK)
 	_, err = w.Write(b)
 	return err
