@@ -248,7 +248,8 @@ func logged(c echo.Context, next echo.HandlerFunc, l *requestLog) error {
 	if !h.Enabled(req.Context(), slog.LevelInfo) {
 		return nil
 	}
-	r := slog.NewRecord(time.Now(), slog.LevelInfo, "request", 0)
+	end := time.Now()
+	r := slog.NewRecord(end, slog.LevelInfo, "request", 0)
 	l.mu.Lock()
 	r.AddAttrs(l.attrs...)
 	l.mu.Unlock()
@@ -257,7 +258,7 @@ func logged(c echo.Context, next echo.HandlerFunc, l *requestLog) error {
 		slog.String("path", path),
 		slog.Int("status", res.Status),
 		slog.Int64("bytes", res.Size),
-		slog.Duration("duration", time.Since(start)),
+		slog.Duration("duration", end.Sub(start)),
 	)
 	_ = h.Handle(req.Context(), r)
 	return nil

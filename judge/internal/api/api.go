@@ -274,12 +274,14 @@ func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req
 	if err := h.chargeTokens(c, key, planned); err != nil {
 		return nil, err
 	}
-	settle, err := h.spend(c, key, m, planned)
+	spent, err := h.spend(c, key, m, planned)
 	if err != nil {
 		return nil, err
 	}
-	resp, err = h.Registry.Ask(ctx, m, checked)
-	settle(resp)
+	// The upstream queues share their slots fairly among keys; only the
+	// engines read the tenant, so only their context carries it.
+	resp, err = h.Registry.Ask(fairqueue.WithTenant(ctx, key.ID), m, checked)
+	spent.settle(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -343,8 +345,6 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return fault.New(fault.Unauthenticated, "unknown bearer key")
 		}
 		c.Set(keyCtx, key)
-		// The upstream queues share their slots fairly among keys.
-		c.SetRequest(c.Request().WithContext(fairqueue.WithTenant(c.Request().Context(), key.ID)))
 		server.AddLogAttr(c, "key", key.String())
 		return next(c)
 	}
