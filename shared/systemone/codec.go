@@ -434,7 +434,8 @@ func appendAnswer(b []byte, a Answer) ([]byte, error) {
 	}
 	if len(a.Legend) > 0 {
 		b = append(b, `,"legend":{`...)
-		for i, k := range sortedKeys(a.Legend) {
+		var keys [8]string
+		for i, k := range sortedKeys(keys[:0], a.Legend) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -448,7 +449,8 @@ func appendAnswer(b []byte, a Answer) ([]byte, error) {
 	}
 	if len(a.Probabilities) > 0 {
 		b = append(b, `,"probabilities":{`...)
-		for i, k := range sortedKeys(a.Probabilities) {
+		var keys [8]string
+		for i, k := range sortedKeys(keys[:0], a.Probabilities) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -469,9 +471,9 @@ func appendAnswer(b []byte, a Answer) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// sortedKeys returns m's keys in encoding/json's order (byte-wise).
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
+// sortedKeys appends m's keys to keys in encoding/json's order (byte-wise):
+// into an array on the caller's stack for the few options of a question.
+func sortedKeys[V any](keys []string, m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
