@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// LogDelay is how long a log line may wait in a LogWriter before it is
+// LogDelay is the longest a log line waits in a LogWriter before it is
 // written: short enough that a person or a test watching the log sees
 // lines as they happen, long enough that a busy server writes many lines
 // per write.
@@ -16,19 +16,22 @@ const LogDelay = 50 * time.Millisecond
 // at once.
 const logBuffer = 64 << 10
 
-// LogWriter gathers log lines and writes them in batches: at most
-// LogDelay after the first line of a batch, at once when 64 KiB are
-// waiting, and on Flush and Close. A server logs a line per request; one
-// write (a system call, for standard error) per line was a tenth of the
-// judge's own work per request. A line is never split: each Write is
-// kept whole. What is waiting is lost if the process dies without Close
-// (a crash), at most LogDelay's worth of lines.
+// LogWriter gathers log lines and writes them in batches. A line that
+// comes while the writer is quiet is written at once, and opens a window
+// of LogDelay: lines that come within it wait for its end and are written
+// together, and the window stays open while lines keep coming. A full
+// buffer (64 KiB) is written at once, and so is what waits on Flush and
+// Close. So a lone line is never held back, and a busy server writes
+// about one batch per LogDelay: one write (a system call, for standard
+// error) per line was a tenth of the judge's own work per request. A line
+// is never split: each Write is kept whole. What is waiting is lost if the
+// process dies without Close (a crash), at most LogDelay's worth of lines.
 type LogWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
 	buf    []byte
 	timer  *time.Timer
-	armed  bool // the timer will flush buf
+	open   bool // a window is open: lines wait in buf for the timer
 	closed bool // writes go straight to w
 	err    error
 }
@@ -36,19 +39,25 @@ type LogWriter struct {
 // NewLogWriter returns a LogWriter writing to w; Close it before exiting.
 func NewLogWriter(w io.Writer) *LogWriter {
 	l := &LogWriter{w: w, buf: make([]byte, 0, logBuffer)}
-	l.timer = time.AfterFunc(time.Hour, func() { _ = l.Flush() })
+	l.timer = time.AfterFunc(time.Hour, l.tick)
 	l.timer.Stop()
 	return l
 }
 
-// Write keeps p to be written within LogDelay. It reports the error of
-// the last write that failed, if any, so a logger learns its output is
-// gone; the line itself is kept.
+// Write writes p now if the writer is quiet, else keeps it for the end of
+// the window. It reports the error of the last write that failed, if any,
+// so a logger learns its output is gone.
 func (l *LogWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return l.w.Write(p)
+	}
+	if !l.open {
+		l.open = true
+		l.timer.Reset(LogDelay)
+		_, err := l.w.Write(p)
+		return len(p), err
 	}
 	if len(l.buf)+len(p) > cap(l.buf) {
 		l.flushLocked()
@@ -58,13 +67,25 @@ func (l *LogWriter) Write(p []byte) (int, error) {
 		}
 	}
 	l.buf = append(l.buf, p...)
-	if !l.armed {
-		l.armed = true
-		l.timer.Reset(LogDelay)
-	}
 	err := l.err
 	l.err = nil
 	return len(p), err
+}
+
+// tick ends a window: what waits is written, and if anything did, the
+// next window opens at once, the writer being busy.
+func (l *LogWriter) tick() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.open || l.closed {
+		return
+	}
+	if len(l.buf) == 0 {
+		l.open = false
+		return
+	}
+	l.flushLocked()
+	l.timer.Reset(LogDelay)
 }
 
 // Flush writes what is waiting now.
@@ -78,10 +99,6 @@ func (l *LogWriter) Flush() error {
 }
 
 func (l *LogWriter) flushLocked() {
-	if l.armed {
-		l.timer.Stop()
-		l.armed = false
-	}
 	if len(l.buf) == 0 {
 		return
 	}
@@ -96,6 +113,7 @@ func (l *LogWriter) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.flushLocked()
+	l.timer.Stop()
 	l.closed = true
 	err := l.err
 	l.err = nil
