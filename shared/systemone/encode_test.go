@@ -92,7 +92,7 @@ func TestAppendJSONIsEncodingJSON(t *testing.T) {
 
 func FuzzAppendJSON(f *testing.F) {
 	f.Add("m", "q", "yes", 0.5, 1e-7, []byte(`"level"`))
-	f.Add("\u2028", "\xff", "<>", math.Inf(1), -0.0, []byte("{ }"))
+	f.Add("\u2028", "\xff", "<>", math.Inf(1), math.Copysign(0, -1), []byte("{ }"))
 	f.Fuzz(func(t *testing.T, model, name, choice string, x, y float64, raw []byte) {
 		a := Answer{Type: QuestionType(choice), Choice: choice, Noul: &x, Score: &y, Confidence: &x,
 			Probabilities: map[string]float64{choice: x, name: y}, Legend: map[string]json.RawMessage{name: raw}}
