@@ -433,34 +433,16 @@ func appendAnswer(b []byte, a Answer) ([]byte, error) {
 		}
 	}
 	if len(a.Legend) > 0 {
-		b = append(b, `,"legend":{`...)
-		var keys [8]string
-		for i, k := range sortedKeys(keys[:0], a.Legend) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			if b, err = appendRaw(b, a.Legend[k]); err != nil {
-				return nil, err
-			}
+		b = append(b, `,"legend":`...)
+		if b, err = appendMap(b, a.Legend, appendRaw); err != nil {
+			return nil, err
 		}
-		b = append(b, '}')
 	}
 	if len(a.Probabilities) > 0 {
-		b = append(b, `,"probabilities":{`...)
-		var keys [8]string
-		for i, k := range sortedKeys(keys[:0], a.Probabilities) {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			if b, err = appendFloat(b, a.Probabilities[k]); err != nil {
-				return nil, err
-			}
+		b = append(b, `,"probabilities":`...)
+		if b, err = appendMap(b, a.Probabilities, appendFloat); err != nil {
+			return nil, err
 		}
-		b = append(b, '}')
 	}
 	if a.Confidence != nil {
 		b = append(b, `,"confidence":`...)
@@ -471,14 +453,30 @@ func appendAnswer(b []byte, a Answer) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// sortedKeys appends m's keys to keys in encoding/json's order (byte-wise):
-// into an array on the caller's stack for the few options of a question.
-func sortedKeys[V any](keys []string, m map[string]V) []string {
+// appendMap appends m as an object, its keys in encoding/json's order
+// (byte-wise), each value written by value.
+func appendMap[V any](b []byte, m map[string]V, value func([]byte, V) ([]byte, error)) ([]byte, error) {
+	// The keys sort in an array on the stack for the few options of a
+	// question.
+	var buf [8]string
+	keys := buf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	return keys
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = value(b, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // appendString appends s as encoding/json quotes it without HTML
