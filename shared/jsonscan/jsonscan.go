@@ -291,20 +291,20 @@ func decode(quoted []byte, escaped bool) (string, error) {
 // its type: '"', '{', '[', 'n' (null), 't' or 'f' (booleans), or a digit or
 // '-' (numbers); 0 when raw holds no value (an absent member).
 func Kind(raw []byte) byte {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 {
-		return 0
+	for _, c := range raw {
+		if !isSpace(c) {
+			return c
+		}
 	}
-	return raw[0]
+	return 0
 }
 
 // Compact returns raw without insignificant white space, in a new slice.
 // Text that is not valid JSON is returned as it is (copied): callers
 // compact values that passed a syntax check.
 func Compact(raw []byte) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
+	if !Valid(raw) {
 		return append(json.RawMessage(nil), raw...)
 	}
-	return b.Bytes()
+	return CompactValid(raw)
 }

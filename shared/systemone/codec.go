@@ -40,7 +40,8 @@ func DecodeRequest(body []byte) (Request, error) {
 		v.AddInput("the body must be a JSON object", "dict_type", body, "body")
 		return req, v.Err()
 	}
-	top, dups := objectEntries(body)
+	var buf [4]entry
+	top, dups := objectEntries(body, buf[:0])
 	seen := make(map[string]bool, len(top))
 	for _, e := range top {
 		seen[e.key] = true
@@ -53,9 +54,11 @@ func DecodeRequest(body []byte) (Request, error) {
 	for _, e := range top {
 		switch e.key {
 		case "model":
-			if err := json.Unmarshal(e.val, &req.Model); err != nil || kindOf(e.val) != kindString {
+			model, ok := jsonscan.StringValue(e.val)
+			if !ok {
 				v.AddInput("model must be a string", "string_type", e.val, "body", "model")
 			}
+			req.Model = model
 		case "state", DocumentField:
 			if e.key == DocumentField && seen["state"] {
 				v.AddInput("document is the older name of state: give one of them, not both", "value_error", e.val, "body", DocumentField)
@@ -65,7 +68,7 @@ func DecodeRequest(body []byte) (Request, error) {
 				v.AddInput(e.key+" must be a JSON string, object or array", "value_error", e.val, "body", e.key)
 				continue
 			}
-			req.State = jsonscan.Compact(e.val)
+			req.State = jsonscan.CompactValid(e.val)
 		case "questions":
 			req.Questions, req.Order = decodeQuestions(&v, e.val)
 		}
@@ -99,7 +102,8 @@ func decodeQuestions(v *Problems, raw json.RawMessage) (map[string]Question, []s
 		v.AddInput("questions must be an object of question name to question", "dict_type", raw, "body", "questions")
 		return nil, nil
 	}
-	entries, dups := objectEntries(raw)
+	var buf [8]entry
+	entries, dups := objectEntries(raw, buf[:0])
 	for _, k := range dups {
 		v.Add("question name given more than once", "value_error", "body", "questions", k)
 	}
@@ -136,15 +140,16 @@ func decodeQuestion(v *Problems, raw json.RawMessage, loc ...string) Question {
 		v.AddInput("a question must be an object with type, instructions and criteria", "dict_type", raw, loc...)
 		return q
 	}
-	entries, _ := objectEntries(raw)
+	var buf [4]entry
+	entries, _ := objectEntries(raw, buf[:0])
 	var criteria, instructions json.RawMessage
 	var haveType, typeOK bool
 	for _, e := range entries {
 		switch e.key {
 		case "type":
 			haveType = true
-			var s string
-			if kindOf(e.val) != kindString || json.Unmarshal(e.val, &s) != nil {
+			s, ok := jsonscan.StringValue(e.val)
+			if !ok {
 				v.AddInput("type must be a string", "string_type", e.val, at(loc, "type")...)
 				continue
 			}
@@ -165,7 +170,7 @@ func decodeQuestion(v *Problems, raw json.RawMessage, loc ...string) Question {
 	switch kindOf(instructions) {
 	case kindNone, kindNull:
 	case kindString, kindObject, kindArray:
-		q.Instructions = jsonscan.Compact(instructions)
+		q.Instructions = jsonscan.CompactValid(instructions)
 	default:
 		v.AddInput("instructions must be a JSON string, object, array or null", "value_error", instructions, at(tloc, "instructions")...)
 	}
@@ -207,7 +212,8 @@ func decodeNoulCriteria(v *Problems, raw json.RawMessage, loc []string) *NoulCri
 		v.AddInput(`noul criteria must be an object with the keys "true" and "false", or null`, "dict_type", raw, loc...)
 		return nil
 	}
-	entries, dups := objectEntries(raw)
+	var buf [2]entry
+	entries, dups := objectEntries(raw, buf[:0])
 	for _, k := range dups {
 		v.Add("key given more than once", "value_error", at(loc, k)...)
 	}
@@ -234,7 +240,7 @@ func decodeEntry(v *Problems, raw json.RawMessage, what string, loc []string) js
 	case kindNull:
 		return nil
 	case kindString, kindObject, kindArray:
-		return jsonscan.Compact(raw)
+		return jsonscan.CompactValid(raw)
 	}
 	v.AddInput(what+" must be a JSON string, object, array or null", "value_error", raw, loc...)
 	return nil
@@ -250,7 +256,8 @@ func decodeOptions(v *Problems, raw json.RawMessage, loc []string) []Option {
 		v.AddInput("choice criteria must be an object of option name to description", "dict_type", raw, loc...)
 		return nil
 	}
-	entries, dups := objectEntries(raw)
+	var buf [8]entry
+	entries, dups := objectEntries(raw, buf[:0])
 	for _, k := range dups {
 		v.Add("option name given more than once", "value_error", at(loc, k)...)
 	}
@@ -271,15 +278,11 @@ func decodeLevels(v *Problems, raw json.RawMessage, loc []string) []json.RawMess
 		v.AddInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
 		return nil
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		v.AddInput("score criteria must be an array of levels, lowest first", "list_type", raw, loc...)
-		return nil
-	}
-	levels := make([]json.RawMessage, len(elems))
-	for i, e := range elems {
-		levels[i] = decodeEntry(v, e, "a level", at(loc, strconv.Itoa(i)))
-	}
+	levels := []json.RawMessage{}
+	s := jsonscan.New(raw)
+	s.Array("criteria", func() {
+		levels = append(levels, decodeEntry(v, s.Raw(), "a level", at(loc, strconv.Itoa(len(levels)))))
+	})
 	return levels
 }
 
@@ -584,7 +587,7 @@ func (r *Response) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(p.Answers, &r.Answers); err != nil {
 		return err
 	}
-	entries, _ := objectEntries(p.Answers)
+	entries, _ := objectEntries(p.Answers, nil)
 	r.Order = make([]string, len(entries))
 	for i, e := range entries {
 		r.Order[i] = e.key
@@ -596,15 +599,35 @@ func (r *Response) UnmarshalJSON(data []byte) error {
 // (each once), then the rest sorted.
 func orderedNames[V any](order []string, m map[string]V) []string {
 	out := make([]string, 0, len(m))
-	seen := make(map[string]bool, len(m))
+	// For the usual few names, a linear search of out finds repeats
+	// without building a map per call; a map keeps many from taking
+	// quadratic time.
+	var seen map[string]bool
+	if len(order) > 16 {
+		seen = make(map[string]bool, len(m))
+	}
 	for _, n := range order {
-		if _, ok := m[n]; ok && !seen[n] {
-			seen[n] = true
-			out = append(out, n)
+		if _, ok := m[n]; !ok {
+			continue
 		}
+		if seen != nil {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+		} else if slices.Contains(out, n) {
+			continue
+		}
+		out = append(out, n)
 	}
 	if len(out) == len(m) {
 		return out
+	}
+	if seen == nil {
+		seen = make(map[string]bool, len(out))
+		for _, n := range out {
+			seen[n] = true
+		}
 	}
 	rest := make([]string, 0, len(m)-len(out))
 	for n := range m {
@@ -672,7 +695,7 @@ func isContent(raw []byte) bool {
 }
 
 func checkSyntax(body []byte) error {
-	if json.Valid(body) {
+	if jsonscan.Valid(body) {
 		return nil
 	}
 	var x any
@@ -692,28 +715,31 @@ type entry struct {
 	val json.RawMessage
 }
 
-// objectEntries lists the members of a syntactically valid JSON object in
-// their order, with the keys that occur more than once. The first
-// occurrence of a key wins, so a value named in an error message is the one
-// that is used. Values alias raw.
-//
-// It walks the bytes once with jsonscan instead of using json.Decoder's
-// tokens: the body was checked once by checkSyntax, and re-scanning every
-// nested value through the decoder cost most of the decoding time.
 // DuplicateKeys lists the keys that occur more than once in the JSON
 // object raw (raw must be valid JSON), after the first occurrence of each:
 // the rule DecodeRequest refuses them by, for any other decoder of the
 // judge's wire formats to refuse them by too.
 func DuplicateKeys(raw []byte) []string {
-	_, dups := objectEntries(raw)
+	_, dups := objectEntries(raw, nil)
 	return dups
 }
 
-func objectEntries(raw []byte) (entries []entry, dups []string) {
+// objectEntries lists the members of a syntactically valid JSON object in
+// their order, with the keys that occur more than once. The first
+// occurrence of a key wins, so a value named in an error message is the one
+// that is used. Values alias raw. The entries are appended to buf, which a
+// caller may give as a small array of its own so that the usual few
+// members need no allocation.
+//
+// It walks the bytes once with jsonscan instead of using json.Decoder's
+// tokens: the body was checked once by checkSyntax, and re-scanning every
+// nested value through the decoder cost most of the decoding time.
+func objectEntries(raw []byte, buf []entry) (entries []entry, dups []string) {
+	entries = buf[:0]
 	s := jsonscan.New(raw)
 	var seen map[string]bool
 	s.Object("body", func(k []byte) {
-		key := jsonscan.Unquote(k)
+		key := wireKey(k)
 		val := s.Raw()
 		// A linear search is fastest for the usual handful of keys; a map
 		// keeps a body with a hundred thousand keys from taking quadratic time.
@@ -740,7 +766,35 @@ func objectEntries(raw []byte) (entries []entry, dups []string) {
 	return entries, dups
 }
 
+// wireKey is an object key as Object passed it, unquoted: the names of the
+// wire format itself come as constants, without the allocation of a
+// string per key of every request.
+func wireKey(k []byte) string {
+	switch string(k) {
+	case "model":
+		return "model"
+	case "state":
+		return "state"
+	case "questions":
+		return "questions"
+	case "type":
+		return "type"
+	case "instructions":
+		return "instructions"
+	case "criteria":
+		return "criteria"
+	case "true":
+		return "true"
+	case "false":
+		return "false"
+	}
+	return jsonscan.Unquote(k)
+}
+
+// at is loc followed by more, in a new slice. It is small enough to be
+// inlined, and its room for eight names is a constant: a path that does
+// not outlive its caller (every path a decoder builds is copied when a
+// problem is added) then lives on the caller's stack, not the heap.
 func at(loc []string, more ...string) []string {
-	out := make([]string, 0, len(loc)+len(more))
-	return append(append(out, loc...), more...)
+	return append(append(make([]string, 0, 8), loc...), more...)
 }

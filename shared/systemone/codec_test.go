@@ -296,7 +296,7 @@ func FuzzObjectEntries(f *testing.F) {
 		if !json.Valid(raw) || kindOf(raw) != kindObject {
 			return
 		}
-		got, gotDups := objectEntries(raw)
+		got, gotDups := objectEntries(raw, nil)
 		want, wantDups := decoderEntries(raw)
 		if len(got) != len(want) || !slices.Equal(gotDups, wantDups) {
 			t.Fatalf("%s: entries %v dups %v, want %v %v", raw, got, gotDups, want, wantDups)
@@ -364,6 +364,17 @@ func TestOrderKeptEndToEnd(t *testing.T) {
 	}
 }
 
+// A body that is a string just over the bound is refused, not a panic.
+func TestDecodeLongStringBody(t *testing.T) {
+	for _, body := range []string{`"` + strings.Repeat("x", MaxInputBytes-1) + `"`, `"` + strings.Repeat(`\u00e9`, 100) + `"`} {
+		_, err := DecodeRequest([]byte(body))
+		var ve *ValidationError
+		if !errors.As(err, &ve) || ve.Items[0].Type != "dict_type" || string(ve.Items[0].Input) != body {
+			t.Errorf("DecodeRequest(%.20s…) = %v, want a dict_type problem quoting the body", body, err)
+		}
+	}
+}
+
 func TestShortInput(t *testing.T) {
 	long := strings.Repeat("é", 300)
 	for _, tt := range []struct{ in, want string }{
@@ -371,6 +382,10 @@ func TestShortInput(t *testing.T) {
 		{`{"a": 1}`, `{"a":1}`},
 		{`"` + long + `"`, `"` + strings.Repeat("é", MaxInputBytes/2) + `…"`},
 		{`[` + strings.Repeat(`"xx",`, 100) + `"x"]`, `"[` + strings.Repeat(`\"xx\",`, 51) + `…"`},
+		// Longer than the bound only by its quotes, or by its escapes:
+		// the text fits and is quoted whole.
+		{`"` + strings.Repeat("x", MaxInputBytes-1) + `"`, `"` + strings.Repeat("x", MaxInputBytes-1) + `"`},
+		{`"` + strings.Repeat(`\u00e9`, 100) + `"`, `"` + strings.Repeat(`\u00e9`, 100) + `"`},
 	} {
 		got := string(ShortInput(json.RawMessage(tt.in)))
 		if got != tt.want {

@@ -13,8 +13,11 @@ import (
 // reads it, so renaming an option or swapping descriptions between names
 // moves the answer with the descriptions (docs/api.md, "Coherence").
 func (o Option) Text() string {
-	if o.Described() {
-		return strings.TrimSpace(ContentText(o.Description))
+	// Described, with the description read once.
+	if k := kindOf(o.Description); k != kindNull && k != kindNone {
+		if text := strings.TrimSpace(ContentText(o.Description)); text != "" {
+			return text
+		}
 	}
 	return o.Name
 }

@@ -47,7 +47,7 @@ const MaxInputBytes = 256
 // becomes a string of the start of its JSON text. A value that is not
 // valid JSON (or none) is null.
 func ShortInput(raw json.RawMessage) json.RawMessage {
-	if kindOf(raw) == kindNone || !json.Valid(raw) {
+	if kindOf(raw) == kindNone || !jsonscan.Valid(raw) {
 		return json.RawMessage("null")
 	}
 	c := jsonscan.Compact(raw)
@@ -57,6 +57,11 @@ func ShortInput(raw json.RawMessage) json.RawMessage {
 	text := string(c)
 	if kindOf(c) == kindString {
 		_ = json.Unmarshal(c, &text)
+	}
+	if len(text) <= MaxInputBytes {
+		// A string whose quotes and escapes made it long: its text needs
+		// no cut.
+		return c
 	}
 	cut := MaxInputBytes
 	for cut > 0 && !utf8.RuneStart(text[cut]) {
@@ -117,7 +122,7 @@ func (r Request) Validate() error {
 	switch {
 	case r.State == nil:
 		v.Add("field required", "missing", "body", "state")
-	case !isContent(r.State) || !json.Valid(r.State):
+	case !isContent(r.State) || !jsonscan.Valid(r.State):
 		v.AddInput("state must be a JSON string, object or array", "value_error", r.State, "body", "state")
 	}
 	if len(r.Questions) == 0 {
@@ -140,7 +145,7 @@ func (q Question) validate(v *Problems, name string) {
 	if q.Type.Known() {
 		tloc = at(loc, string(q.Type))
 	}
-	if q.Instructions != nil && (!isContent(q.Instructions) || !json.Valid(q.Instructions)) {
+	if q.Instructions != nil && (!isContent(q.Instructions) || !jsonscan.Valid(q.Instructions)) {
 		v.AddInput("instructions must be a JSON string, object, array or null", "value_error", q.Instructions, at(tloc, "instructions")...)
 	}
 	cloc := at(tloc, "criteria")
@@ -197,7 +202,7 @@ func (q Question) validate(v *Problems, name string) {
 // validEntry checks a value that may be a string, object, array or null
 // (nil): one built in Go rather than decoded may hold anything.
 func validEntry(v *Problems, raw json.RawMessage, what string, loc []string) {
-	if raw != nil && kindOf(raw) != kindNull && (!isContent(raw) || !json.Valid(raw)) {
+	if raw != nil && kindOf(raw) != kindNull && (!isContent(raw) || !jsonscan.Valid(raw)) {
 		v.AddInput(what+" must be a JSON string, object, array or null", "value_error", raw, loc...)
 	}
 }
@@ -223,11 +228,8 @@ func ContentText(raw json.RawMessage) string {
 	if kindOf(raw) == kindNull {
 		return ""
 	}
-	if kindOf(raw) == kindString {
-		var s string
-		if json.Unmarshal(raw, &s) == nil {
-			return s
-		}
+	if s, ok := jsonscan.StringValue(raw); ok {
+		return s
 	}
 	return string(raw)
 }

@@ -117,3 +117,26 @@ func BenchmarkReferenceCount2KB(b *testing.B) {
 		ref.EncodeOrdinary(state2KB)
 	}
 }
+
+// TestASCIIPiecesAgree holds the ASCII shortcut of pieceEnd to the
+// general matcher at every position of random text that is mostly ASCII,
+// with the runes that may carry an ASCII piece on (letters, marks, digits,
+// symbols and spaces beyond ASCII) mixed in.
+func TestASCIIPiecesAgree(t *testing.T) {
+	alphabet := []rune("aAzZsStTlLdDeE '\"\n\r\t\v\f/!?.,-_(){}[]<>|\\~`@#$%^&*+=:;01234567899éÉ\u0301ٹ٣\u00a0’")
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 20_000 {
+		var b strings.Builder
+		for range rng.IntN(24) {
+			b.WriteRune(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		for i := 0; i < len(s); i++ {
+			if e := asciiPieceEnd(s, i); e > 0 {
+				if want := unicodePieceEnd(s, i); e != want {
+					t.Fatalf("%q at %d: ASCII piece %q, general %q", s, i, s[i:e], s[i:want])
+				}
+			}
+		}
+	}
+}

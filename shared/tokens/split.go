@@ -24,6 +24,14 @@ import (
 // pieceEnd returns where the piece that starts at i ends (always > i).
 // Every rune matches some alternative, so pieces tile the text.
 func pieceEnd(s string, i int) int {
+	if e := asciiPieceEnd(s, i); e > 0 {
+		return e
+	}
+	return unicodePieceEnd(s, i)
+}
+
+// unicodePieceEnd is pieceEnd for any text.
+func unicodePieceEnd(s string, i int) int {
 	r, size := utf8.DecodeRuneInString(s[i:])
 	if e := wordEnd(s, i, r, size, true); e > 0 {
 		return e
@@ -73,6 +81,76 @@ func pieceEnd(s string, i int) int {
 	}
 	// 7
 	return w
+}
+
+// asciiPieceEnd is pieceEnd for the pieces most of a text is made of,
+// when they are ASCII: a word with an optional leading space or symbol
+// (alternatives 1 and 2), up to three digits (3), and symbols (4). It
+// classifies bytes by comparison instead of decoding runes and looking up
+// Unicode tables, and returns 0 whenever the piece may reach a rune that
+// is not ASCII (a word may go on with "é" or a combining mark), or starts
+// with white space not followed by a letter; pieceEnd then matches it in
+// full.
+func asciiPieceEnd(s string, i int) int {
+	c := s[i]
+	j := i // where the letters of a word start
+	switch {
+	case c >= utf8.RuneSelf:
+		return 0
+	case isASCIILetter(c):
+	case isASCIIDigit(c):
+		e := i + 1
+		for e < len(s) && e < i+3 && isASCIIDigit(s[e]) {
+			e++
+		}
+		if e < i+3 && e < len(s) && s[e] >= utf8.RuneSelf {
+			return 0 // another number may follow
+		}
+		return e
+	case c != '\r' && c != '\n' && i+1 < len(s) && isASCIILetter(s[i+1]):
+		j = i + 1 // the leading rune of alternatives 1 and 2
+	case isASCIISymbol(c) || c == ' ' && i+1 < len(s) && isASCIISymbol(s[i+1]):
+		e := i + 1
+		for e < len(s) && isASCIISymbol(s[e]) {
+			e++
+		}
+		if e < len(s) && s[e] >= utf8.RuneSelf {
+			return 0 // another symbol may follow
+		}
+		for e < len(s) && (s[e] == '\r' || s[e] == '\n' || s[e] == '/') {
+			e++
+		}
+		return e
+	default:
+		return 0
+	}
+	// Upper-case letters, then lower-case ones: alternative 1 when there
+	// are lower-case ones, else alternative 2 (upper-case ones alone).
+	e := j
+	for e < len(s) && 'A' <= s[e] && s[e] <= 'Z' {
+		e++
+	}
+	for e < len(s) && 'a' <= s[e] && s[e] <= 'z' {
+		e++
+	}
+	if e < len(s) && s[e] >= utf8.RuneSelf {
+		return 0 // a letter or a mark may go on the word
+	}
+	return e + contraction(s, e)
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isASCIISymbol is isSymbol of an ASCII byte: not white space (as
+// unicode.IsSpace has it), a letter or a digit.
+func isASCIISymbol(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return false
+	}
+	return c < utf8.RuneSelf && !isASCIILetter(c) && !isASCIIDigit(c)
 }
 
 // wordEnd matches alternative 1 (lower true) or 2, returning 0 when it

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -40,5 +45,66 @@ func TestRequestSizes(t *testing.T) {
 		if got := len(request("m", n)["questions"].(map[string]any)); got != n {
 			t.Errorf("request(%d) has %d questions", n, got)
 		}
+	}
+}
+
+// TestSendsSystemOneRequests drives a local server with the generator's own
+// connections and checks every request arrives whole, as a System One
+// client would send it, over kept-alive connections.
+func TestSendsSystemOneRequests(t *testing.T) {
+	var mu sync.Mutex
+	seen, conns := 0, map[string]bool{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Model     string                     `json:"model"`
+			State     string                     `json:"state"`
+			Questions map[string]json.RawMessage `json:"questions"`
+		}
+		err := json.NewDecoder(r.Body).Decode(&body)
+		if r.Method != http.MethodPost || r.URL.Path != "/v1/systemone" || r.Header.Get("Authorization") != "Bearer k1" ||
+			r.Header.Get("Content-Type") != "application/json" || err != nil || body.Model != "m1" || len(body.Questions) != 3 || body.State == "" {
+			t.Errorf("bad request: %s %s %v %v %+v", r.Method, r.URL, r.Header, err, body)
+		}
+		mu.Lock()
+		seen++
+		conns[r.RemoteAddr] = true
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"answers":{}}`))
+	}))
+	defer srv.Close()
+	err := run(options{url: srv.URL, key: "k1", model: "m1", questions: 3, requests: 50, concurrency: 2, duration: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if seen < 50 || seen > 51 { // 50 and the warm-up
+		t.Errorf("server saw %d requests, want 50 and one warm-up", seen)
+	}
+	if len(conns) > 3 {
+		t.Errorf("%d connections for 2 workers and a warm-up: not kept alive", len(conns))
+	}
+}
+
+// TestRefusals shows that an answer other than 200 fails the run with the
+// server's words, and that a closed connection is opened again.
+func TestRefusals(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no such key", http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	err := run(options{url: srv.URL, key: "k", model: "m", questions: 1, requests: 5, concurrency: 1, duration: time.Minute})
+	if err == nil || !strings.Contains(err.Error(), "status 401: no such key") {
+		t.Errorf("run = %v, want the 401 with its body", err)
+	}
+
+	closing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		w.Write([]byte(`{}`))
+	}))
+	defer closing.Close()
+	if err := run(options{url: closing.URL, key: "k", model: "m", questions: 1, requests: 5, concurrency: 2, duration: time.Minute}); err != nil {
+		t.Errorf("a server closing each connection: %v", err)
 	}
 }

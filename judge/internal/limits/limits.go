@@ -7,7 +7,6 @@ package limits
 
 import (
 	"fmt"
-	"maps"
 	"strings"
 	"sync"
 
@@ -74,19 +73,20 @@ func Check(req systemone.Request, count Counter) (Checked, error) {
 // canonical returns req with each choice's options in canonical order,
 // sharing req's questions when it has no choice.
 func canonical(req systemone.Request) systemone.Request {
-	var qs map[string]systemone.Question
+	choices := false
+	for _, q := range req.Questions {
+		choices = choices || q.Type == systemone.TypeChoice
+	}
+	if !choices {
+		return req
+	}
+	// A new map filled in one pass: cheaper than cloning the caller's and
+	// then writing the choices into the clone.
+	qs := make(map[string]systemone.Question, len(req.Questions))
 	for name, q := range req.Questions {
-		if q.Type != systemone.TypeChoice {
-			continue
-		}
-		if qs == nil {
-			qs = maps.Clone(req.Questions)
-		}
 		qs[name] = q.Canonical()
 	}
-	if qs != nil {
-		req.Questions = qs
-	}
+	req.Questions = qs
 	return req
 }
 
@@ -94,6 +94,20 @@ func canonical(req systemone.Request) systemone.Request {
 // instructions and criteria, one piece per line.
 func question(count Counter, name string, q systemone.Question) int {
 	var b strings.Builder
+	// One allocation for the text: the JSON of the parts is at least as
+	// long as their text, and the separators take at most two bytes more
+	// a part.
+	size := len(name) + 1 + len(q.Instructions) + len(q.Levels)
+	if q.Noul != nil {
+		size += 2 + len(q.Noul.True) + len(q.Noul.False)
+	}
+	for _, o := range q.Options {
+		size += 3 + len(o.Name) + len(o.Description)
+	}
+	for _, l := range q.Levels {
+		size += len(l)
+	}
+	b.Grow(size)
 	b.WriteString(name)
 	b.WriteByte('\n')
 	b.WriteString(systemone.ContentText(q.Instructions))

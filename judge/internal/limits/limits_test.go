@@ -203,3 +203,56 @@ func TestQuestionCountsAgree(t *testing.T) {
 		t.Error("a question longer than the bound was kept")
 	}
 }
+
+// benchBodies are 1-question request bodies: the one judge/cmd/judgeload
+// sends (a noul question) and a choice question like the api package's
+// BenchmarkSystemOne sends.
+var benchBodies = []struct{ name, body string }{
+	{"noul", `{"model":"local/lexical-latest","questions":{"refund_0":{"instructions":"Is the customer asking for a refund?","type":"noul"}},` +
+		`"state":"I was charged twice for my subscription this month and I am furious. The app also crashed twice during checkout, ` +
+		`which is not acceptable. Please refund the second charge today and tell me whether the login bug from last week is fixed."}`},
+	{"choice", `{"model":"local/lexical-latest","questions":{"q0":{"criteria":{"billing":"Payments, invoices, refunds and charges",` +
+		`"technical":"Bugs, errors, crashes"},"instructions":"Which team should handle it?","type":"choice"}},` +
+		`"state":"I was charged twice for my subscription and I am furious. The app crashed too. Please refund me."}`},
+}
+
+// BenchmarkCheck is Check alone of a decoded 1-question request, with the
+// real tokenizer and question counts kept, as the judge runs it.
+func BenchmarkCheck(b *testing.B) {
+	count := RememberQuestions(tokens.Default())
+	for _, bb := range benchBodies {
+		req, err := systemone.DecodeRequest([]byte(bb.body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Check(req, count); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeCheck is the judge's whole reading of a 1-question
+// request body: decoding it and checking it.
+func BenchmarkDecodeCheck(b *testing.B) {
+	count := RememberQuestions(tokens.Default())
+	for _, bb := range benchBodies {
+		body := []byte(bb.body)
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req, err := systemone.DecodeRequest(body)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Check(req, count); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -137,6 +138,11 @@ type Engine struct {
 	// written; cached counts them.
 	cache  sync.Map
 	cached atomic.Int64
+	// questions holds what the engine made of the questions asked so far;
+	// termBytes is what one of their terms may hold on to (see
+	// keptQuestionBytes).
+	questions questionCache
+	termBytes int
 	// axis runs from bad to good, sev from trivial to grave.
 	axis, sev []float32
 }
@@ -151,7 +157,12 @@ func New(vec *wordvec.Table) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{vec: vec, axis: axis, sev: sev}, nil
+	e := &Engine{vec: vec, axis: axis, sev: sev}
+	e.questions.kept = map[string]*asked{}
+	// A term and its weight, and a reading of its word with the word's
+	// vector when the word cache is full, with room to spare.
+	e.termBytes = 256 + 4*vec.Dims()
+	return e, nil
 }
 
 // meanDifference is the unit vector along the sum of the differences of
@@ -207,8 +218,12 @@ func (t term) opposes(s term) bool {
 // ("unhappy") becomes the negated base word ("not happy"), so it lines up
 // with other ways of saying the same thing.
 func (e *Engine) terms(text string, drop map[string]bool) []term {
-	toks := tokens(text, drop)
-	out := make([]term, 0, len(toks))
+	toks := tokens(nil, text, drop)
+	return e.appendTerms(make([]term, 0, len(toks)), toks)
+}
+
+// appendTerms appends the terms of toks to out.
+func (e *Engine) appendTerms(out []term, toks []token) []term {
 	for _, tk := range toks {
 		w := e.word(tk.word)
 		t := term{wordInfo: w, sign: 1}
@@ -312,7 +327,8 @@ const maxStateTerms = 400
 // whose weight is the sum, which leaves every comparison unchanged and
 // makes a long text cheaper, then keeps the maxStateTerms heaviest. The
 // order of the result is fixed by the text, so sums over it are
-// reproducible.
+// reproducible. The terms are merged in ts's own memory: each is read
+// before anything is written where it was.
 func distinct(ts []term) []term {
 	type key struct {
 		word     string
@@ -324,7 +340,7 @@ func distinct(ts []term) []term {
 	if len(ts) > 64 {
 		at = make(map[key]int, len(ts))
 	}
-	out := make([]term, 0, len(ts))
+	out := ts[:0]
 	for _, t := range ts {
 		k := key{t.word, t.sign, t.polarity}
 		i, ok := -1, false
@@ -392,16 +408,19 @@ func (e *Engine) rawPolarity(unit []float32) float64 {
 }
 
 // dot is the dot product of two vectors of equal length, four lanes at a
-// time (the compiler keeps them in registers).
+// time (the compiler keeps them in registers). Each step takes four
+// elements of both as arrays, which checks their bounds once instead of
+// at each element.
 func dot(a, b []float32) float64 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0
 	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+		x, y := [4]float32(a[i:i+4]), [4]float32(b[i:i+4])
+		s0 += x[0] * y[0]
+		s1 += x[1] * y[1]
+		s2 += x[2] * y[2]
+		s3 += x[3] * y[3]
 	}
 	for ; i < len(a); i++ {
 		s0 += a[i] * b[i]
@@ -419,20 +438,24 @@ func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Res
 }
 
 func (e *Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
 	text := words.FromJSON(req.State, false)
-	st := e.terms(text, nil)
+	sc.toks = tokens(sc.toks, text, nil)
+	// A term per token, and room for one the text implies.
+	sc.terms = e.appendTerms(slices.Grow(sc.terms[:0], len(sc.toks)+1), sc.toks)
 	if strings.Contains(text, "?") {
 		// The writer asks something: "how do I…?" is a question whatever
 		// it is about.
-		st = append(st, e.implied("question", questionWeight))
+		sc.terms = append(sc.terms, e.implied("question", questionWeight))
 	}
-	state := distinct(st)
+	state := distinct(sc.terms)
 	answers := make(map[string]systemone.Answer, len(req.Questions))
 	for name, q := range req.Questions {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		a, err := e.answer(state, q)
+		a, err := e.answer(state, q, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -441,40 +464,27 @@ func (e *Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Res
 	return &systemone.Response{Model: Name, Answers: answers}, nil
 }
 
-func (e *Engine) answer(state []term, q systemone.Question) (systemone.Answer, error) {
+func (e *Engine) answer(state []term, q systemone.Question, sc *scratch) (systemone.Answer, error) {
 	switch q.Type {
 	case systemone.TypeNoul:
-		return systemone.BuildAnswer(q, e.noulWeights(state, q))
+		return systemone.BuildAnswer(q, e.noulWeights(state, e.asked(q, sc), sc))
 	case systemone.TypeChoice:
 		// The options come in their canonical order (limits.Check puts
 		// them so), so every sum runs in the same order whatever order
 		// the caller listed them in and whatever it named them, and the
 		// answer is identical to the last bit.
-		return systemone.BuildAnswer(q, e.choiceWeights(state, q))
+		return systemone.BuildAnswer(q, e.choiceWeights(state, e.asked(q, sc), sc))
 	case systemone.TypeScore:
-		return systemone.BuildAnswer(q, e.scoreWeights(state, q))
+		return systemone.BuildAnswer(q, e.scoreWeights(state, e.asked(q, sc), sc))
 	}
 	// Validate refuses unknown types before a request reaches a backend.
 	return systemone.Answer{}, fmt.Errorf("unknown question type %q", q.Type)
 }
 
-// noulWeights weighs "yes" against "no". Yes is the instructions plus the
-// caller's meaning of true; no is the instructions negated plus the
-// caller's meaning of false.
-func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
-	instr := e.terms(words.FromJSON(q.Instructions, false), metaWords)
-	yes := append([]term(nil), instr...)
-	no := make([]term, len(instr))
-	for i, t := range instr {
-		t.sign, t.polarity = -t.sign, -t.polarity
-		no[i] = t
-	}
-	if q.Noul != nil {
-		yes = append(yes, e.terms(systemone.ContentText(q.Noul.True), nil)...)
-		no = append(no, e.terms(systemone.ContentText(q.Noul.False), nil)...)
-	}
-	ev := relevances(state, [][]term{yes, no}, false)
-	rel := []float64{ev[0].mixed(), ev[1].mixed()}
+// noulWeights weighs "yes" against "no" (readQuestion says what each is).
+func (e *Engine) noulWeights(state []term, a *asked, sc *scratch) []float64 {
+	ev := relevances(state, a, false, sc)
+	rel := [2]float64{ev[0].mixed(), ev[1].mixed()}
 	p := 1 / (1 + math.Exp(-(rel[0]-rel[1]-noulBias)/noulTemperature))
 	return []float64{p}
 }
@@ -483,14 +493,10 @@ func (e *Engine) noulWeights(state []term, q systemone.Question) []float64 {
 // name: systemone.Option.Text) with the state. Each option is weighed
 // alone, so the odds between two options do not depend on which others
 // are offered: the probabilities are a softmax of per-option scores.
-func (e *Engine) choiceWeights(state []term, q systemone.Question) []float64 {
-	rel := make([]float64, len(q.Options))
-	for i, o := range q.Options {
-		text := o.Name
-		if o.Described() {
-			text = words.FromJSON(o.Description, false)
-		}
-		x := relevances(state, [][]term{e.terms(text, nil)}, true)[0]
+func (e *Engine) choiceWeights(state []term, a *asked, sc *scratch) []float64 {
+	ev := relevances(state, a, true, sc)
+	rel := make([]float64, len(ev))
+	for i, x := range ev {
 		rel[i] = (bestShare*x.best + (1-bestShare)*x.mean) / choiceTemperature
 	}
 	return softmax(rel)
@@ -499,49 +505,29 @@ func (e *Engine) choiceWeights(state []term, q systemone.Question) []float64 {
 // scoreWeights compares each level's text with the state and, when the
 // levels run along the sentiment axis, how near the state's polarity lies
 // to each level's; the score is then the expected level.
-func (e *Engine) scoreWeights(state []term, q systemone.Question) []float64 {
-	cands := make([][]term, len(q.Levels))
-	pols := make([]float64, len(q.Levels))
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i, l := range q.Levels {
-		// A level given as null has no words: only its position counts.
-		cands[i] = e.terms(systemone.ContentText(l), nil)
-		pols[i] = meanPolarity(cands[i])
-		lo, hi = math.Min(lo, pols[i]), math.Max(hi, pols[i])
-	}
-	ev := relevances(state, cands, false)
-	rel := make([]float64, len(ev))
+func (e *Engine) scoreWeights(state []term, a *asked, sc *scratch) []float64 {
+	ev := relevances(state, a, false, sc)
+	logits := make([]float64, len(ev))
 	for i, x := range ev {
-		rel[i] = x.mixed()
-	}
-	logits := make([]float64, len(rel))
-	for i := range rel {
-		logits[i] = rel[i] / scoreTemperature
+		logits[i] = x.mixed() / scoreTemperature
 	}
 	// Levels that run along the sentiment axis (from "very dissatisfied" to
 	// "very satisfied") are told apart by the text's polarity, where
 	// vectors alone see the same topic in each.
 	sp := meanPolarity(state)
-	if hi-lo >= polarMin && math.Abs(ordered(pols)) >= orderedMin {
+	if a.polar {
 		for i := range logits {
-			d := (sp - pols[i]) / (hi - lo)
+			d := (sp - a.pols[i]) / (a.hi - a.lo)
 			logits[i] -= polarWeight * d * d
 		}
 	}
 	// Levels that run from trivial to grave ("cosmetic" … "critical") and
 	// carry no sentiment are told apart by the text's severity: the further
 	// the text lies toward grave, the more the graver levels gain.
-	sevs := make([]float64, len(cands))
-	slo, shi, smean := math.Inf(1), math.Inf(-1), 0.0
-	for i, c := range cands {
-		sevs[i] = e.severity(c)
-		slo, shi = math.Min(slo, sevs[i]), math.Max(shi, sevs[i])
-		smean += sevs[i] / float64(len(cands))
-	}
-	if shi-slo >= severitySpread && math.Abs(ordered(sevs)) >= orderedMin {
+	if a.graded {
 		ss := e.severity(state) - severityCentre
 		for i := range logits {
-			logits[i] += severityWeight * ss * (sevs[i] - smean) / (shi - slo)
+			logits[i] += severityWeight * ss * (a.sevs[i] - a.smean) / (a.shi - a.slo)
 		}
 	}
 	return softmax(logits)
@@ -608,62 +594,68 @@ func (e evidence) mixed() float64 { return (1-stateShare)*e.mean + stateShare*e.
 
 // relevances weighs the evidence for each candidate. Topical (choice
 // questions) asks what the state is about, so a negated word still speaks
-// for a candidate about the same thing, at negatedMention.
-func relevances(state []term, cands [][]term, topical bool) []evidence {
-	df := docFreq(cands)
+// for a candidate about the same thing, at negatedMention. The result is
+// sc's memory, valid until the next call.
+func relevances(state []term, a *asked, topical bool, sc *scratch) []evidence {
 	var stateTotal float64
 	for _, s := range state {
 		stateTotal += s.weight
 	}
-	n := float64(len(cands))
-	out := make([]evidence, len(cands))
-	most := 0
-	for _, c := range cands {
-		most = max(most, len(c))
-	}
-	scratch := make([]float64, 2*most)
-	for i, c := range cands {
-		// aff[j] and deny[j] are the strongest affirmation and denial of
-		// candidate term j by any state word.
-		aff, deny := scratch[:len(c)], scratch[most:most+len(c)]
-		clear(aff)
-		clear(deny)
-		var side float64
-		for _, s := range state {
+	// The state is read word by word against every candidate at once.
+	// aff and deny hold, for the terms of every candidate in turn, the
+	// strongest affirmation and denial of each by any state word; side
+	// each candidate's sum over the state; sim the similarity of the
+	// state word at hand with each of the question's words, each worked
+	// out once however many candidates use it (a noul question's yes and
+	// no share its instructions).
+	nt, nc := a.terms, len(a.cands)
+	buf := sc.floats(2*nt + nc + len(a.words))
+	clear(buf)
+	aff, deny, side, sim := buf[:nt], buf[nt:2*nt], buf[2*nt:2*nt+nc], buf[2*nt+nc:]
+	for _, s := range state {
+		for k, w := range a.words {
+			sim[k] = similarity(s.wordInfo, w)
+		}
+		off := 0
+		for i, c := range a.cands {
 			var sAff, sDeny float64
-			for j, t := range c {
-				v := match(s, t)
+			for j, t := range c.terms {
+				v := match(s, t, sim[c.at[j]])
 				if topical && v < 0 && !t.opposes(s) {
 					v = -negatedMention * v
 				}
 				switch {
 				case v > 0:
-					aff[j] = math.Max(aff[j], v)
+					aff[off+j] = math.Max(aff[off+j], v)
 					sAff = math.Max(sAff, v)
 				case v < 0:
-					deny[j] = math.Max(deny[j], -v)
+					deny[off+j] = math.Max(deny[off+j], -v)
 					sDeny = math.Max(sDeny, -v)
 				}
 			}
-			side += s.weight * (sAff - sDeny)
+			side[i] += s.weight * (sAff - sDeny)
+			off += len(c.terms)
 		}
-		var got, total float64
+	}
+	out := sc.evidence(nc)
+	off := 0
+	for i, c := range a.cands {
+		var got float64
 		best := math.Inf(-1)
-		for j, t := range c {
-			d := df(t.word)
-			w := t.weight * math.Log(1+(n-d+0.5)/(d+0.5))
-			total += w
-			got += w * (aff[j] - deny[j])
-			best = math.Max(best, aff[j]-deny[j])
+		for j, w := range c.weights {
+			d := aff[off+j] - deny[off+j]
+			got += w * d
+			best = math.Max(best, d)
 		}
-		if total > 0 {
-			out[i].mean = got / total
+		off += len(c.terms)
+		if c.total > 0 {
+			out[i].mean = got / c.total
 		}
-		if len(c) > 0 {
+		if len(c.terms) > 0 {
 			out[i].best = best
 		}
 		if stateTotal > 0 {
-			out[i].side = side / stateTotal
+			out[i].side = side[i] / stateTotal
 		}
 	}
 	return out
@@ -709,16 +701,15 @@ func uses(ts []term, word string) bool {
 }
 
 // match is how strongly state word s affirms (> 0) or denies (< 0) the
-// candidate term t, in [-1, 1]. Words that mean the same (cosine above
-// floor) affirm when used in the same sense: the same sign, or for two
+// candidate term t, in [-1, 1], given the similarity of their words. Words
+// that mean the same (cosine above floor) affirm when used in the same sense: the same sign, or for two
 // evaluative words the same polarity ("not happy" affirms "dissatisfied";
 // "happy" denies it). An opposite ("renew" for "cancel") denies as
 // strongly as the word negated.
-func match(s, t term) float64 {
+func match(s, t term, sim float64) float64 {
 	if t.opposes(s) {
 		return -s.sign * t.sign
 	}
-	sim := similarity(s, t)
 	if sim <= 0 {
 		return 0
 	}
@@ -731,10 +722,10 @@ func match(s, t term) float64 {
 	return agree * sim
 }
 
-// similarity is how far the cosine of two terms rises above floor, scaled
+// similarity is how far the cosine of two words rises above floor, scaled
 // to [0, 1]; the same word is 1, and a word without a vector matches only
 // itself.
-func similarity(a, b term) float64 {
+func similarity(a, b *wordInfo) float64 {
 	if a.word == b.word {
 		return 1
 	}
@@ -767,3 +758,56 @@ func softmax(logits []float64) []float64 {
 
 // PlannedInputTokens is the request's own tokens: it reads the request once.
 func (*Engine) PlannedInputTokens(_ systemone.Request, tokens int) int { return tokens }
+
+// scratch is one request's working memory, reused through scratchPool so
+// that a request allocates little beyond its answer: the state's tokens
+// and terms, a question's key, and the candidates' evidence with each
+// candidate's affirmations and denials. Nothing in it outlives the
+// request.
+type scratch struct {
+	toks  []token
+	terms []term
+	key   []byte
+	ev    []evidence
+	fs    []float64
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// maxScratch bounds the tokens or terms a scratch keeps for a later
+// request, and maxScratchFloats its evidence: a long state's or a long
+// question's memory is let go with it.
+const (
+	maxScratch       = 1024
+	maxScratchFloats = 4096
+)
+
+// release clears what the request left in sc (the state's words, the
+// readings of its words) and keeps sc for the next one unless it grew
+// large.
+func (sc *scratch) release() {
+	if cap(sc.toks) > maxScratch || cap(sc.terms) > maxScratch || cap(sc.key) > keptKeyBytes || cap(sc.fs) > maxScratchFloats {
+		return
+	}
+	clear(sc.toks[:cap(sc.toks)])
+	clear(sc.terms[:cap(sc.terms)])
+	scratchPool.Put(sc)
+}
+
+// evidence is n zeroed evidences of sc's memory.
+func (sc *scratch) evidence(n int) []evidence {
+	if cap(sc.ev) < n {
+		sc.ev = make([]evidence, n)
+	}
+	sc.ev = sc.ev[:n]
+	clear(sc.ev)
+	return sc.ev
+}
+
+// floats is n floats of sc's memory, not cleared.
+func (sc *scratch) floats(n int) []float64 {
+	if cap(sc.fs) < n {
+		sc.fs = make([]float64, n)
+	}
+	return sc.fs[:n]
+}

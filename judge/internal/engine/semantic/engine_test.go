@@ -187,7 +187,7 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestTokens(t *testing.T) {
-	got := tokens("I'm NOT very happy at all, but really pleased!", nil)
+	got := tokens(nil, "I'm NOT very happy at all, but really pleased!", nil)
 	want := []token{
 		{word: "happy", negated: true, intensity: 2},
 		{word: "pleased", intensity: 1.5 * 1.25},
@@ -251,6 +251,24 @@ func BenchmarkAsk(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n)/1e3, "µs/question")
 			b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N*n)/1e3, "cpu-µs/question")
 		})
+	}
+}
+
+// BenchmarkAskNewQuestion asks a 1-question request whose question the
+// engine has not seen (its instructions differ by a number, which the
+// engine does not read): the cost when no kept question helps.
+func BenchmarkAskNewQuestion(b *testing.B) {
+	e := engine()
+	req := enginetest.Ticket(Alias, 1)
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		n++
+		req.Questions["q0"] = systemone.Question{Type: systemone.TypeNoul,
+			Instructions: systemone.Text(fmt.Sprintf("Is the customer asking for a refund? (%d)", n))}
+		if _, err := e.Ask(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

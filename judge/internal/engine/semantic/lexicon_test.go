@@ -47,7 +47,7 @@ func TestGroupsOfInflections(t *testing.T) {
 }
 
 func TestPhrases(t *testing.T) {
-	got := tokens("I can't log in, and I want to send it back. It stopped working.", nil)
+	got := tokens(nil, "I can't log in, and I want to send it back. It stopped working.", nil)
 	want := []token{
 		{word: "login", negated: true, intensity: 1},
 		{word: "want", intensity: 1},
@@ -58,7 +58,7 @@ func TestPhrases(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("tokens = %+v, want %+v", got, want)
 	}
-	if got := tokens("send back the chair", nil); got[0].word != "return" {
+	if got := tokens(nil, "send back the chair", nil); got[0].word != "return" {
 		t.Errorf("send back → %+v, want return", got)
 	}
 }

@@ -163,9 +163,10 @@ var roles = func() map[string]role {
 
 // tokens splits text into content words, marking each as negated when a
 // negator's scope covers it and scaling it by a preceding intensifier.
-// Drop holds further words to leave out.
-func tokens(text string, drop map[string]bool) []token {
-	var out []token
+// Drop holds further words to leave out. The tokens are appended to
+// out[:0], reusing its memory.
+func tokens(out []token, text string, drop map[string]bool) []token {
+	out = out[:0]
 	var neg words.Negation
 	boost := 1.0
 	prev := ""

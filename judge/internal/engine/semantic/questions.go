@@ -1,0 +1,242 @@
+package semantic
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"sync"
+
+	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/words"
+)
+
+// candidate is one answer a question offers, read before any state: the
+// yes or the no of a noul question, an option, a level. Its terms carry
+// their weights among the question's candidates, so a request only
+// compares them with its state.
+type candidate struct {
+	terms []term
+	// at[j] is the index of terms[j]'s word in asked.words.
+	at []int
+	// weights[j] is terms[j]'s weight by frequency times how few of the
+	// question's candidates use its word (see evidence.mean); total is
+	// their sum, added up in order.
+	weights []float64
+	total   float64
+}
+
+// asked is what the engine makes of a question's own text: it depends on
+// the question alone, never on a state, so it is worked out once and kept
+// (questionCache). Nothing in it is changed once built.
+type asked struct {
+	cands []candidate
+	// words are the readings of the candidates' words, each once.
+	words []*wordInfo
+	// Score questions only: each level's polarity and severity, and
+	// whether the levels run along the sentiment axis (polar, over lo…hi)
+	// or the severity axis (graded, over slo…shi around smean).
+	pols, sevs      []float64
+	lo, hi          float64
+	slo, shi, smean float64
+	polar, graded   bool
+	// terms counts the terms of all candidates.
+	terms int
+}
+
+// readQuestion works q out: its candidates as terms and weights, and for a
+// score question where its levels lie on the two axes.
+func (e *Engine) readQuestion(q systemone.Question) *asked {
+	var a asked
+	switch q.Type {
+	case systemone.TypeNoul:
+		// Yes is the instructions plus the caller's meaning of true; no is
+		// the instructions negated plus the caller's meaning of false.
+		instr := e.terms(words.FromJSON(q.Instructions, false), metaWords)
+		yes := append([]term(nil), instr...)
+		no := make([]term, len(instr))
+		for i, t := range instr {
+			t.sign, t.polarity = -t.sign, -t.polarity
+			no[i] = t
+		}
+		if q.Noul != nil {
+			yes = append(yes, e.terms(systemone.ContentText(q.Noul.True), nil)...)
+			no = append(no, e.terms(systemone.ContentText(q.Noul.False), nil)...)
+		}
+		a.cands = weigh([][]term{yes, no})
+	case systemone.TypeChoice:
+		// Each option is weighed alone, so the odds between two options
+		// do not depend on which others are offered.
+		a.cands = make([]candidate, len(q.Options))
+		for i, o := range q.Options {
+			text := o.Name
+			if o.Described() {
+				text = words.FromJSON(o.Description, false)
+			}
+			a.cands[i] = weigh([][]term{e.terms(text, nil)})[0]
+		}
+	case systemone.TypeScore:
+		cands := make([][]term, len(q.Levels))
+		a.pols = make([]float64, len(q.Levels))
+		a.lo, a.hi = math.Inf(1), math.Inf(-1)
+		for i, l := range q.Levels {
+			// A level given as null has no words: only its position counts.
+			cands[i] = e.terms(systemone.ContentText(l), nil)
+			a.pols[i] = meanPolarity(cands[i])
+			a.lo, a.hi = math.Min(a.lo, a.pols[i]), math.Max(a.hi, a.pols[i])
+		}
+		a.cands = weigh(cands)
+		a.polar = a.hi-a.lo >= polarMin && math.Abs(ordered(a.pols)) >= orderedMin
+		a.sevs = make([]float64, len(cands))
+		a.slo, a.shi = math.Inf(1), math.Inf(-1)
+		for i, c := range cands {
+			a.sevs[i] = e.severity(c)
+			a.slo, a.shi = math.Min(a.slo, a.sevs[i]), math.Max(a.shi, a.sevs[i])
+			a.smean += a.sevs[i] / float64(len(cands))
+		}
+		a.graded = a.shi-a.slo >= severitySpread && math.Abs(ordered(a.sevs)) >= orderedMin
+	}
+	a.index()
+	return &a
+}
+
+// index lists the candidates' words in a.words, each once, and points
+// each term at its word.
+func (a *asked) index() {
+	at := map[*wordInfo]int{}
+	for i := range a.cands {
+		c := &a.cands[i]
+		c.at = make([]int, len(c.terms))
+		for j, t := range c.terms {
+			k, ok := at[t.wordInfo]
+			if !ok {
+				k = len(a.words)
+				at[t.wordInfo] = k
+				a.words = append(a.words, t.wordInfo)
+			}
+			c.at[j] = k
+		}
+		a.terms += len(c.terms)
+	}
+}
+
+// weigh gives each term of each candidate its weight: by frequency in
+// English, and by how few of the candidates use its word, so words every
+// candidate shares weigh little (the candidates of one question are the
+// whole corpus, which keeps questions independent of each other).
+func weigh(cands [][]term) []candidate {
+	df := docFreq(cands)
+	n := float64(len(cands))
+	out := make([]candidate, len(cands))
+	for i, c := range cands {
+		ws := make([]float64, len(c))
+		var total float64
+		for j, t := range c {
+			d := df(t.word)
+			ws[j] = t.weight * math.Log(1+(n-d+0.5)/(d+0.5))
+			total += ws[j]
+		}
+		out[i] = candidate{terms: c, weights: ws, total: total}
+	}
+	return out
+}
+
+// Bounds of the questions an engine keeps read. The keys are the
+// questions' own bytes, and each of a question's terms is counted at
+// termBytes (656 bytes with 100-dimensional vectors: a term, its weight
+// and, for a word beyond the word cache, its reading and vector), so the
+// cache holds at most about keptQuestionBytes whatever callers send.
+const (
+	// keptQuestions is the most questions kept at once; keptQuestionBytes
+	// bounds the bytes of their keys and terms. When either would be
+	// passed, every kept question is forgotten and kept again from the
+	// next request.
+	keptQuestions     = 1024
+	keptQuestionBytes = 8 << 20
+	// keptKeyBytes is the longest question kept: a longer one is read on
+	// every request.
+	keptKeyBytes = 4096
+)
+
+// questionCache keeps what the engine made of the questions it was asked
+// (asked), by the whole question: clients ask the same questions of many
+// states, and reading a question's texts is a good part of answering it.
+// Safe for concurrent use.
+type questionCache struct {
+	mu    sync.RWMutex
+	kept  map[string]*asked
+	bytes int
+}
+
+// asked is what q comes to, kept or read now; q's key is built in sc.
+func (e *Engine) asked(q systemone.Question, sc *scratch) *asked {
+	sc.key = questionKey(sc.key[:0], q)
+	key := sc.key
+	if len(key) > keptKeyBytes {
+		return e.readQuestion(q)
+	}
+	c := &e.questions
+	c.mu.RLock()
+	a, ok := c.kept[string(key)]
+	c.mu.RUnlock()
+	if ok {
+		return a
+	}
+	a = e.readQuestion(q)
+	size := len(key) + a.terms*e.termBytes
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.kept[string(key)]; ok {
+		// Another request read it meanwhile; both readings are the same.
+		return a
+	}
+	if len(c.kept) >= keptQuestions || c.bytes+size > keptQuestionBytes {
+		clear(c.kept)
+		c.bytes = 0
+	}
+	if size <= keptQuestionBytes {
+		c.kept[string(key)] = a
+		c.bytes += size
+	}
+	return a
+}
+
+// questionKey appends to b every field of q, each with its length, so two
+// questions have the same key exactly when they are the same question (a
+// nil text and an empty one told apart too): what readQuestion makes of a
+// question depends on nothing else.
+func questionKey(b []byte, q systemone.Question) []byte {
+	b = appendName(b, string(q.Type))
+	b = appendText(b, q.Instructions)
+	if q.Noul == nil {
+		b = append(b, 0)
+	} else {
+		b = append(b, 1)
+		b = appendText(b, q.Noul.True)
+		b = appendText(b, q.Noul.False)
+	}
+	b = binary.AppendUvarint(b, uint64(len(q.Options)))
+	for _, o := range q.Options {
+		b = appendName(b, o.Name)
+		b = appendText(b, o.Description)
+	}
+	b = binary.AppendUvarint(b, uint64(len(q.Levels)))
+	for _, l := range q.Levels {
+		b = appendText(b, l)
+	}
+	return b
+}
+
+// appendName appends s's length and s.
+func appendName(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendText appends s's length plus one (0 for nil) and s.
+func appendText(b []byte, s json.RawMessage) []byte {
+	if s == nil {
+		return append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s))+1)
+	return append(b, s...)
+}
