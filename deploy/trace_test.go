@@ -101,20 +101,24 @@ func TestOneTraceThroughCaddy(t *testing.T) {
 		t.Errorf("the model call's span %+v does not descend from the judge's span %s", model, judge.SpanID)
 	}
 
-	// The access logs of both services name the trace.
+	// The access logs of both services name the trace. The judge writes
+	// its log in batches (docs/judge.md): its line may come
+	// a moment after the spans.
 	for _, p := range []struct {
-		name string
-		out  string
-	}{{"interview", s.Interview.Output()}, {"judge", s.Judge.Output()}} {
+		name   string
+		output func() string
+	}{{"interview", s.Interview.Output}, {"judge", s.Judge.Output}} {
 		found := false
-		for _, line := range strings.Split(p.out, "\n") {
-			var l struct {
-				Msg     string `json:"msg"`
-				TraceID string `json:"trace_id"`
-				SpanID  string `json:"span_id"`
-			}
-			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "request" && l.TraceID == traceID && l.SpanID != "" {
-				found = true
+		for deadline := time.Now().Add(10 * time.Second); !found && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			for _, line := range strings.Split(p.output(), "\n") {
+				var l struct {
+					Msg     string `json:"msg"`
+					TraceID string `json:"trace_id"`
+					SpanID  string `json:"span_id"`
+				}
+				if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "request" && l.TraceID == traceID && l.SpanID != "" {
+					found = true
+				}
 			}
 		}
 		if !found {

@@ -15,7 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"sync/atomic"
+	"sync"
 	"syscall"
 	"time"
 
@@ -25,57 +25,143 @@ import (
 // HeaderRequestID is set on every response.
 const HeaderRequestID = "x-request-id"
 
-type ctxKey struct{}
-
-// loggerKey is where the request's logger sits in the echo context; only
-// SetLogger writes it, so Logger and LoggerFrom always agree.
-const loggerKey = "shared/server.logger"
-
 // New returns an echo instance with request ids, access logging and
 // recovery installed. Routes and the HTTPErrorHandler are the caller's.
+//
+// The four are one middleware: echo wraps a request's handler in every
+// middleware anew on each request, one allocation per middleware.
 func New(logger *slog.Logger) *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	e.Use(requestID(logger), traceRequests, accessLog, recoverPanic)
+	e.Use(serve(logger))
 	return e
+}
+
+// serve gives the request its id and its log (see requestLog), a trace
+// span (traced), recovery from a panic in the handler (recovered), and
+// writes its access log line once it is answered.
+func serve(logger *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			var id string
+			if v := req.Header[canonicalRequestID]; len(v) > 0 {
+				id = v[0]
+			}
+			if !validID(id) {
+				id = NewID()
+			}
+			c.Response().Header()[canonicalRequestID] = []string{id}
+			rc := &requestContext{Context: req.Context()}
+			rc.log.base = logger
+			rc.log.add(slog.String("request_id", id))
+			c.SetRequest(req.WithContext(rc))
+			return traced(c, next, &rc.log)
+		}
+	}
+}
+
+// requestContext is the request's context with its log beside it: one
+// allocation for both, where a context value would take two and every
+// change of logger a copy of the request.
+type requestContext struct {
+	context.Context
+	log requestLog
+}
+
+type ctxKey struct{}
+
+func (c *requestContext) Value(key any) any {
+	if key == (ctxKey{}) {
+		return &c.log
+	}
+	return c.Context.Value(key)
+}
+
+// requestLog is what a request's log lines carry. Its logger is built from
+// the base logger and the request's attributes only when a line other than
+// the access log is written: most requests write none, and deriving a
+// logger per attribute costs a handler clone each. The access log line is
+// rendered from the same attributes, in the same order, so it reads as if
+// written through that logger.
+type requestLog struct {
+	base *slog.Logger
+
+	mu     sync.Mutex
+	attrs  []slog.Attr
+	inline [4]slog.Attr
+	logger *slog.Logger // built from base and attrs, or set by SetLogger
+	set    bool         // logger was set by SetLogger: it stands alone
+	path   string       // LogPath's path, "" for the request's
+}
+
+func (l *requestLog) add(a slog.Attr) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.set {
+		l.logger = l.logger.With(a)
+		return
+	}
+	if l.attrs == nil {
+		l.attrs = l.inline[:0]
+	}
+	l.attrs = append(l.attrs, a)
+	l.logger = nil
+}
+
+func (l *requestLog) get() *slog.Logger {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.logger == nil {
+		l.logger = slog.New(l.base.Handler().WithAttrs(l.attrs))
+	}
+	return l.logger
+}
+
+func (l *requestLog) store(lg *slog.Logger) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.logger, l.set = lg, true
+}
+
+// logOf returns the request's log, or nil outside a request served by New.
+func logOf(c echo.Context) *requestLog {
+	l, _ := c.Request().Context().Value(ctxKey{}).(*requestLog)
+	return l
 }
 
 // Logger returns the request's logger, carrying its request id.
 func Logger(c echo.Context) *slog.Logger {
-	if slot, ok := c.Get(loggerKey).(*loggerSlot); ok {
-		return slot.Load()
+	if l := logOf(c); l != nil {
+		return l.get()
 	}
 	return slog.Default()
 }
 
 // SetLogger makes l the request's logger, for Logger(c) and for LoggerFrom
-// on the request's context alike: middleware that learns more about a
-// request (which key is calling) adds it to Logger(c) and sets the result,
-// and every later log line of the request carries it, in handlers and in
-// the domain code they call with the context.
-//
-// The request holds its logger in a slot of its own, put in its context
-// once, so that setting it again costs no copy of the request.
+// on the request's context alike, the access log line included. To add an
+// attribute to every later line of the request, AddLogAttr is cheaper.
 func SetLogger(c echo.Context, l *slog.Logger) {
-	if slot, ok := c.Get(loggerKey).(*loggerSlot); ok {
-		slot.Store(l)
-		return
+	if rl := logOf(c); rl != nil {
+		rl.store(l)
 	}
-	slot := new(loggerSlot)
-	slot.Store(l)
-	c.Set(loggerKey, slot)
-	req := c.Request()
-	c.SetRequest(req.WithContext(context.WithValue(req.Context(), ctxKey{}, slot)))
 }
 
-// loggerSlot holds a request's logger in its context.
-type loggerSlot = atomic.Pointer[slog.Logger]
+// AddLogAttr adds key=value to every later log line of the request, in
+// handlers and in the domain code they call with the context, and to its
+// access log line: middleware that learns more about a request (which key
+// is calling) says so once.
+func AddLogAttr(c echo.Context, key, value string) {
+	if rl := logOf(c); rl != nil {
+		rl.add(slog.String(key, value))
+	}
+}
 
 // LoggerFrom returns the request's logger from its context (see SetLogger).
 func LoggerFrom(ctx context.Context) *slog.Logger {
-	if slot, ok := ctx.Value(ctxKey{}).(*loggerSlot); ok {
-		return slot.Load()
+	if l, ok := ctx.Value(ctxKey{}).(*requestLog); ok {
+		return l.get()
 	}
 	return slog.Default()
 }
@@ -90,23 +176,6 @@ func RequestID(c echo.Context) string {
 		return v[0]
 	}
 	return ""
-}
-
-func requestID(logger *slog.Logger) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			var id string
-			if v := c.Request().Header[canonicalRequestID]; len(v) > 0 {
-				id = v[0]
-			}
-			if !validID(id) {
-				id = NewID()
-			}
-			c.Response().Header()[canonicalRequestID] = []string{id}
-			SetLogger(c, logger.With("request_id", id))
-			return next(c)
-		}
-	}
 }
 
 // validID accepts a caller's request id only if it is short and plain, so a
@@ -129,53 +198,84 @@ func validID(id string) bool {
 func NewID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
-	return "req_" + hex.EncodeToString(b[:])
+	var id [4 + 2*len(b)]byte
+	copy(id[:], "req_")
+	hex.Encode(id[4:], b[:])
+	return string(id[:])
 }
-
-// logPathKey holds the path the access log shows instead of the request's.
-const logPathKey = "server.logPath"
 
 // LogPath makes the access log show path for this request instead of the
 // one requested: for a path that carries a secret (a share link's token),
 // the path with the secret replaced.
-func LogPath(c echo.Context, path string) { c.Set(logPathKey, path) }
+func LogPath(c echo.Context, path string) {
+	if l := logOf(c); l != nil {
+		l.mu.Lock()
+		l.path = path
+		l.mu.Unlock()
+	}
+}
 
-func accessLog(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		err := next(c)
-		if err != nil {
-			c.Error(err)
-		}
-		req := c.Request()
-		path := req.URL.Path
-		if p, ok := c.Get(logPathKey).(string); ok {
-			path = p
-		}
-		Logger(c).LogAttrs(req.Context(), slog.LevelInfo, "request",
+// logged runs next, renders its error, and writes the access log line.
+func logged(c echo.Context, next echo.HandlerFunc, l *requestLog) error {
+	start := time.Now()
+	if err := recovered(c, next, l); err != nil {
+		c.Error(err)
+	}
+	req := c.Request()
+	res := c.Response()
+	l.mu.Lock()
+	path, custom := l.path, l.set
+	l.mu.Unlock()
+	if path == "" {
+		path = req.URL.Path
+	}
+	if custom {
+		l.get().LogAttrs(req.Context(), slog.LevelInfo, "request",
 			slog.String("method", req.Method),
 			slog.String("path", path),
-			slog.Int("status", c.Response().Status),
-			slog.Int64("bytes", c.Response().Size),
+			slog.Int("status", res.Status),
+			slog.Int64("bytes", res.Size),
 			slog.Duration("duration", time.Since(start)),
 		)
 		return nil
 	}
+	// The line the request's logger would write, handed to the base
+	// handler with the request's attributes first, without building the
+	// logger, and without the caller's frame, which only a handler
+	// configured with AddSource would print (and for this line it is
+	// this function).
+	h := l.base.Handler()
+	if !h.Enabled(req.Context(), slog.LevelInfo) {
+		return nil
+	}
+	end := time.Now()
+	r := slog.NewRecord(end, slog.LevelInfo, "request", 0)
+	l.mu.Lock()
+	r.AddAttrs(l.attrs...)
+	l.mu.Unlock()
+	r.AddAttrs(
+		slog.String("method", req.Method),
+		slog.String("path", path),
+		slog.Int("status", res.Status),
+		slog.Int64("bytes", res.Size),
+		slog.Duration("duration", end.Sub(start)),
+	)
+	_ = h.Handle(req.Context(), r)
+	return nil
 }
 
-func recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) (err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				if r == http.ErrAbortHandler {
-					panic(r)
-				}
-				Logger(c).Error("panic", "panic", r)
-				err = errors.New("internal error")
+// recovered runs next, turning a panic into an error.
+func recovered(c echo.Context, next echo.HandlerFunc, l *requestLog) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
 			}
-		}()
-		return next(c)
-	}
+			l.get().Error("panic", "panic", r)
+			err = errors.New("internal error")
+		}
+	}()
+	return next(c)
 }
 
 // Timeouts bound every connection of a server, so a client that stalls

@@ -2,12 +2,17 @@ package server
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -100,5 +105,96 @@ func TestPanicBecomesError(t *testing.T) {
 	}
 	if rec.Header().Get(HeaderRequestID) == "" {
 		t.Fatal("no request id on the error response")
+	}
+}
+
+// logFields lists a JSON log line's fields in order, time and duration
+// blanked (they differ from line to line).
+func logFields(t *testing.T, line string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %q", line)
+	}
+	var out []string
+	for dec.More() {
+		k, _ := dec.Token()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if k == "time" || k == "duration" {
+			v = "…"
+		}
+		out = append(out, fmt.Sprintf("%s=%v", k, v))
+	}
+	return out
+}
+
+// The access log line is the one the request's logger, derived attribute
+// by attribute, would write: the same fields in the same order, with what
+// middleware added (AddLogAttr) and the path LogPath gives.
+func TestAccessLogLine(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		logPath string
+		set     bool
+	}{{"plain", "", false}, {"log path", "/shared/REDACTED", false}, {"logger set", "", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			base := slog.New(slog.NewJSONHandler(&logs, nil))
+			e := New(base)
+			e.GET("/shared/:token", func(c echo.Context) error {
+				AddLogAttr(c, "key", "key#2")
+				if tc.set {
+					SetLogger(c, Logger(c).With("extra", "yes"))
+				}
+				if tc.logPath != "" {
+					LogPath(c, tc.logPath)
+				}
+				return c.String(http.StatusTeapot, "short and stout")
+			})
+			rec := httptest.NewRecorder()
+			e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/shared/secret", nil))
+			id := rec.Header().Get(HeaderRequestID)
+			got := logFields(t, strings.TrimSpace(logs.String()))
+
+			var want bytes.Buffer
+			l := slog.New(slog.NewJSONHandler(&want, nil)).With("request_id", id).With("key", "key#2")
+			if tc.set {
+				l = l.With("extra", "yes")
+			}
+			path := cmp.Or(tc.logPath, "/shared/secret")
+			l.Info("request", "method", "GET", "path", path, "status", http.StatusTeapot, "bytes", len("short and stout"), "duration", time.Second)
+			if w := logFields(t, strings.TrimSpace(want.String())); !slices.Equal(got, w) {
+				t.Fatalf("access log\n%v\nwant\n%v", got, w)
+			}
+		})
+	}
+}
+
+// An attribute added by middleware reaches the handler's and the domain's
+// lines too.
+func TestAddLogAttrReachesContext(t *testing.T) {
+	var logs bytes.Buffer
+	e := New(slog.New(slog.NewJSONHandler(&logs, nil)))
+	e.GET("/", func(c echo.Context) error {
+		AddLogAttr(c, "caller", "key#2")
+		Logger(c).Info("from the handler")
+		LoggerFrom(c.Request().Context()).Info("from the domain")
+		return c.NoContent(http.StatusNoContent)
+	})
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	id := rec.Header().Get(HeaderRequestID)
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3: %s", len(lines), logs.String())
+	}
+	for _, line := range lines {
+		if !strings.Contains(line, `"request_id":"`+id+`","caller":"key#2"`) {
+			t.Errorf("log line %q lacks the request's attributes", line)
+		}
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/judgeworks/shared/jsonscan"
 )
@@ -362,23 +364,190 @@ func (r Request) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the response with its answers in order (Names).
-func (r Response) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"model":`)
-	writeString(&b, r.Model)
-	b.WriteString(`,"answers":`)
-	err := writeObject(&b, r.Names(), r.Answers, func(a Answer) ([]byte, error) { return marshal(a) })
+func (r Response) MarshalJSON() ([]byte, error) { return r.AppendJSON(nil) }
+
+// AppendJSON appends MarshalJSON's bytes to b: a server renders an answer
+// into a buffer it reuses, instead of a new one per field through
+// encoding/json. The bytes are encoding/json's, without HTML escaping
+// (see marshal), down to the float formatting and the sorted map keys;
+// TestAppendJSONIsEncodingJSON holds them to it.
+func (r *Response) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"model":`...)
+	b = appendString(b, r.Model)
+	b = append(b, `,"answers":{`...)
+	for i, name := range r.order() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, name)
+		b = append(b, ':')
+		var err error
+		if b, err = appendAnswer(b, r.Answers[name]); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, `},"usage":{"input_tokens":`...)
+	b = strconv.AppendInt(b, int64(r.Usage.InputTokens), 10)
+	b = append(b, `,"output_tokens":`...)
+	b = strconv.AppendInt(b, int64(r.Usage.OutputTokens), 10)
+	b = append(b, `,"cost":`...)
+	b, err := appendFloat(b, r.Usage.Cost)
 	if err != nil {
 		return nil, err
 	}
-	b.WriteString(`,"usage":`)
-	u, err := marshal(r.Usage)
-	if err != nil {
+	return append(b, "}}"...), nil
+}
+
+// order is Names without its allocations in the usual case, where Order
+// names every answer once; the check is quadratic, so only short lists
+// take it.
+func (r *Response) order() []string {
+	if len(r.Order) != len(r.Answers) || len(r.Order) > 32 {
+		return r.Names()
+	}
+	for i, n := range r.Order {
+		if _, ok := r.Answers[n]; !ok || slices.Contains(r.Order[:i], n) {
+			return r.Names()
+		}
+	}
+	return r.Order
+}
+
+// appendAnswer appends a's wire form: its fields in declaration order,
+// empty ones left out (the struct tags' omitempty).
+func appendAnswer(b []byte, a Answer) ([]byte, error) {
+	b = append(b, `{"type":`...)
+	b = appendString(b, string(a.Type))
+	var err error
+	if a.Noul != nil {
+		b = append(b, `,"noul":`...)
+		if b, err = appendFloat(b, *a.Noul); err != nil {
+			return nil, err
+		}
+	}
+	if a.Choice != "" {
+		b = append(b, `,"choice":`...)
+		b = appendString(b, a.Choice)
+	}
+	if a.Score != nil {
+		b = append(b, `,"score":`...)
+		if b, err = appendFloat(b, *a.Score); err != nil {
+			return nil, err
+		}
+	}
+	if len(a.Legend) > 0 {
+		b = append(b, `,"legend":`...)
+		if b, err = appendMap(b, a.Legend, appendRaw); err != nil {
+			return nil, err
+		}
+	}
+	if len(a.Probabilities) > 0 {
+		b = append(b, `,"probabilities":`...)
+		if b, err = appendMap(b, a.Probabilities, appendFloat); err != nil {
+			return nil, err
+		}
+	}
+	if a.Confidence != nil {
+		b = append(b, `,"confidence":`...)
+		if b, err = appendFloat(b, *a.Confidence); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendMap appends m as an object, its keys in encoding/json's order
+// (byte-wise), each value written by value.
+func appendMap[V any](b []byte, m map[string]V, value func([]byte, V) ([]byte, error)) ([]byte, error) {
+	// The keys sort in an array on the stack for the few options of a
+	// question.
+	var buf [8]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		var err error
+		if b, err = value(b, m[k]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// appendString appends s as encoding/json quotes it without HTML
+// escaping. Plain text (printable ASCII without quote or backslash, and
+// valid UTF-8 other than U+2028 and U+2029, which encoding/json escapes)
+// is copied as it is; anything else goes through marshal.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == '"' || c == '\\' {
+				return appendMarshalled(b, s)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+			return appendMarshalled(b, s)
+		}
+		i += size
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func appendMarshalled(b []byte, s string) []byte {
+	enc, _ := marshal(s) // marshalling a string cannot fail
+	return append(b, enc...)
+}
+
+// appendFloat appends f as encoding/json writes a float64: the shortest
+// decimal, in exponent form below 1e-6 and from 1e21, with a one-digit
+// negative exponent written without its leading zero. NaN and infinities
+// are encoding/json's error.
+func appendFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		_, err := marshal(f)
 		return nil, err
 	}
-	b.Write(u)
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 is written e-9.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
+}
+
+// appendRaw appends a json.RawMessage as encoding/json does: compacted,
+// null when nil, an error when it is not JSON.
+func appendRaw(b []byte, raw json.RawMessage) ([]byte, error) {
+	if raw == nil {
+		return append(b, "null"...), nil
+	}
+	buf := bytes.NewBuffer(b)
+	if err := json.Compact(buf, raw); err != nil {
+		_, err := marshal(raw) // encoding/json's error for it
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // writeObject writes the members of m that names names, in that order,
@@ -471,8 +640,7 @@ func orderedNames[V any](order []string, m map[string]V) []string {
 }
 
 func writeString(b *bytes.Buffer, s string) {
-	enc, _ := marshal(s) // marshalling a string cannot fail
-	b.Write(enc)
+	b.Write(appendString(b.AvailableBuffer(), s))
 }
 
 // marshal is json.Marshal without HTML escaping: a body that is JSON, not

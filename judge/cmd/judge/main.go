@@ -43,8 +43,12 @@ import (
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	os.Exit(run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, logger))
+	// Log lines are written in batches, each within server.LogDelay: a
+	// write per access log line cost the server a system call per request.
+	logs := server.NewLogWriter(os.Stderr)
+	code := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, slog.New(slog.NewJSONHandler(logs, nil)))
+	_ = logs.Close()
+	os.Exit(code)
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer, logger *slog.Logger) int {

@@ -6,7 +6,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -123,20 +122,30 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 	e := server.New(logger)
 	e.HTTPErrorHandler = h.handleError
 	e.JSONSerializer = rawJSON{}
-	e.Use(typesafeRequestID, h.measure)
+	e.Use(h.measure)
 	e.GET("/healthz", h.healthz)
 	e.GET("/readyz", h.readyz)
 	e.GET("/metrics", echo.WrapHandler(d.Metrics.Handler()))
 	// Middleware per route rather than on a group: an echo group with
 	// middleware catches every path under it, which turns 405s into 404s.
-	e.GET("/v1/models", h.models, h.authenticate)
-	e.GET("/v1/usage", h.usageOf, h.authenticate)
+	// Each route's middleware is applied here, once: given to echo, it
+	// would be applied anew on every request.
+	e.GET("/v1/models", chain(h.models, h.authenticate))
+	e.GET("/v1/usage", chain(h.usageOf, h.authenticate))
 	// The request bucket is taken before the body is read, whether or
 	// not the request carries an Idempotency-Key: a replay costs a
 	// request too, and an empty bucket refuses without waiting for a body.
-	e.POST("/v1/systemone", h.systemOne, h.authenticate, h.rateLimit, h.idempotent)
-	e.POST(decisionsRoute, h.decisions, h.authenticate, h.rateLimit, h.idempotent)
+	e.POST("/v1/systemone", chain(h.systemOne, h.authenticate, h.rateLimit, h.idempotent))
+	e.POST(decisionsRoute, chain(h.decisions, h.authenticate, h.rateLimit, h.idempotent))
 	return e
+}
+
+// chain wraps h in mw, the first outermost, as echo would for a route.
+func chain(h echo.HandlerFunc, mw ...echo.MiddlewareFunc) echo.HandlerFunc {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	return h
 }
 
 func (h *handler) healthz(c echo.Context) error {
@@ -208,7 +217,7 @@ func (h *handler) systemOne(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, resp)
+	return writeAnswer(c, resp)
 }
 
 // resolveModel resolves a request's model for key: 400 for an unknown name, 403
@@ -245,8 +254,14 @@ func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req
 		return nil, err
 	}
 	ctx := c.Request().Context()
-	cached, resp := h.Cache.Lookup(ctx, key, m.Name, checked, cache.NoCache(c.Request().Header))
-	cached.Mark(c.Response().Header())
+	var (
+		cached *cache.Entry
+		resp   *systemone.Response
+	)
+	if h.Cache != nil {
+		cached, resp = h.Cache.Lookup(ctx, key, m.Name, checked, cache.NoCache(c.Request().Header))
+		cached.Mark(c.Response().Header())
+	}
 	if resp != nil {
 		// Tokens untouched: the figures as they are.
 		setLimitHeaders(c.Response().Header(), "tokens", h.Limiter.PeekTokens(ctx, key.ID))
@@ -259,12 +274,14 @@ func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req
 	if err := h.chargeTokens(c, key, planned); err != nil {
 		return nil, err
 	}
-	settle, err := h.spend(c, key, m, planned)
+	spent, err := h.spend(c, key, m, planned)
 	if err != nil {
 		return nil, err
 	}
-	resp, err = h.Registry.Ask(ctx, m, checked)
-	settle(resp)
+	// The upstream queues share their slots fairly among keys; only the
+	// engines read the tenant, so only their context carries it.
+	resp, err = h.Registry.Ask(fairqueue.WithTenant(ctx, key.ID), m, checked)
+	spent.settle(resp)
 	if err != nil {
 		return nil, err
 	}
@@ -277,19 +294,39 @@ func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req
 // Content-Length before reading when the client declares one.
 func (h *handler) readBody(c echo.Context) ([]byte, error) {
 	r := c.Request()
-	tooLarge := fault.New(fault.TooLarge, "the body is larger than the limit of %d bytes", h.BodyLimit)
 	if r.ContentLength > h.BodyLimit {
-		return nil, tooLarge
+		return nil, h.tooLarge()
 	}
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(r.Body, h.BodyLimit+1))
-	if err != nil {
-		return nil, fault.New(fault.InvalidArgument, "reading the body failed")
+	// A declared length sizes the buffer once, with a byte to spare for
+	// the read that finds the end; an undeclared one starts small and
+	// grows as it comes.
+	size := 512
+	if r.ContentLength > 0 {
+		size = int(r.ContentLength) + 1
 	}
-	if n > h.BodyLimit {
-		return nil, tooLarge
+	body := make([]byte, 0, size)
+	lr := io.LimitedReader{R: r.Body, N: h.BodyLimit + 1}
+	for {
+		if len(body) == cap(body) {
+			body = append(body, 0)[:len(body)]
+		}
+		n, err := lr.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fault.New(fault.InvalidArgument, "reading the body failed")
+		}
 	}
-	return buf.Bytes(), nil
+	if int64(len(body)) > h.BodyLimit {
+		return nil, h.tooLarge()
+	}
+	return body, nil
+}
+
+func (h *handler) tooLarge() error {
+	return fault.New(fault.TooLarge, "the body is larger than the limit of %d bytes", h.BodyLimit)
 }
 
 // authenticate accepts a request only with a configured bearer key. The key
@@ -308,9 +345,7 @@ func (h *handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return fault.New(fault.Unauthenticated, "unknown bearer key")
 		}
 		c.Set(keyCtx, key)
-		// The upstream queues share their slots fairly among keys.
-		c.SetRequest(c.Request().WithContext(fairqueue.WithTenant(c.Request().Context(), key.ID)))
-		server.SetLogger(c, server.Logger(c).With("key", key.String()))
+		server.AddLogAttr(c, "key", key.String())
 		return next(c)
 	}
 }
@@ -336,7 +371,7 @@ func (h *handler) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		// The handler sets the token figures when it charges; an answer that
 		// ends before the charge shows the bucket as it is.
-		if hdr := c.Response().Header(); !c.Response().Committed && hdr.Get(headerLimitTokens) == "" {
+		if hdr := c.Response().Header(); !c.Response().Committed && len(hdr[limitHeaderNames["tokens"][0]]) == 0 {
 			setLimitHeaders(hdr, "tokens", h.Limiter.PeekTokens(ctx, key.ID))
 		}
 		return err
@@ -361,8 +396,6 @@ func (h *handler) chargeTokens(c echo.Context, key auth.BearerKey, n int) error 
 	return nil
 }
 
-const headerLimitTokens = "x-ratelimit-limit-tokens"
-
 // limitHeaderNames are the canonical names of each bucket's three headers, by
 // kind, worked out once rather than on every answer.
 var limitHeaderNames = map[string][3]string{
@@ -385,35 +418,54 @@ func setLimitHeaders(h http.Header, kind string, r ratelimit.Result) {
 	if !ok {
 		names = canonicalLimitHeaders(kind)
 	}
-	// Assigned by canonical name, as Header.Set would, without working
-	// the name out again.
-	h[names[0]] = []string{strconv.Itoa(r.Limit)}
-	h[names[1]] = []string{strconv.Itoa(r.Remaining)}
-	h[names[2]] = []string{resetString(r.ResetAfter)}
+	// The three values are cut from one string and their lists from one
+	// array, and assigned by canonical name, as Header.Set would, without
+	// working the name out again: two allocations where there were six.
+	var buf [64]byte
+	b := strconv.AppendInt(buf[:0], int64(r.Limit), 10)
+	i := len(b)
+	b = strconv.AppendInt(b, int64(r.Remaining), 10)
+	j := len(b)
+	b = appendReset(b, r.ResetAfter)
+	all := string(b)
+	values := [3]string{all[:i], all[i:j], all[j:]}
+	lists := make([]string, 3)
+	copy(lists, values[:])
+	h[names[0]] = lists[0:1:1]
+	h[names[1]] = lists[1:2:2]
+	h[names[2]] = lists[2:3:3]
 }
 
 // resetString writes d as "20ms", "1s", "6m0s": rounded up to whole
 // milliseconds, where Go's duration syntax stays plain ASCII (no "µs").
 func resetString(d time.Duration) string {
-	return (time.Duration(ceilMillis(d)) * time.Millisecond).String()
+	return string(appendReset(nil, d))
 }
 
-var headerTypesafeRequestID = http.CanonicalHeaderKey("x-typesafe-request-id")
-
-// typesafeRequestID repeats the request id under the name System One
-// clients read it from.
-func typesafeRequestID(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Response().Header()
-		h[headerTypesafeRequestID] = []string{server.RequestID(c)}
-		return next(c)
+// appendReset appends resetString(d) to b. Under a second, the usual
+// case, Duration.String writes whole milliseconds as "20ms": appended
+// here without the string it would allocate.
+func appendReset(b []byte, d time.Duration) []byte {
+	ms := ceilMillis(d)
+	if ms > 0 && ms < 1000 {
+		return append(strconv.AppendInt(b, ms, 10), "ms"...)
 	}
+	return append(b, (time.Duration(ms) * time.Millisecond).String()...)
 }
+
+var (
+	headerTypesafeRequestID = http.CanonicalHeaderKey("x-typesafe-request-id")
+	headerRequestID         = http.CanonicalHeaderKey(server.HeaderRequestID)
+)
 
 // measure records status and latency per route. It renders errors itself so
-// the status it records is the one the client gets.
+// the status it records is the one the client gets. It also repeats the
+// request id under the name System One clients read it from.
 func (h *handler) measure(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		hdr := c.Response().Header()
+		// The same list under both names: header lists are only read.
+		hdr[headerTypesafeRequestID] = hdr[headerRequestID]
 		start := time.Now()
 		if err := next(c); err != nil {
 			c.Error(err)

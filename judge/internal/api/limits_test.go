@@ -414,4 +414,10 @@ func TestResetString(t *testing.T) {
 			t.Errorf("resetString(%v) = %q, want %q", tt.d, got, tt.want)
 		}
 	}
+	// Whole milliseconds are written without Duration.String, the same.
+	for d := -time.Millisecond; d <= 2*time.Second; d += 499 * time.Microsecond {
+		if got, want := resetString(d), (time.Duration(ceilMillis(d)) * time.Millisecond).String(); got != want {
+			t.Fatalf("resetString(%v) = %q, Duration.String writes %q", d, got, want)
+		}
+	}
 }

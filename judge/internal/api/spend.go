@@ -18,10 +18,9 @@ import (
 // spend charges the planned cost of answering with m, plannedTokens input
 // tokens (the most the model's most expensive path sends), to the key's
 // budgets before any upstream call, and puts what is left on the answer.
-// The function it returns settles the charge with what the answer really
-// cost (nil: the request failed and costs nothing) and counts the use; it
-// runs even when the client has gone.
-func (h *handler) spend(c echo.Context, key auth.BearerKey, m *registry.Model, plannedTokens int) (func(*systemone.Response), error) {
+// What it returns settles the charge with what the answer really cost and
+// counts the use.
+func (h *handler) spend(c echo.Context, key auth.BearerKey, m *registry.Model, plannedTokens int) (spending, error) {
 	ctx := c.Request().Context()
 	hold, err := h.Budgets.Reserve(ctx, key.ID, budget.Caps{Day: key.BudgetPerDay, Month: key.BudgetPerMonth}, m.Cost(plannedTokens))
 	if hold != nil {
@@ -31,18 +30,32 @@ func (h *handler) spend(c echo.Context, key auth.BearerKey, m *registry.Model, p
 		if fault.CodeOf(err) == fault.BudgetExceeded {
 			h.Metrics.BudgetRefused(key.ID)
 		}
-		return nil, err
+		return spending{}, err
 	}
-	return func(resp *systemone.Response) {
-		ctx := context.WithoutCancel(ctx)
-		if resp == nil {
-			hold.Settle(ctx, 0)
-			return
-		}
-		hold.Settle(ctx, resp.Usage.Cost)
-		h.Usage.Add(ctx, key.ID, m.Name, resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.Cost)
-		h.Metrics.KeyAnswered(key.ID, m.Name, resp.Usage)
-	}, nil
+	return spending{h: h, ctx: ctx, key: key.ID, model: m.Name, hold: hold}, nil
+}
+
+// spending is a charge reserved by spend, to be settled: a value rather
+// than a closure, which every request would allocate.
+type spending struct {
+	h          *handler
+	ctx        context.Context
+	key, model string
+	hold       *budget.Hold
+}
+
+// settle settles the charge with what resp cost (nil: the request failed
+// and costs nothing) and counts the use; it runs even when the client has
+// gone.
+func (s spending) settle(resp *systemone.Response) {
+	ctx := context.WithoutCancel(s.ctx)
+	if resp == nil {
+		s.hold.Settle(ctx, 0)
+		return
+	}
+	s.hold.Settle(ctx, resp.Usage.Cost)
+	s.h.Usage.Add(ctx, s.key, s.model, resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.Cost)
+	s.h.Metrics.KeyAnswered(s.key, s.model, resp.Usage)
 }
 
 // setBudgetHeaders writes each capped budget's figures beside the rate

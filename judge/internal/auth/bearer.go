@@ -48,11 +48,21 @@ type BearerKey struct {
 	weak string
 	// derived is set for a JUDGE_API_KEYS key, whose ID is KeyID.
 	derived bool
+	// logName is what String returns, made once for the set (newKeys)
+	// rather than on every request that logs it.
+	logName string
 }
 
 // String names the key in logs by its ID (the start of a derived one); it
 // never reveals the secret.
 func (k BearerKey) String() string {
+	if k.logName != "" {
+		return k.logName
+	}
+	return k.name()
+}
+
+func (k BearerKey) name() string {
 	if k.derived {
 		return "key:" + k.ID[:12]
 	}
@@ -96,6 +106,9 @@ type BearerKeys struct {
 }
 
 func newKeys(keys []BearerKey) *BearerKeys {
+	for i := range keys {
+		keys[i].logName = keys[i].name()
+	}
 	ks := &BearerKeys{}
 	ks.set.Store(&keys)
 	return ks

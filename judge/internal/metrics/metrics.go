@@ -29,11 +29,13 @@ type Metrics struct {
 	keyRefusals                               *prometheus.CounterVec
 
 	// The series every request touches, looked up once rather than by
-	// their label values each time: by route and status, and by key id
-	// and model. Forget drops a key's.
+	// their label values each time: by route and status, by key id and
+	// model, by question type and by model. Forget drops a key's.
 	mu       sync.RWMutex
 	byStatus map[routeStatus]requestSeries
 	byKey    map[[2]string]keySeries
+	byType   map[systemone.QuestionType]prometheus.Counter
+	byModel  map[string]modelSeries
 }
 
 type routeStatus struct {
@@ -48,12 +50,16 @@ type requestSeries struct {
 
 type keySeries struct{ requests, input, output, cost prometheus.Counter }
 
+type modelSeries struct{ input, output, cost prometheus.Counter }
+
 // New creates the collectors and the Go runtime and process collectors.
 func New() *Metrics {
 	m := &Metrics{
 		reg:      prometheus.NewRegistry(),
 		byStatus: map[routeStatus]requestSeries{},
 		byKey:    map[[2]string]keySeries{},
+		byType:   map[systemone.QuestionType]prometheus.Counter{},
+		byModel:  map[string]modelSeries{},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "judge_http_requests_total",
 			Help: "HTTP requests by route and status.",
@@ -115,11 +121,29 @@ func (m *Metrics) Request(route string, status int, d time.Duration) {
 // Answered records the questions and usage of a successful request.
 func (m *Metrics) Answered(req systemone.Request, resp *systemone.Response) {
 	for _, q := range req.Questions {
-		m.questions.WithLabelValues(string(q.Type)).Inc()
+		m.mu.RLock()
+		c, ok := m.byType[q.Type]
+		m.mu.RUnlock()
+		if !ok {
+			c = m.questions.WithLabelValues(string(q.Type))
+			m.mu.Lock()
+			m.byType[q.Type] = c
+			m.mu.Unlock()
+		}
+		c.Inc()
 	}
-	m.input.WithLabelValues(resp.Model).Add(float64(resp.Usage.InputTokens))
-	m.output.WithLabelValues(resp.Model).Add(float64(resp.Usage.OutputTokens))
-	m.cost.WithLabelValues(resp.Model).Add(resp.Usage.Cost)
+	m.mu.RLock()
+	s, ok := m.byModel[resp.Model]
+	m.mu.RUnlock()
+	if !ok {
+		s = modelSeries{m.input.WithLabelValues(resp.Model), m.output.WithLabelValues(resp.Model), m.cost.WithLabelValues(resp.Model)}
+		m.mu.Lock()
+		m.byModel[resp.Model] = s
+		m.mu.Unlock()
+	}
+	s.input.Add(float64(resp.Usage.InputTokens))
+	s.output.Add(float64(resp.Usage.OutputTokens))
+	s.cost.Add(resp.Usage.Cost)
 }
 
 // KeyAnswered records one answered request of key id with model (the

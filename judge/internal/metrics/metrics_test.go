@@ -29,8 +29,17 @@ func TestKeptSeriesFollowForget(t *testing.T) {
 	m.KeyAnswered("b", "local/x", u)
 	m.Request("/v1/systemone", 200, time.Millisecond)
 	m.Request("/v1/systemone", 200, time.Millisecond)
+	req := systemone.Request{Questions: map[string]systemone.Question{"a": {Type: systemone.TypeNoul}, "b": {Type: systemone.TypeNoul}, "c": {Type: systemone.TypeChoice}}}
+	for range 2 {
+		m.Answered(req, &systemone.Response{Model: "local/x", Usage: systemone.Usage{InputTokens: 7, OutputTokens: 2, Cost: 0.5}})
+	}
 	out := scrape(t, m)
 	for _, want := range []string{
+		`judge_questions_total{type="noul"} 4`,
+		`judge_questions_total{type="choice"} 2`,
+		`judge_input_tokens_total{model="local/x"} 14`,
+		`judge_output_tokens_total{model="local/x"} 4`,
+		`judge_cost_usd_total{model="local/x"} 1`,
 		`judge_key_requests_total{key="a",model="local/x"} 2`,
 		`judge_key_input_tokens_total{key="a",model="local/x"} 10`,
 		`judge_key_requests_total{key="b",model="local/x"} 1`,
