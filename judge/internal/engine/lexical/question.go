@@ -1,7 +1,6 @@
 package lexical
 
 import (
-	"encoding/binary"
 	"strings"
 	"sync"
 
@@ -99,7 +98,7 @@ func (qc *questionCache) get(q systemone.Question) (*compiled, error) {
 	// The key is written into a buffer on the stack; the lookup with
 	// string(key) copies nothing.
 	var buf [512]byte
-	key := appendKey(buf[:0], q)
+	key := q.AppendKey(buf[:0])
 	qc.mu.RLock()
 	c, ok := qc.m[string(key)]
 	qc.mu.RUnlock()
@@ -117,35 +116,4 @@ func (qc *questionCache) get(q systemone.Question) (*compiled, error) {
 	qc.m[string(key)] = c
 	qc.mu.Unlock()
 	return c, nil
-}
-
-// appendKey appends to b everything compile reads of q, each part after
-// its length, so two questions have the same key only when they say the
-// same thing in the same bytes.
-func appendKey(b []byte, q systemone.Question) []byte {
-	b = appendPart(b, q.Type)
-	b = appendPart(b, q.Instructions)
-	if q.Noul != nil {
-		b = append(b, 1)
-		b = appendPart(b, q.Noul.True)
-		b = appendPart(b, q.Noul.False)
-	} else {
-		b = append(b, 0)
-	}
-	b = binary.AppendUvarint(b, uint64(len(q.Options)))
-	for _, o := range q.Options {
-		b = appendPart(b, o.Name)
-		b = appendPart(b, o.Description)
-	}
-	b = binary.AppendUvarint(b, uint64(len(q.Levels)))
-	for _, l := range q.Levels {
-		b = appendPart(b, l)
-	}
-	return b
-}
-
-// appendPart appends s to b after its length.
-func appendPart[T ~string | ~[]byte](b []byte, s T) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
 }

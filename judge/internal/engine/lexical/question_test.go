@@ -64,29 +64,6 @@ func TestKeptQuestionsAgree(t *testing.T) {
 	}
 }
 
-// Questions that say something different have different keys.
-func TestKeysTellQuestionsApart(t *testing.T) {
-	seen := map[string]int{}
-	qs := keyQuestions()
-	// The same texts in other fields, or split differently.
-	qs = append(qs,
-		systemone.Question{Type: systemone.TypeNoul, Noul: &systemone.NoulCriteria{True: systemone.Text("Does the customer want to leave?")}},
-		systemone.Question{Type: systemone.TypeNoul, Noul: &systemone.NoulCriteria{False: systemone.Text("Does the customer want to leave?")}},
-		systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text("Does the customer want to leave?"), Noul: &systemone.NoulCriteria{}},
-		systemone.Question{Type: systemone.TypeChoice, Options: []systemone.Option{{Name: "ab"}, {Name: "c"}}},
-		systemone.Question{Type: systemone.TypeChoice, Options: []systemone.Option{{Name: "a"}, {Name: "bc"}}},
-		systemone.Question{Type: systemone.TypeChoice, Options: []systemone.Option{{Name: "c"}, {Name: "ab"}}},
-		systemone.Question{Type: systemone.TypeScore, Levels: []json.RawMessage{systemone.Text("ab"), systemone.Text("c")}},
-	)
-	for i, q := range qs {
-		k := string(appendKey(nil, q))
-		if j, ok := seen[k]; ok {
-			t.Errorf("questions %d and %d share a key: %+v, %+v", j, i, qs[j], q)
-		}
-		seen[k] = i
-	}
-}
-
 // The cache holds at most keptQuestions questions, none longer than
 // keptQuestionBytes, and answers each as compiled afresh meanwhile.
 func TestQuestionCacheBounds(t *testing.T) {
@@ -114,7 +91,7 @@ func TestQuestionCacheBounds(t *testing.T) {
 	if _, err := qc.get(long); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := qc.m[string(appendKey(nil, long))]; ok || len(qc.m) != before {
+	if _, ok := qc.m[string(long.AppendKey(nil))]; ok || len(qc.m) != before {
 		t.Errorf("a question of more than %d bytes was kept", keptQuestionBytes)
 	}
 	if _, err := qc.get(systemone.Question{Type: "essay"}); err == nil || len(qc.m) != before {

@@ -1,8 +1,6 @@
 package semantic
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"math"
 	"sync"
 
@@ -169,7 +167,7 @@ type questionCache struct {
 
 // asked is what q comes to, kept or read now; q's key is built in sc.
 func (e *Engine) asked(q systemone.Question, sc *scratch) *asked {
-	sc.key = questionKey(sc.key[:0], q)
+	sc.key = q.AppendKey(sc.key[:0])
 	key := sc.key
 	if len(key) > keptKeyBytes {
 		return e.readQuestion(q)
@@ -198,45 +196,4 @@ func (e *Engine) asked(q systemone.Question, sc *scratch) *asked {
 		c.bytes += size
 	}
 	return a
-}
-
-// questionKey appends to b every field of q, each with its length, so two
-// questions have the same key exactly when they are the same question (a
-// nil text and an empty one told apart too): what readQuestion makes of a
-// question depends on nothing else.
-func questionKey(b []byte, q systemone.Question) []byte {
-	b = appendName(b, string(q.Type))
-	b = appendText(b, q.Instructions)
-	if q.Noul == nil {
-		b = append(b, 0)
-	} else {
-		b = append(b, 1)
-		b = appendText(b, q.Noul.True)
-		b = appendText(b, q.Noul.False)
-	}
-	b = binary.AppendUvarint(b, uint64(len(q.Options)))
-	for _, o := range q.Options {
-		b = appendName(b, o.Name)
-		b = appendText(b, o.Description)
-	}
-	b = binary.AppendUvarint(b, uint64(len(q.Levels)))
-	for _, l := range q.Levels {
-		b = appendText(b, l)
-	}
-	return b
-}
-
-// appendName appends s's length and s.
-func appendName(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-// appendText appends s's length plus one (0 for nil) and s.
-func appendText(b []byte, s json.RawMessage) []byte {
-	if s == nil {
-		return append(b, 0)
-	}
-	b = binary.AppendUvarint(b, uint64(len(s))+1)
-	return append(b, s...)
 }
