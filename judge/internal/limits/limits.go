@@ -7,9 +7,8 @@ package limits
 
 import (
 	"fmt"
-	"strings"
-	"sync"
 
+	"github.com/judgeworks/judge/internal/keep"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -93,10 +92,10 @@ func canonical(req systemone.Request) systemone.Request {
 // question counts what a model sees of one question: its name,
 // instructions and criteria, one piece per line.
 func question(count Counter, name string, q systemone.Question) int {
-	var b strings.Builder
-	// One allocation for the text: the JSON of the parts is at least as
-	// long as their text, and the separators take at most two bytes more
-	// a part.
+	// Most question texts fit on the stack, and a kept count then costs
+	// no allocation; a longer one takes one. The JSON of the parts is at
+	// least as long as their text, and the separators take at most two
+	// bytes more a part.
 	size := len(name) + 1 + len(q.Instructions) + len(q.Levels)
 	if q.Noul != nil {
 		size += 2 + len(q.Noul.True) + len(q.Noul.False)
@@ -107,76 +106,50 @@ func question(count Counter, name string, q systemone.Question) int {
 	for _, l := range q.Levels {
 		size += len(l)
 	}
-	b.Grow(size)
-	b.WriteString(name)
-	b.WriteByte('\n')
-	b.WriteString(systemone.ContentText(q.Instructions))
+	var buf [512]byte
+	b := buf[:0]
+	if size > len(buf) {
+		b = make([]byte, 0, size)
+	}
+	b = append(b, name...)
+	b = append(b, '\n')
+	b = append(b, systemone.ContentText(q.Instructions)...)
 	if q.Noul != nil {
-		b.WriteByte('\n')
-		b.WriteString(systemone.ContentText(q.Noul.True))
-		b.WriteByte('\n')
-		b.WriteString(systemone.ContentText(q.Noul.False))
+		b = append(b, '\n')
+		b = append(b, systemone.ContentText(q.Noul.True)...)
+		b = append(b, '\n')
+		b = append(b, systemone.ContentText(q.Noul.False)...)
 	}
 	for _, o := range q.Options {
-		b.WriteByte('\n')
-		b.WriteString(o.Name)
+		b = append(b, '\n')
+		b = append(b, o.Name...)
 		if o.Description != nil {
-			b.WriteString(": ")
-			b.WriteString(systemone.ContentText(o.Description))
+			b = append(b, ": "...)
+			b = append(b, systemone.ContentText(o.Description)...)
 		}
 	}
 	for _, l := range q.Levels {
-		b.WriteByte('\n')
-		b.WriteString(systemone.ContentText(l))
+		b = append(b, '\n')
+		b = append(b, systemone.ContentText(l)...)
 	}
 	if qc, ok := count.(*QuestionCounts); ok {
-		return qc.question(b.String())
+		return qc.counts.Get(b, func() (int, int) { return qc.Count(string(b)), len(b) })
 	}
-	return count.Count(b.String())
+	return count.Count(string(b))
 }
 
-// Bounds of the counts QuestionCounts keeps.
-const (
-	// rememberedQuestions is the most question texts kept at once; when
-	// full, the counts are forgotten and kept again from the next request.
-	rememberedQuestions = 4096
-	// rememberedQuestionBytes is the longest question text kept.
-	rememberedQuestionBytes = 4096
-)
-
 // QuestionCounts is a Counter that keeps the token counts of the question
-// texts Check counts (at most 4,096 texts of at most 4 KiB each): clients
-// ask the same questions of many states, and a question's count then
-// costs a map lookup instead of a tokenisation. Every other text, the
-// state included, is counted each time. Counts are the Counter's, to the
-// token.
+// texts Check counts, by the text (keep.Map: at most 4,096 texts of at
+// most 4 KiB each, forgotten together when full): clients ask the same
+// questions of many states, and a question's count then costs a map
+// lookup instead of a tokenisation. Every other text, the state included,
+// is counted each time. Counts are the Counter's, to the token.
 type QuestionCounts struct {
 	Counter
-	mu     sync.RWMutex
-	counts map[string]int
+	counts *keep.Map[int]
 }
 
 // RememberQuestions wraps c in a QuestionCounts.
 func RememberQuestions(c Counter) *QuestionCounts {
-	return &QuestionCounts{Counter: c, counts: map[string]int{}}
-}
-
-func (qc *QuestionCounts) question(text string) int {
-	if len(text) > rememberedQuestionBytes {
-		return qc.Count(text)
-	}
-	qc.mu.RLock()
-	n, ok := qc.counts[text]
-	qc.mu.RUnlock()
-	if ok {
-		return n
-	}
-	n = qc.Count(text)
-	qc.mu.Lock()
-	if len(qc.counts) >= rememberedQuestions {
-		clear(qc.counts)
-	}
-	qc.counts[text] = n
-	qc.mu.Unlock()
-	return n
+	return &QuestionCounts{Counter: c, counts: keep.New[int](keep.Bounds{Entries: 4096, KeyBytes: 4096})}
 }
