@@ -63,7 +63,7 @@ func (Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Respon
 // answer weighs each candidate of q (see compile) against the state's
 // terms.
 func answer(state []words.Token, q systemone.Question) (systemone.Answer, error) {
-	c, err := questions.get(q)
+	c, err := kept(q)
 	if err != nil {
 		return systemone.Answer{}, err
 	}

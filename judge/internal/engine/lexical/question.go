@@ -2,8 +2,8 @@ package lexical
 
 import (
 	"strings"
-	"sync"
 
+	"github.com/judgeworks/judge/internal/keep"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/words"
 )
@@ -69,51 +69,25 @@ func stateTerms(text string) []words.Token {
 	return ts
 }
 
-// Bounds of the compiled questions kept.
-const (
-	// keptQuestions is the most questions kept at once; when full, they
-	// are forgotten and kept again from the next request.
-	keptQuestions = 1024
-	// keptQuestionBytes is the longest question kept, in bytes of its
-	// JSON texts and names.
-	keptQuestionBytes = 4096
-)
+// questions keeps compiled questions by what they say (the question's
+// key): clients ask the same questions of many states, and a question
+// kept costs a lookup instead of reading and weighing its texts. At most
+// 1,024 questions with keys of at most 4 KiB are kept, forgotten together
+// when full. Engine is a value with no fields, so every Engine shares it.
+var questions = keep.New[*compiled](keep.Bounds{Entries: 1024, KeyBytes: 4096})
 
-// questionCache keeps compiled questions by what they say (key): clients
-// ask the same questions of many states, and a question kept costs a
-// lookup instead of reading and weighing its texts. It holds at most
-// keptQuestions questions of at most keptQuestionBytes each, and is safe
-// for concurrent use.
-type questionCache struct {
-	mu sync.RWMutex
-	m  map[string]*compiled
-}
-
-// questions is the engine's cache: Engine is a value with no fields, so
-// every Engine shares it.
-var questions questionCache
-
-// get returns q compiled, from the cache when it is there.
-func (qc *questionCache) get(q systemone.Question) (*compiled, error) {
-	// The key is written into a buffer on the stack; the lookup with
-	// string(key) copies nothing.
+// kept returns q compiled, from questions when it is there.
+func kept(q systemone.Question) (*compiled, error) {
+	// The key is written into a buffer on the stack; looking it up copies
+	// nothing.
 	var buf [512]byte
 	key := q.AppendKey(buf[:0])
-	qc.mu.RLock()
-	c, ok := qc.m[string(key)]
-	qc.mu.RUnlock()
-	if ok {
+	if c, ok := questions.Lookup(key); ok {
 		return c, nil
 	}
 	c, err := compile(q)
-	if err != nil || len(key) > keptQuestionBytes {
-		return c, err
+	if err == nil {
+		questions.Keep(key, c, len(key))
 	}
-	qc.mu.Lock()
-	if qc.m == nil || len(qc.m) >= keptQuestions {
-		qc.m = make(map[string]*compiled)
-	}
-	qc.m[string(key)] = c
-	qc.mu.Unlock()
-	return c, nil
+	return c, err
 }

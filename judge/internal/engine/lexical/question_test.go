@@ -3,9 +3,7 @@ package lexical
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 
@@ -64,43 +62,22 @@ func TestKeptQuestionsAgree(t *testing.T) {
 	}
 }
 
-// The cache holds at most keptQuestions questions, none longer than
-// keptQuestionBytes, and answers each as compiled afresh meanwhile.
-func TestQuestionCacheBounds(t *testing.T) {
-	var qc questionCache
-	state := stateTerms("I want a refund for order 7.")
-	for i := range keptQuestions + 10 {
-		q := systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text(fmt.Sprintf("Is it about order %d?", i))}
-		c, err := qc.get(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fresh, _ := compile(q)
-		if !reflect.DeepEqual(c, fresh) {
-			t.Fatalf("question %d kept as %+v, compiled afresh %+v", i, c, fresh)
-		}
-		if _, err := c.answer(state, q); err != nil {
-			t.Fatal(err)
-		}
-		if n := len(qc.m); n > keptQuestions {
-			t.Fatalf("%d questions kept, more than %d", n, keptQuestions)
+// A question compile refuses is refused again each time, never kept (the
+// bounds of what is kept are keep.Map's, tested there).
+func TestRefusedNotKept(t *testing.T) {
+	q := systemone.Question{Type: "essay", Instructions: systemone.Text("Is it about a refund?")}
+	for range 2 {
+		if _, err := kept(q); err == nil {
+			t.Fatal("an unknown type gave no error")
 		}
 	}
-	long := systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text(strings.Repeat("refund ", keptQuestionBytes/7+1))}
-	before := len(qc.m)
-	if _, err := qc.get(long); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := qc.m[string(long.AppendKey(nil))]; ok || len(qc.m) != before {
-		t.Errorf("a question of more than %d bytes was kept", keptQuestionBytes)
-	}
-	if _, err := qc.get(systemone.Question{Type: "essay"}); err == nil || len(qc.m) != before {
-		t.Errorf("an unknown type gave %v, and %d questions kept instead of %d", err, len(qc.m), before)
+	if _, ok := questions.Lookup(q.AppendKey(nil)); ok {
+		t.Error("a question of an unknown type was kept")
 	}
 }
 
-// Requests asked at once share the cache safely (run with -race) and get
-// the answers asked alone.
+// Requests asked at once share the kept compiled questions, which none
+// changes, and get the answers asked alone (run with -race).
 func TestConcurrentAsks(t *testing.T) {
 	req := enginetest.Ticket(Alias, 9)
 	want := enginetest.Ask(t, Engine{}, req)
@@ -108,9 +85,6 @@ func TestConcurrentAsks(t *testing.T) {
 	for range 4 {
 		wg.Go(func() {
 			for range 20 {
-				questions.mu.Lock()
-				questions.m = nil // forgotten now and then, as when full
-				questions.mu.Unlock()
 				got, err := Engine{}.Ask(context.Background(), req)
 				if err != nil {
 					t.Error(err)
