@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/judgeworks/judge/internal/keep"
 	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/words"
@@ -140,8 +141,8 @@ type Engine struct {
 	cached atomic.Int64
 	// questions holds what the engine made of the questions asked so far;
 	// termBytes is what one of their terms may hold on to (see
-	// keptQuestionBytes).
-	questions questionCache
+	// keptQuestions).
+	questions *keep.Map[*asked]
 	termBytes int
 	// axis runs from bad to good, sev from trivial to grave.
 	axis, sev []float32
@@ -158,7 +159,7 @@ func New(vec *wordvec.Table) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{vec: vec, axis: axis, sev: sev}
-	e.questions.kept = map[string]*asked{}
+	e.questions = keep.New[*asked](keptQuestions)
 	// A term and its weight, and a reading of its word with the word's
 	// vector when the word cache is full, with room to spare.
 	e.termBytes = 256 + 4*vec.Dims()
@@ -786,7 +787,7 @@ const (
 // readings of its words) and keeps sc for the next one unless it grew
 // large.
 func (sc *scratch) release() {
-	if cap(sc.toks) > maxScratch || cap(sc.terms) > maxScratch || cap(sc.key) > keptKeyBytes || cap(sc.fs) > maxScratchFloats {
+	if cap(sc.toks) > maxScratch || cap(sc.terms) > maxScratch || cap(sc.key) > keptQuestions.KeyBytes || cap(sc.fs) > maxScratchFloats {
 		return
 	}
 	clear(sc.toks[:cap(sc.toks)])

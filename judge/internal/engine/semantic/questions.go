@@ -2,8 +2,8 @@ package semantic
 
 import (
 	"math"
-	"sync"
 
+	"github.com/judgeworks/judge/internal/keep"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/words"
 )
@@ -25,7 +25,7 @@ type candidate struct {
 
 // asked is what the engine makes of a question's own text: it depends on
 // the question alone, never on a state, so it is worked out once and kept
-// (questionCache). Nothing in it is changed once built.
+// (Engine.questions). Nothing in it is changed once built.
 type asked struct {
 	cands []candidate
 	// words are the readings of the candidates' words, each once.
@@ -138,62 +138,20 @@ func weigh(cands [][]term) []candidate {
 	return out
 }
 
-// Bounds of the questions an engine keeps read. The keys are the
-// questions' own bytes, and each of a question's terms is counted at
-// termBytes (656 bytes with 100-dimensional vectors: a term, its weight
-// and, for a word beyond the word cache, its reading and vector), so the
-// cache holds at most about keptQuestionBytes whatever callers send.
-const (
-	// keptQuestions is the most questions kept at once; keptQuestionBytes
-	// bounds the bytes of their keys and terms. When either would be
-	// passed, every kept question is forgotten and kept again from the
-	// next request.
-	keptQuestions     = 1024
-	keptQuestionBytes = 8 << 20
-	// keptKeyBytes is the longest question kept: a longer one is read on
-	// every request.
-	keptKeyBytes = 4096
-)
-
-// questionCache keeps what the engine made of the questions it was asked
-// (asked), by the whole question: clients ask the same questions of many
-// states, and reading a question's texts is a good part of answering it.
-// Safe for concurrent use.
-type questionCache struct {
-	mu    sync.RWMutex
-	kept  map[string]*asked
-	bytes int
-}
+// Bounds of the questions an engine keeps read (keep.Map, forgotten
+// together when one would be passed). Each is sized at its key's bytes
+// plus termBytes for each of its terms (656 bytes with 100-dimensional
+// vectors: a term, its weight and, for a word beyond the word cache, its
+// reading and vector), so the kept questions hold at most about 8 MiB
+// whatever callers send. A question with a key of more than 4 KiB is read
+// on every request.
+var keptQuestions = keep.Bounds{Entries: 1024, KeyBytes: 4096, Bytes: 8 << 20}
 
 // asked is what q comes to, kept or read now; q's key is built in sc.
 func (e *Engine) asked(q systemone.Question, sc *scratch) *asked {
 	sc.key = q.AppendKey(sc.key[:0])
-	key := sc.key
-	if len(key) > keptKeyBytes {
-		return e.readQuestion(q)
-	}
-	c := &e.questions
-	c.mu.RLock()
-	a, ok := c.kept[string(key)]
-	c.mu.RUnlock()
-	if ok {
-		return a
-	}
-	a = e.readQuestion(q)
-	size := len(key) + a.terms*e.termBytes
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.kept[string(key)]; ok {
-		// Another request read it meanwhile; both readings are the same.
-		return a
-	}
-	if len(c.kept) >= keptQuestions || c.bytes+size > keptQuestionBytes {
-		clear(c.kept)
-		c.bytes = 0
-	}
-	if size <= keptQuestionBytes {
-		c.kept[string(key)] = a
-		c.bytes += size
-	}
-	return a
+	return e.questions.Get(sc.key, func() (*asked, int) {
+		a := e.readQuestion(q)
+		return a, len(sc.key) + a.terms*e.termBytes
+	})
 }

@@ -3,7 +3,6 @@ package semantic
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -41,7 +40,7 @@ func keptCases() ([]systemone.Question, []string) {
 		{Type: systemone.TypeScore, Instructions: text("How severe?"),
 			Levels: []json.RawMessage{text("cosmetic"), nil, text("minor"), text("major"), text("critical")}},
 		{Type: systemone.TypeScore, Levels: systemone.Texts("very dissatisfied", "neutral", "very satisfied")},
-		// Longer than keptKeyBytes: read on every request.
+		// Longer than keptQuestions.KeyBytes: read on every request.
 		{Type: systemone.TypeNoul, Instructions: text(strings.Repeat("Does the parcel arrive late or broken? ", 120))},
 	}
 	states := []string{
@@ -90,59 +89,11 @@ func TestKeptQuestionsAnswerAsFresh(t *testing.T) {
 			t.Errorf("question %d: kept %+v, read %+v", i, kept, read)
 		}
 	}
+	// The bounds of what is kept are keep.Map's, tested there; here the
+	// long question only has to be long enough not to be kept.
 	last := qs[len(qs)-1]
-	if key := last.AppendKey(nil); len(key) <= keptKeyBytes {
-		t.Fatalf("the long question's key is %d bytes, not over %d", len(key), keptKeyBytes)
-	} else if _, ok := warm.questions.kept[string(key)]; ok {
-		t.Error("a question longer than keptKeyBytes was kept")
-	}
-}
-
-// Whatever callers ask, the cache keeps at most keptQuestions questions
-// and keptQuestionBytes of keys and terms, and keeps new questions when
-// full by starting again.
-func TestKeptQuestionsBounded(t *testing.T) {
-	e, err := New(wordvec.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := new(scratch)
-	check := func(after string) {
-		t.Helper()
-		c := &e.questions
-		if len(c.kept) > keptQuestions || c.bytes > keptQuestionBytes {
-			t.Fatalf("after %s: %d questions, %d bytes kept; bounds %d and %d", after, len(c.kept), c.bytes, keptQuestions, keptQuestionBytes)
-		}
-	}
-	for i := range keptQuestions + 10 {
-		e.asked(systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text(fmt.Sprintf("refund number %d?", i))}, sc)
-		check(fmt.Sprintf("%d short questions", i+1))
-	}
-	if n := len(e.questions.kept); n != 10 {
-		t.Errorf("%d questions kept after %d, want the 10 asked since it was full", n, keptQuestions+10)
-	}
-	// Questions of many words fill the bytes first.
-	vocab := wordvec.Default().Words()
-	startedOver := false
-	for i := range 40 {
-		before := e.questions.bytes
-		var b strings.Builder
-		for j := 0; b.Len() < keptKeyBytes-100; j++ {
-			b.WriteString(vocab[(i*1000+j)%len(vocab)])
-			b.WriteByte(' ')
-		}
-		e.asked(systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text(b.String())}, sc)
-		check(fmt.Sprintf("%d long questions", i+1))
-		startedOver = startedOver || e.questions.bytes < before
-	}
-	if !startedOver {
-		t.Errorf("40 long questions kept in %d bytes without starting over", e.questions.bytes)
-	}
-	// A question asked again after the cache started over is kept again.
-	q := systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text("refund number 0?")}
-	e.asked(q, sc)
-	if _, ok := e.questions.kept[string(q.AppendKey(nil))]; !ok {
-		t.Error("a question asked after the cache started over is not kept")
+	if key := last.AppendKey(nil); len(key) <= keptQuestions.KeyBytes {
+		t.Fatalf("the long question's key is %d bytes, not over %d", len(key), keptQuestions.KeyBytes)
 	}
 }
 
