@@ -86,49 +86,22 @@ var tokenSeeds = []string{
 	"İSN’T it fine? NOT ÜBER. No, WHILE so", "nothing here . , ! not",
 }
 
-func TestTokensMatchReference(t *testing.T) {
-	for _, tk := range tokenReaders {
-		for _, s := range append(tokenSeeds, oracleSeeds...) {
-			if got, want := tk.Tokens(s), tk.plainTokens(s); !reflect.DeepEqual(got, want) {
-				t.Errorf("%+v: Tokens(%q) = %v, want %v", tk, s, got, want)
-			}
-		}
-	}
-}
-
-// FuzzTokensMatchReference holds Tokens to plainTokens on any text.
-func FuzzTokensMatchReference(f *testing.F) {
+// FuzzReadingMatchesReference holds the fast Tokens and Words to their
+// plain rune-by-rune readings (plainTokens, plainWords) on any text; a
+// plain go test reads the seeds.
+func FuzzReadingMatchesReference(f *testing.F) {
 	for _, s := range append(tokenSeeds, oracleSeeds...) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, tk := range tokenReaders {
 			if got, want := tk.Tokens(s), tk.plainTokens(s); !reflect.DeepEqual(got, want) {
-				t.Fatalf("%+v: Tokens(%q) = %v, want %v", tk, s, got, want)
+				t.Errorf("%+v: Tokens(%q) = %v, want %v", tk, s, got, want)
 			}
 		}
-	})
-}
-
-func TestWordsMatchReference(t *testing.T) {
-	for _, tk := range readers {
-		for _, s := range oracleSeeds {
-			if got, want := tk.Words(s), tk.plainWords(s); !reflect.DeepEqual(got, want) {
-				t.Errorf("%+v: Words(%q) = %q, want %q", tk, s, got, want)
-			}
-		}
-	}
-}
-
-// FuzzWordsMatchReference holds the fast Words to plainWords on any text.
-func FuzzWordsMatchReference(f *testing.F) {
-	for _, s := range oracleSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
 		for _, tk := range readers {
 			if got, want := tk.Words(s), tk.plainWords(s); !reflect.DeepEqual(got, want) {
-				t.Fatalf("%+v: Words(%q) = %q, want %q", tk, s, got, want)
+				t.Errorf("%+v: Words(%q) = %q, want %q", tk, s, got, want)
 			}
 		}
 	})

@@ -2,10 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -52,9 +53,8 @@ func TestRequestSizes(t *testing.T) {
 // connections and checks every request arrives whole, as a System One
 // client would send it, over kept-alive connections.
 func TestSendsSystemOneRequests(t *testing.T) {
-	var mu sync.Mutex
-	seen, conns := 0, map[string]bool{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var seen, conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Model     string                     `json:"model"`
 			State     string                     `json:"state"`
@@ -65,25 +65,26 @@ func TestSendsSystemOneRequests(t *testing.T) {
 			r.Header.Get("Content-Type") != "application/json" || err != nil || body.Model != "m1" || len(body.Questions) != 3 || body.State == "" {
 			t.Errorf("bad request: %s %s %v %v %+v", r.Method, r.URL, r.Header, err, body)
 		}
-		mu.Lock()
-		seen++
-		conns[r.RemoteAddr] = true
-		mu.Unlock()
+		seen.Add(1)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"answers":{}}`))
 	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
 	defer srv.Close()
 	err := run(options{url: srv.URL, key: "k1", model: "m1", questions: 3, requests: 50, concurrency: 2, duration: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if seen < 50 || seen > 51 { // 50 and the warm-up
-		t.Errorf("server saw %d requests, want 50 and one warm-up", seen)
+	if n := seen.Load(); n < 50 || n > 51 { // 50 and the warm-up
+		t.Errorf("server saw %d requests, want 50 and one warm-up", n)
 	}
-	if len(conns) > 3 {
-		t.Errorf("%d connections for 2 workers and a warm-up: not kept alive", len(conns))
+	if n := conns.Load(); n > 3 {
+		t.Errorf("%d connections for 2 workers and a warm-up: not kept alive", n)
 	}
 }
 

@@ -89,11 +89,14 @@ func (h *handler) usageOf(c echo.Context) error {
 	key := c.Get(keyCtx).(auth.BearerKey)
 	ctx := c.Request().Context()
 	day, month, err := h.Usage.Report(ctx, key.ID)
-	if err != nil {
-		return fault.Retry(fault.Unavailable, time.Second, "usage cannot be read right now: retry shortly")
+	var spentDay, spentMonth float64
+	if err == nil {
+		spentDay, spentMonth, err = h.Budgets.Spent(ctx, key.ID)
+		if key.BudgetPerDay == nil && key.BudgetPerMonth == nil {
+			err = nil // no budget to report: what was spent is not needed
+		}
 	}
-	spentDay, spentMonth, err := h.Budgets.Spent(ctx, key.ID)
-	if err != nil && (key.BudgetPerDay != nil || key.BudgetPerMonth != nil) {
+	if err != nil {
 		return fault.Retry(fault.Unavailable, time.Second, "usage cannot be read right now: retry shortly")
 	}
 	period := func(p usage.Period, cap *float64, spent float64) usagePeriod {
