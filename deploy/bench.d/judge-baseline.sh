@@ -4,14 +4,14 @@
 # same machine: both judges are built (the old one from an archive of that
 # commit in a temporary directory), started on free loopback ports, and
 # driven by judgeload with 8 workers, the runs interleaved and the best of
-# three kept per engine. Prints requests/s and the ratios to a51662d's
+# five kept per engine. Prints requests/s and the ratios to a51662d's
 # lexical engine; the targets are at least 1.3 for the current lexical
 # engine and at least 1.0 for the semantic engine, the default.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 base=${JUDGE_BASELINE:-a51662d}
-rounds=${BENCH_ROUNDS:-3}
+rounds=${BENCH_ROUNDS:-5}
 duration=${BENCH_DURATION:-6s}
 tmp=$(mktemp -d)
 pids=()
