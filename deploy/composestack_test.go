@@ -403,24 +403,7 @@ func testComposeReplicas(t *testing.T, cs *composeStack, s *stack) {
 	// request finds Redis again: one request straight to each such judge,
 	// then the flood starts once every judge shares the bucket. These
 	// requests take from that bucket, so the bound below still holds.
-	before := scrapeAll(t, c, bases)
-	for deadline := time.Now().Add(90 * time.Second); !allRedisUp(before); before = scrapeAll(t, c, bases) {
-		if time.Now().After(deadline) {
-			t.Fatalf("judges not all on Redis after 90 s: %+v", before)
-		}
-		for i, m := range before {
-			if m.redisUp == 1 {
-				continue
-			}
-			req, _ := http.NewRequest(http.MethodPost, bases[i]+"/v1/systemone", bytes.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+cs.key)
-			req.Header.Set("Content-Type", "application/json")
-			if resp, err := c.Do(req); err == nil {
-				resp.Body.Close()
-			}
-		}
-		time.Sleep(time.Second)
-	}
+	before := onRedis(t, c, bases, cs.key, body, 90*time.Second)
 	statuses := map[int]int{}
 	var mu sync.Mutex
 	jobs := make(chan struct{}, sent)
@@ -451,11 +434,14 @@ func testComposeReplicas(t *testing.T, cs *composeStack, s *stack) {
 	elapsed := time.Since(start)
 	after := scrapeAll(t, c, bases)
 
-	bound := bucketShape{burst: min(replicaBurst, composeReplicaRPM), perMinute: composeReplicaRPM}.allows(elapsed)
-	t.Logf("replicas: %d requests in %v through Caddy: statuses %v (one key's limit allows %.1f)", sent, elapsed.Round(time.Millisecond), statuses, bound)
-	if ok := float64(statuses[http.StatusOK]); ok < 1 || ok > bound {
-		t.Errorf("three judges admitted %v of %d requests, want 1 to %.1f (one key's limit)", ok, sent, bound)
+	shape := bucketShape{burst: min(replicaBurst, composeReplicaRPM), perMinute: composeReplicaRPM}
+	t.Logf("replicas: %d requests in %v through Caddy: statuses %v", sent, elapsed.Round(time.Millisecond), statuses)
+	if statuses[http.StatusOK] < 1 {
+		t.Errorf("three judges admitted none of %d requests", sent)
 	}
+	// A Redis call slower than its deadline (a busy machine) is decided by
+	// that judge alone, by design; the bound allows for each such decision.
+	checkShared(t, "compose flood", float64(statuses[http.StatusOK]), sent, 1, shape, elapsed, before, after)
 	if statuses[http.StatusOK]+statuses[http.StatusTooManyRequests] != sent {
 		t.Errorf("statuses %v: every request should be answered 200 or 429", statuses)
 	}
@@ -463,10 +449,36 @@ func testComposeReplicas(t *testing.T, cs *composeStack, s *stack) {
 		if n := after[i].requests - before[i].requests; n < 1 {
 			t.Errorf("judge %s was not reached through Caddy (requests %v before, %v after)", bases[i], before[i].requests, after[i].requests)
 		}
-		if after[i].redisUp != 1 {
-			t.Errorf("judge %s: judge_ratelimit_redis_up %v, want 1", bases[i], after[i].redisUp)
-		}
 	}
+	// A judge that decided alone during the flood finds Redis again.
+	onRedis(t, c, bases, cs.key, body, 30*time.Second)
+}
+
+// onRedis sends one request straight to each judge that counts its limits
+// on its own until every judge counts them in Redis, failing the test
+// after within, and returns the judges' metrics as last read, every judge
+// on Redis.
+func onRedis(t *testing.T, c *http.Client, bases []string, key string, body []byte, within time.Duration) []replicaMetrics {
+	t.Helper()
+	ms := scrapeAll(t, c, bases)
+	for deadline := time.Now().Add(within); !allRedisUp(ms); ms = scrapeAll(t, c, bases) {
+		if time.Now().After(deadline) {
+			t.Fatalf("judges not all on Redis after %v: %+v", within, ms)
+		}
+		for i, m := range ms {
+			if m.redisUp == 1 {
+				continue
+			}
+			req, _ := http.NewRequest(http.MethodPost, bases[i]+"/v1/systemone", bytes.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			if resp, err := c.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+		time.Sleep(time.Second)
+	}
+	return ms
 }
 
 // allRedisUp reports whether every judge scraped counts its limits in Redis.
