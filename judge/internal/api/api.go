@@ -6,6 +6,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -297,28 +298,17 @@ func (h *handler) readBody(c echo.Context) ([]byte, error) {
 	if r.ContentLength > h.BodyLimit {
 		return nil, h.tooLarge()
 	}
-	// A declared length sizes the buffer once, with a byte to spare for
-	// the read that finds the end; an undeclared one starts small and
-	// grows as it comes.
-	size := 512
+	// A declared length sizes the buffer once, with room for the read that
+	// finds the end (ReadFrom wants MinRead bytes free before each read);
+	// an undeclared one grows as it comes.
+	var buf bytes.Buffer
 	if r.ContentLength > 0 {
-		size = int(r.ContentLength) + 1
+		buf.Grow(int(r.ContentLength) + bytes.MinRead)
 	}
-	body := make([]byte, 0, size)
-	lr := io.LimitedReader{R: r.Body, N: h.BodyLimit + 1}
-	for {
-		if len(body) == cap(body) {
-			body = append(body, 0)[:len(body)]
-		}
-		n, err := lr.Read(body[len(body):cap(body)])
-		body = body[:len(body)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fault.New(fault.InvalidArgument, "reading the body failed")
-		}
+	if _, err := buf.ReadFrom(io.LimitReader(r.Body, h.BodyLimit+1)); err != nil {
+		return nil, fault.New(fault.InvalidArgument, "reading the body failed")
 	}
+	body := buf.Bytes()
 	if int64(len(body)) > h.BodyLimit {
 		return nil, h.tooLarge()
 	}
