@@ -92,25 +92,10 @@ func canonical(req systemone.Request) systemone.Request {
 // question counts what a model sees of one question: its name,
 // instructions and criteria, one piece per line.
 func question(count Counter, name string, q systemone.Question) int {
-	// Most question texts fit on the stack, and a kept count then costs
-	// no allocation; a longer one takes one. The JSON of the parts is at
-	// least as long as their text, and the separators take at most two
-	// bytes more a part.
-	size := len(name) + 1 + len(q.Instructions) + len(q.Levels)
-	if q.Noul != nil {
-		size += 2 + len(q.Noul.True) + len(q.Noul.False)
-	}
-	for _, o := range q.Options {
-		size += 3 + len(o.Name) + len(o.Description)
-	}
-	for _, l := range q.Levels {
-		size += len(l)
-	}
+	// Most question texts fit in the array on the stack, and a kept count
+	// then costs no allocation; a longer one grows as append grows it.
 	var buf [512]byte
 	b := buf[:0]
-	if size > len(buf) {
-		b = make([]byte, 0, size)
-	}
 	b = append(b, name...)
 	b = append(b, '\n')
 	b = append(b, systemone.ContentText(q.Instructions)...)
