@@ -266,7 +266,7 @@ func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req
 	if resp != nil {
 		// Tokens untouched: the figures as they are.
 		setLimitHeaders(c.Response().Header(), "tokens", h.Limiter.PeekTokens(ctx, key.ID))
-		h.Usage.Add(context.WithoutCancel(ctx), key.ID, m.Name, 0, 0, 0)
+		h.Usage.Add(context.WithoutCancel(ctx), key.ID, m.Name, usage.Use{Answered: true})
 		h.Metrics.KeyAnswered(key.ID, m.Name, resp.Usage)
 		h.Metrics.Answered(req, resp)
 		return resp, nil

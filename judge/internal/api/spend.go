@@ -54,7 +54,7 @@ func (s spending) settle(resp *systemone.Response) {
 		return
 	}
 	s.hold.Settle(ctx, resp.Usage.Cost)
-	s.h.Usage.Add(ctx, s.key, s.model, resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.Cost)
+	s.h.Usage.Add(ctx, s.key, s.model, usage.Use{Answered: true, InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, USD: resp.Usage.Cost})
 	s.h.Metrics.KeyAnswered(s.key, s.model, resp.Usage)
 }
 
