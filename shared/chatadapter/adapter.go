@@ -122,6 +122,7 @@ type config struct {
 	backoffMax       time.Duration
 	clientOptions    []option.RequestOption
 	logger           *slog.Logger
+	onCall           func(context.Context, systemone.Usage)
 }
 
 // Option configures New.
@@ -208,6 +209,15 @@ func WithUpstreamOptions(opts ...option.RequestOption) Option {
 	return func(c *config) { c.clientOptions = append(c.clientOptions, opts...) }
 }
 
+// WithCallUsage has f told of every upstream call that was sent (its
+// request written whole to a connection), with the tokens it is charged
+// (see Ask): also the calls of a request that then fails, times out or is
+// cancelled, which a provider bills all the same. f runs on the call's
+// goroutine and must be quick.
+func WithCallUsage(f func(ctx context.Context, u systemone.Usage)) Option {
+	return func(c *config) { c.onCall = f }
+}
+
 // WithLogger sets where retries and fallbacks are logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
@@ -231,6 +241,7 @@ func New(opts ...Option) (*Adapter, error) {
 		backoffBase:      UpstreamBackoffBase,
 		backoffMax:       UpstreamBackoffMax,
 		logger:           slog.Default(),
+		onCall:           func(context.Context, systemone.Usage) {},
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -285,18 +296,45 @@ func (a *Adapter) readoutNow() readout {
 
 // job is what the calls of one request share: the state block every
 // prompt starts with, the request's admission to the upstream queue, and
-// the provider's figures summed over the calls.
+// the tokens charged, summed over the calls sent.
 type job struct {
 	state         string
 	admitted      Admission
 	input, output atomic.Int64
 	mu            sync.Mutex
 	snapshot      string
+	// stateTokens counts the system message and the state block, which
+	// every call's prompt starts with, once, when a call's prompt must be
+	// counted (charge).
+	stateTokens func() int
 }
 
+func newJob(state string, admitted Admission) *job {
+	return &job{state: state, admitted: admitted, stateTokens: sync.OnceValue(func() int {
+		return systemPromptTokens() + tokens.Default().Count(state)
+	})}
+}
+
+// charge counts one call that was sent: size bytes whose reply reported
+// c's usage (c is nil when no reply was read). A count the reply does not
+// give, or gives beyond belief, is counted here (tokens.Reported), so
+// every call sent is charged, answered or not.
+func (a *Adapter) charge(ctx context.Context, j *job, size int, c *chatCompletion, counted func() int) {
+	var prompt, completion int64
+	if c != nil {
+		prompt, completion = c.Usage.PromptTokens, c.Usage.CompletionTokens
+	}
+	u := systemone.Usage{
+		InputTokens:  tokens.Reported(prompt, tokens.BytesLimit(size), counted),
+		OutputTokens: tokens.ReportedOutput(completion),
+	}
+	j.input.Add(int64(u.InputTokens))
+	j.output.Add(int64(u.OutputTokens))
+	a.cfg.onCall(ctx, u)
+}
+
+// add notes the model snapshot a reply names.
 func (j *job) add(c *chatCompletion) {
-	j.input.Add(c.Usage.PromptTokens)
-	j.output.Add(c.Usage.CompletionTokens)
 	if c.Model != "" {
 		j.mu.Lock()
 		if j.snapshot == "" {
@@ -310,8 +348,10 @@ func (j *job) add(c *chatCompletion) {
 // for rotations and large choices), all in parallel through the adapter's
 // gate. The request's calls are admitted whole or refused at once, before
 // any call (gate.go). Response.Model is the model snapshot the provider
-// reported; Usage sums the provider's token counts, and Cost is left to
-// the caller's price table. A failure is an *OverloadedError,
+// reported; Usage sums the tokens of every call sent, retries included:
+// the provider's counts, or the prompt as counted here where a reply gave
+// none, gave one beyond belief, or never came (tokens.Reported). Cost is
+// left to the caller's price table. A failure is an *OverloadedError,
 // *MisconfiguredError or *InvalidOutputError (errors.go), a
 // *systemone.ValidationError, the gate's refusal, or ctx's error.
 //
@@ -364,7 +404,7 @@ func (a *Adapter) askCore(ctx context.Context, req systemone.Request) (*systemon
 		return nil, err
 	}
 	defer admitted.Done()
-	j := &job{state: state, admitted: admitted}
+	j := newJob(state, admitted)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -807,9 +847,18 @@ func (a *Adapter) read(ctx context.Context, j *job, c call) ([]float64, error) {
 		}
 		return json.Marshal(&req)
 	}
+	// counted is the prompt's tokens as the body carries it, for a call
+	// whose reply gives no believable count.
+	counted := func() int {
+		n := j.stateTokens() + tokens.Default().Count(c.prompt("", labels))
+		for _, m := range corrections {
+			n += tokens.Default().Count(m.Content)
+		}
+		return n
+	}
 	r := c.r
 	for attempt := 0; ; attempt++ {
-		reply, err := a.chat(ctx, j.admitted, body, r)
+		reply, err := a.chat(ctx, j, body, counted, r)
 		if err != nil {
 			return nil, err
 		}
@@ -871,13 +920,15 @@ func correction(reason string, labels []string) string {
 // upstream queue, retrying provider 429s, 5xx replies and timeouts with
 // jittered exponential backoff (or the provider's retry-after) while the
 // request's deadline allows. body builds the request body once the call
-// has its slot, on every try. A call the budget cannot cover fails with an
+// has its slot, on every try. Every try that was sent is charged (charge),
+// whatever comes back; counted counts the prompt for one whose reply gives
+// no believable count. A call the budget cannot cover fails with an
 // OverloadedError; a provider that rejects the settings fails with a
 // MisconfiguredError naming the setting.
-func (a *Adapter) chat(ctx context.Context, admitted Admission, body func() ([]byte, error), r readout) (*chatCompletion, error) {
+func (a *Adapter) chat(ctx context.Context, j *job, body func() ([]byte, error), counted func() int, r readout) (*chatCompletion, error) {
 	var last string
 	for attempt := 0; ; attempt++ {
-		release, err := admitted.Acquire(ctx)
+		release, err := j.admitted.Acquire(ctx)
 		if err != nil {
 			return nil, a.budgetGone(ctx, last, 0)
 		}
@@ -888,9 +939,17 @@ func (a *Adapter) chat(ctx context.Context, admitted Admission, body func() ([]b
 		}
 		var c chatCompletion
 		var res *http.Response
-		err = a.client.Post(ctx, "chat/completions", json.RawMessage(b), &res)
+		sctx, sent := chatmodel.WatchSent(ctx)
+		err = a.client.Post(sctx, "chat/completions", json.RawMessage(b), &res)
 		if err == nil {
 			err = readReply(res, &c)
+		}
+		if sent() {
+			reply := &c
+			if err != nil {
+				reply = nil
+			}
+			a.charge(ctx, j, len(b), reply, counted)
 		}
 		f := a.classify(ctx, err, r)
 		release(f.outcome)

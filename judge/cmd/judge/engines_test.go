@@ -69,7 +69,7 @@ func TestServeAppliesCalibration(t *testing.T) {
 		"team": {Type: systemone.TypeChoice, Instructions: json.RawMessage(`"Which team?"`),
 			Options: []systemone.Option{{Name: "billing"}, {Name: "technical"}}},
 	}}
-	resp, err := reg.Ask(context.Background(), m, checked(t, req))
+	resp, _, err := reg.Ask(context.Background(), m, checked(t, req))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestServeAppliesQueueSettings(t *testing.T) {
 			}
 			ask := func() chan error {
 				done := make(chan error, 1)
-				go func() { _, err := reg.Ask(context.Background(), m, c); done <- err }()
+				go func() { _, _, err := reg.Ask(context.Background(), m, c); done <- err }()
 				return done
 			}
 			// One answered call first: until the queue has measured the

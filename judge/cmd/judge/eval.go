@@ -45,5 +45,6 @@ func (s served) Ask(ctx context.Context, req systemone.Request) (*systemone.Resp
 	if err != nil {
 		return nil, err
 	}
-	return s.reg.Ask(ctx, m, checked)
+	resp, _, err := s.reg.Ask(ctx, m, checked)
+	return resp, err
 }

@@ -214,7 +214,7 @@ func ask(t *testing.T, reg *registry.Registry, model string) *systemone.Response
 	if !ok {
 		t.Fatalf("%s is not registered", model)
 	}
-	resp, err := reg.Ask(context.Background(), m, checked(t, noulRequest(model)))
+	resp, _, err := reg.Ask(context.Background(), m, checked(t, noulRequest(model)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func TestEveryModelPlansWhatItSends(t *testing.T) {
 				t.Fatalf("planned %d input tokens, fewer than the request's own %d", planned, own)
 			}
 			before := chat.received() + other.received()
-			if _, err := reg.Ask(context.Background(), m, checked); err != nil {
+			if _, _, err := reg.Ask(context.Background(), m, checked); err != nil {
 				t.Fatal(err)
 			}
 			if sent := chat.received() + other.received() - before; planned < sent {

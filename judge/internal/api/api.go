@@ -248,7 +248,9 @@ func (h *handler) allowedModel(key auth.BearerKey, name string) (*registry.Model
 // tokens and its planned cost and has m answer it: the path both endpoints
 // share once a request is in System One terms. A cached answer sends
 // nothing upstream: it takes no tokens and no budget, and counts as a
-// request of no cost.
+// request of no cost. Every upstream call sent is paid for, whether the
+// request is answered, fails or its caller hangs up (which cancels the
+// calls not yet sent; docs/api.md, "Judge: keys, budgets and usage").
 func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req systemone.Request) (*systemone.Response, error) {
 	checked, err := limits.Check(req, h.Tokens)
 	if err != nil {
@@ -266,9 +268,9 @@ func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req
 	if resp != nil {
 		// Tokens untouched: the figures as they are.
 		setLimitHeaders(c.Response().Header(), "tokens", h.Limiter.PeekTokens(ctx, key.ID))
-		h.Usage.Add(context.WithoutCancel(ctx), key.ID, m.Name, 0, 0, 0)
-		h.Metrics.KeyAnswered(key.ID, m.Name, resp.Usage)
-		h.Metrics.Answered(req, resp)
+		h.Usage.Add(context.WithoutCancel(ctx), key.ID, m.Name, usage.Use{Answered: true})
+		h.Metrics.Charged(key.ID, m.Name, resp.Usage, true)
+		h.Metrics.Answered(req)
 		return resp, nil
 	}
 	planned := h.Registry.PlannedInputTokens(m, checked)
@@ -281,13 +283,13 @@ func (h *handler) ask(c echo.Context, key auth.BearerKey, m *registry.Model, req
 	}
 	// The upstream queues share their slots fairly among keys; only the
 	// engines read the tenant, so only their context carries it.
-	resp, err = h.Registry.Ask(fairqueue.WithTenant(ctx, key.ID), m, checked)
-	spent.settle(resp)
+	resp, charge, err := h.Registry.Ask(fairqueue.WithTenant(ctx, key.ID), m, checked)
+	spent.settle(charge, err == nil)
 	if err != nil {
 		return nil, err
 	}
 	cached.Store(ctx, resp)
-	h.Metrics.Answered(req, resp)
+	h.Metrics.Answered(req)
 	return resp, nil
 }
 

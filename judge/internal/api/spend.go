@@ -44,18 +44,20 @@ type spending struct {
 	hold       *budget.Hold
 }
 
-// settle settles the charge with what resp cost (nil: the request failed
-// and costs nothing) and counts the use; it runs even when the client has
-// gone.
-func (s spending) settle(resp *systemone.Response) {
+// settle settles the charge with what the request cost, answered or not:
+// charge, every upstream call it sent (registry.Ask), and counts the use.
+// A request that sent nothing and failed costs nothing; one that sent
+// calls and failed (a later call failing, a timeout, its caller hanging
+// up) is charged them and counted as unanswered. It runs even when the
+// client has gone.
+func (s spending) settle(charge systemone.Usage, answered bool) {
 	ctx := context.WithoutCancel(s.ctx)
-	if resp == nil {
-		s.hold.Settle(ctx, 0)
+	s.hold.Settle(ctx, charge.Cost)
+	if !answered && charge.InputTokens == 0 {
 		return
 	}
-	s.hold.Settle(ctx, resp.Usage.Cost)
-	s.h.Usage.Add(ctx, s.key, s.model, resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.Cost)
-	s.h.Metrics.KeyAnswered(s.key, s.model, resp.Usage)
+	s.h.Usage.Add(ctx, s.key, s.model, usage.Use{Answered: answered, InputTokens: charge.InputTokens, OutputTokens: charge.OutputTokens, USD: charge.Cost})
+	s.h.Metrics.Charged(s.key, s.model, charge, answered)
 }
 
 // setBudgetHeaders writes each capped budget's figures beside the rate

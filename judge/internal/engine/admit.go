@@ -7,6 +7,7 @@ import (
 	"github.com/judgeworks/judge/internal/fairqueue"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/shared/chatadapter"
+	"github.com/judgeworks/shared/chatmodel"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -93,14 +94,21 @@ var outcomes = map[chatadapter.Outcome]fairqueue.Outcome{
 	chatadapter.Failed:    fairqueue.Failed,
 }
 
-// Call runs one upstream call in a slot of r, in its key's turn.
-func Call[T any](ctx context.Context, r *fairqueue.Request, do func() (T, error)) (T, error) {
+// Call runs one upstream call in a slot of r, in its key's turn: do makes
+// it on the context it is given. A call that was sent (its request
+// written whole) is charged to the request's meter (Charge) what charge
+// makes of its outcome, whether or not it succeeded.
+func Call[T any](ctx context.Context, r *fairqueue.Request, do func(context.Context) (T, error), charge func(T, error) systemone.Usage) (T, error) {
 	slot, err := r.Acquire(ctx)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	v, err := do()
+	sctx, sent := chatmodel.WatchSent(ctx)
+	v, err := do(sctx)
+	if sent() {
+		Charge(ctx, charge(v, err))
+	}
 	if err != nil {
 		slot.Release(fairqueue.Failed)
 	} else {

@@ -44,7 +44,8 @@ func TestFullQueueIsImmediateOverload(t *testing.T) {
 		t.Fatalf("refused after %v; a full queue must refuse at once", d)
 	}
 	for range 2 {
-		if _, err := Call(context.Background(), first, func() (int, error) { return 0, nil }); err != nil {
+		if _, err := Call(context.Background(), first, func(context.Context) (int, error) { return 0, nil },
+			func(int, error) systemone.Usage { return systemone.Usage{} }); err != nil {
 			t.Fatalf("a call of the admitted request: %v", err)
 		}
 	}

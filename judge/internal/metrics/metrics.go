@@ -25,8 +25,8 @@ type Metrics struct {
 	cost      *prometheus.CounterVec
 	// By key id and exact model; only configured ids reach these, and
 	// Forget drops the series of a key removed.
-	keyRequests, keyInput, keyOutput, keyCost *prometheus.CounterVec
-	keyRefusals                               *prometheus.CounterVec
+	keyRequests, keyUnanswered, keyInput, keyOutput, keyCost *prometheus.CounterVec
+	keyRefusals                                              *prometheus.CounterVec
 
 	// The series every request touches, looked up once rather than by
 	// their label values each time: by route and status, by key id and
@@ -48,7 +48,7 @@ type requestSeries struct {
 	latency prometheus.Observer
 }
 
-type keySeries struct{ requests, input, output, cost prometheus.Counter }
+type keySeries struct{ requests, unanswered, input, output, cost prometheus.Counter }
 
 type modelSeries struct{ input, output, cost prometheus.Counter }
 
@@ -76,27 +76,28 @@ func New() *Metrics {
 		}, []string{"type"}),
 		input: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "judge_input_tokens_total",
-			Help: "Input tokens of answered requests, by exact model.",
+			Help: "Input tokens charged, by model as the registry names it.",
 		}, []string{"model"}),
 		output: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "judge_output_tokens_total",
-			Help: "Output tokens of answered requests, by exact model.",
+			Help: "Output tokens of charged requests, by model as the registry names it.",
 		}, []string{"model"}),
 		cost: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "judge_cost_usd_total",
-			Help: "Cost charged for answered requests in USD, by exact model.",
+			Help: "Cost charged in USD, answered or not, by model as the registry names it.",
 		}, []string{"model"}),
 	}
 	byKey := func(name, help string, labels ...string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 	}
-	m.keyRequests = byKey("judge_key_requests_total", "Answered requests, by key id and exact model.", "key", "model")
-	m.keyInput = byKey("judge_key_input_tokens_total", "Input tokens of answered requests, by key id and exact model.", "key", "model")
-	m.keyOutput = byKey("judge_key_output_tokens_total", "Output tokens of answered requests, by key id and exact model.", "key", "model")
-	m.keyCost = byKey("judge_key_cost_usd_total", "Cost charged for answered requests in USD, by key id and exact model.", "key", "model")
+	m.keyRequests = byKey("judge_key_requests_total", "Answered requests, by key id and model.", "key", "model")
+	m.keyUnanswered = byKey("judge_key_unanswered_requests_total", "Requests that cost money but were not answered, by key id and model.", "key", "model")
+	m.keyInput = byKey("judge_key_input_tokens_total", "Input tokens charged, answered or not, by key id and model.", "key", "model")
+	m.keyOutput = byKey("judge_key_output_tokens_total", "Output tokens of charged requests, by key id and model.", "key", "model")
+	m.keyCost = byKey("judge_key_cost_usd_total", "Cost charged in USD, answered or not, by key id and model.", "key", "model")
 	m.keyRefusals = byKey("judge_key_budget_refusals_total", "Requests refused with 402 budget_exceeded, by key id.", "key")
 	m.reg.MustRegister(m.requests, m.latency, m.questions, m.input, m.output, m.cost,
-		m.keyRequests, m.keyInput, m.keyOutput, m.keyCost, m.keyRefusals,
+		m.keyRequests, m.keyUnanswered, m.keyInput, m.keyOutput, m.keyCost, m.keyRefusals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -118,8 +119,8 @@ func (m *Metrics) Request(route string, status int, d time.Duration) {
 	s.latency.Observe(d.Seconds())
 }
 
-// Answered records the questions and usage of a successful request.
-func (m *Metrics) Answered(req systemone.Request, resp *systemone.Response) {
+// Answered records the questions of an answered request, by type.
+func (m *Metrics) Answered(req systemone.Request) {
 	for _, q := range req.Questions {
 		m.mu.RLock()
 		c, ok := m.byType[q.Type]
@@ -132,41 +133,43 @@ func (m *Metrics) Answered(req systemone.Request, resp *systemone.Response) {
 		}
 		c.Inc()
 	}
-	m.mu.RLock()
-	s, ok := m.byModel[resp.Model]
-	m.mu.RUnlock()
-	if !ok {
-		s = modelSeries{m.input.WithLabelValues(resp.Model), m.output.WithLabelValues(resp.Model), m.cost.WithLabelValues(resp.Model)}
-		m.mu.Lock()
-		m.byModel[resp.Model] = s
-		m.mu.Unlock()
-	}
-	s.input.Add(float64(resp.Usage.InputTokens))
-	s.output.Add(float64(resp.Usage.OutputTokens))
-	s.cost.Add(resp.Usage.Cost)
 }
 
-// KeyAnswered records one answered request of key id with model (the
-// registry's exact name, not the upstream snapshot, so label values stay
-// as few as the configuration).
-func (m *Metrics) KeyAnswered(id, model string, u systemone.Usage) {
+// Charged records what one request of key id with model cost, answered
+// or not (a request that cost money but was not answered). model is the
+// registry's exact name, never an upstream's snapshot (which a provider
+// may change at will), so the series are as few as the configuration.
+func (m *Metrics) Charged(id, model string, u systemone.Usage, answered bool) {
 	k := [2]string{id, model}
 	m.mu.RLock()
 	s, ok := m.byKey[k]
+	ms, mok := m.byModel[model]
 	m.mu.RUnlock()
-	if !ok {
+	if !ok || !mok {
 		// Made under the lock, so that Forget cannot drop the series
 		// between their making and their keeping.
 		m.mu.Lock()
-		s = keySeries{m.keyRequests.WithLabelValues(id, model), m.keyInput.WithLabelValues(id, model),
-			m.keyOutput.WithLabelValues(id, model), m.keyCost.WithLabelValues(id, model)}
+		s = keySeries{m.keyRequests.WithLabelValues(id, model), m.keyUnanswered.WithLabelValues(id, model),
+			m.keyInput.WithLabelValues(id, model), m.keyOutput.WithLabelValues(id, model), m.keyCost.WithLabelValues(id, model)}
 		m.byKey[k] = s
+		ms = modelSeries{m.input.WithLabelValues(model), m.output.WithLabelValues(model), m.cost.WithLabelValues(model)}
+		m.byModel[model] = ms
 		m.mu.Unlock()
 	}
-	s.requests.Inc()
-	s.input.Add(float64(u.InputTokens))
-	s.output.Add(float64(u.OutputTokens))
-	s.cost.Add(u.Cost)
+	if answered {
+		s.requests.Inc()
+	} else {
+		s.unanswered.Inc()
+	}
+	// A counter panics when given less than zero; the registry's figures
+	// never are, and no figure may take the judge down.
+	in, out, cost := float64(max(u.InputTokens, 0)), float64(max(u.OutputTokens, 0)), max(u.Cost, 0)
+	s.input.Add(in)
+	ms.input.Add(in)
+	s.output.Add(out)
+	ms.output.Add(out)
+	s.cost.Add(cost)
+	ms.cost.Add(cost)
 }
 
 // BudgetRefused records one request of key id refused for its budget.
@@ -181,7 +184,7 @@ func (m *Metrics) Forget(id string) {
 			delete(m.byKey, k)
 		}
 	}
-	for _, v := range []*prometheus.CounterVec{m.keyRequests, m.keyInput, m.keyOutput, m.keyCost, m.keyRefusals} {
+	for _, v := range []*prometheus.CounterVec{m.keyRequests, m.keyUnanswered, m.keyInput, m.keyOutput, m.keyCost, m.keyRefusals} {
 		v.DeletePartialMatch(prometheus.Labels{"key": id})
 	}
 }

@@ -173,15 +173,40 @@ func (r *Registry) PlannedInputTokens(m *Model, req limits.Checked) int {
 }
 
 // Ask answers req with m and completes the response: the exact model name,
-// one answer per question, and usage. Input tokens are those the engine
-// reports, or else the request's as validation counted them; the cost is
-// input tokens times the model's price.
-func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*systemone.Response, error) {
+// one answer per question, and usage. It returns what the request is
+// charged, answered or not: every upstream call that was sent (counted on
+// an engine.Meter), priced; for an engine that sends nothing, the tokens it
+// reports, or else the request's as validation counted them, and nothing
+// when it fails. The answer's usage is its charge.
+func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*systemone.Response, systemone.Usage, error) {
 	req.Model = m.Name
-	resp, err := m.Backend.Ask(ctx, req.Request)
-	if err != nil {
-		return nil, err
+	var meter engine.Meter
+	resp, err := m.Backend.Ask(engine.WithMeter(ctx, &meter), req.Request)
+	charge := systemone.Usage{}
+	if meter.Calls() > 0 {
+		charge = meter.Usage()
+	} else if err == nil && resp != nil {
+		charge = resp.Usage
+		if charge.InputTokens <= 0 {
+			charge.InputTokens = req.Tokens
+		}
+		charge.OutputTokens = max(charge.OutputTokens, 0)
 	}
+	charge.Cost = m.Cost(charge.InputTokens)
+	if err == nil {
+		resp, err = r.complete(m, req, resp)
+	}
+	if err != nil {
+		return nil, charge, err
+	}
+	resp.Usage = charge
+	return resp, charge, nil
+}
+
+// complete checks resp against the engine contract and names it: one
+// answer per question and none other, the exact model that answered, the
+// answers in the order the questions came.
+func (r *Registry) complete(m *Model, req limits.Checked, resp *systemone.Response) (*systemone.Response, error) {
 	if resp == nil {
 		return nil, fault.New(fault.Upstream, "model %s returned no response", m.Name)
 	}
@@ -200,12 +225,7 @@ func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*syst
 		}
 		name += "/" + resp.Model
 	}
-	usage := resp.Usage
-	if usage.InputTokens == 0 {
-		usage.InputTokens = req.Tokens
-	}
-	usage.Cost = m.Cost(usage.InputTokens)
 	// Answers go out in the order the questions came, whatever order the
 	// engine kept.
-	return &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage, Order: req.QuestionNames()}, nil
+	return &systemone.Response{Model: name, Answers: resp.Answers, Order: req.QuestionNames()}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/judgeworks/judge/internal/engine"
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/shared/systemone"
@@ -26,10 +27,15 @@ type backend struct {
 	skip  string // question to leave unanswered
 	err   error
 	got   systemone.Request
+	// sent are the upstream calls it sends before answering or failing.
+	sent []systemone.Usage
 }
 
-func (b *backend) Ask(_ context.Context, req systemone.Request) (*systemone.Response, error) {
+func (b *backend) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	b.got = req
+	for _, u := range b.sent {
+		engine.Charge(ctx, u)
+	}
 	if b.err != nil {
 		return nil, b.err
 	}
@@ -132,7 +138,7 @@ func TestAskNamesTheExactVersionAndCountsUsage(t *testing.T) {
 	mustAdd(t, r, Model{Name: "local/lexical-1.0", Aliases: []string{"local/lexical-latest"}, Backend: b, PricePerMillion: DefaultPricePerMillion})
 	m, _ := r.Resolve("local/lexical-latest")
 	req := request("local/lexical-latest")
-	resp, err := r.Ask(context.Background(), m, req)
+	resp, _, err := r.Ask(context.Background(), m, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +165,7 @@ func TestAskComposesSnapshotNameAndKeepsReportedUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, _ := r.Resolve("llm-latest")
-	resp, err := r.Ask(context.Background(), m, request("llm-latest"))
+	resp, _, err := r.Ask(context.Background(), m, request("llm-latest"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +176,48 @@ func TestAskComposesSnapshotNameAndKeepsReportedUsage(t *testing.T) {
 		t.Errorf("usage = %+v, want the backend's tokens at 2 USD per million", resp.Usage)
 	}
 	b.model = ""
-	if _, err := r.Ask(context.Background(), m, request("llm-latest")); fault.CodeOf(err) != fault.Upstream {
+	if _, _, err := r.Ask(context.Background(), m, request("llm-latest")); fault.CodeOf(err) != fault.Upstream {
 		t.Errorf("no snapshot reported: err = %v, want an upstream error", err)
+	}
+}
+
+// Every upstream call sent is charged, whether the request is answered or
+// not; an engine that sends nothing and fails costs nothing.
+func TestAskChargesEveryCallSent(t *testing.T) {
+	r := New()
+	boom := errors.New("the third call failed")
+	sent := []systemone.Usage{{InputTokens: 300, OutputTokens: 1}, {InputTokens: 200}}
+	b := &backend{sent: sent, err: boom}
+	mustAdd(t, r, Model{Name: "m-1", Backend: b, PricePerMillion: 10})
+	m, _ := r.Resolve("m-1")
+	resp, charge, err := r.Ask(context.Background(), m, request("m-1"))
+	if !errors.Is(err, boom) || resp != nil {
+		t.Fatalf("Ask = %v, %v; want the backend's failure", resp, err)
+	}
+	if charge.InputTokens != 500 || charge.OutputTokens != 1 || math.Abs(charge.Cost-0.005) > 1e-12 {
+		t.Errorf("a failed request that sent two calls is charged %+v, want 500 input tokens at 10 USD per million", charge)
+	}
+
+	// Answered after the same two calls: the answer's usage is the charge,
+	// whatever the engine's own figures say.
+	b.err, b.usage = nil, systemone.Usage{InputTokens: -500000, OutputTokens: -3}
+	resp, charge, err = r.Ask(context.Background(), m, request("m-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if charge.InputTokens != 500 || resp.Usage != charge {
+		t.Errorf("answer usage %+v, charge %+v; want both the 500 tokens sent", resp.Usage, charge)
+	}
+
+	// Nothing sent: a failure costs nothing, and an answer with a negative
+	// count is charged the request's own tokens.
+	b.sent, b.err = nil, boom
+	if _, charge, _ = r.Ask(context.Background(), m, request("m-1")); charge != (systemone.Usage{}) {
+		t.Errorf("a failure that sent nothing is charged %+v", charge)
+	}
+	b.err = nil
+	if resp, _, err = r.Ask(context.Background(), m, request("m-1")); err != nil || resp.Usage.InputTokens != 8 || resp.Usage.OutputTokens != 0 {
+		t.Errorf("an engine reporting negative tokens: usage %+v (err %v), want the request's 8 tokens and no output", resp.Usage, err)
 	}
 }
 
@@ -180,12 +226,12 @@ func TestAskChecksTheBackend(t *testing.T) {
 	b := &backend{skip: "q"}
 	mustAdd(t, r, Model{Name: "m-1", Backend: b})
 	m, _ := r.Resolve("m-1")
-	if _, err := r.Ask(context.Background(), m, request("m-1")); fault.CodeOf(err) != fault.Upstream {
+	if _, _, err := r.Ask(context.Background(), m, request("m-1")); fault.CodeOf(err) != fault.Upstream {
 		t.Errorf("unanswered question: err = %v, want upstream", err)
 	}
 	boom := errors.New("boom")
 	b.skip, b.err = "", boom
-	if _, err := r.Ask(context.Background(), m, request("m-1")); !errors.Is(err, boom) {
+	if _, _, err := r.Ask(context.Background(), m, request("m-1")); !errors.Is(err, boom) {
 		t.Errorf("backend error = %v, want it passed through", err)
 	}
 }

@@ -1,6 +1,7 @@
 // Package usage counts what each key has used, per model, this UTC day and
-// this UTC month: answered requests, input and output tokens and their cost,
-// the figures GET /v1/usage reports (docs/api.md, "Judge: usage"). With a
+// this UTC month: requests answered, requests that cost money but were not
+// answered, input and output tokens and their cost, the figures GET
+// /v1/usage reports (docs/api.md, "Judge: keys, budgets and usage"). With a
 // Redis client the figures live in Redis and every replica adds to the same
 // ones; without one each process counts its own.
 package usage
@@ -19,7 +20,11 @@ import (
 
 // Totals are the figures of one model, or of all of a period's models.
 type Totals struct {
+	// Requests were answered; Unanswered cost money (an upstream call was
+	// sent) but were not answered: the caller hung up, an upstream failed,
+	// a deadline passed. Tokens and cost cover both.
 	Requests     int64   `json:"requests"`
+	Unanswered   int64   `json:"unanswered_requests"`
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
 	CostUSD      float64 `json:"cost_usd"`
@@ -27,11 +32,19 @@ type Totals struct {
 
 // counts are Totals as kept, the cost in nano-dollars.
 type counts struct {
-	requests, input, output, cost int64
+	requests, unanswered, input, output, cost int64
 }
 
 func (c counts) totals() Totals {
-	return Totals{Requests: c.requests, InputTokens: c.input, OutputTokens: c.output, CostUSD: budget.USD(c.cost)}
+	return Totals{Requests: c.requests, Unanswered: c.unanswered, InputTokens: c.input, OutputTokens: c.output, CostUSD: budget.USD(c.cost)}
+}
+
+// Use is one request's use of a model.
+type Use struct {
+	// Answered is false for a request that cost money but was not answered.
+	Answered                  bool
+	InputTokens, OutputTokens int
+	USD                       float64
 }
 
 // Period is a key's use in one day or month.
@@ -82,10 +95,15 @@ func New(s Settings) *Book {
 
 var periods = []budget.Period{budget.Day, budget.Month}
 
-// Add counts one answered request of key id with model.
-func (b *Book) Add(ctx context.Context, id, model string, input, output int, usd float64) {
+// Add counts one request of key id with model.
+func (b *Book) Add(ctx context.Context, id, model string, u Use) {
 	now := b.now()
-	c := counts{requests: 1, input: int64(input), output: int64(output), cost: budget.Nano(usd)}
+	c := counts{input: int64(u.InputTokens), output: int64(u.OutputTokens), cost: budget.Nano(u.USD)}
+	if u.Answered {
+		c.requests = 1
+	} else {
+		c.unanswered = 1
+	}
 	if b.rdb == nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -100,6 +118,7 @@ func (b *Book) Add(ctx context.Context, id, model string, input, output int, usd
 				byKey[id][model] = m
 			}
 			m.requests += c.requests
+			m.unanswered += c.unanswered
 			m.input += c.input
 			m.output += c.output
 			m.cost += c.cost
@@ -129,6 +148,7 @@ var fields = []struct {
 	of   func(*counts) *int64
 }{
 	{"requests", func(c *counts) *int64 { return &c.requests }},
+	{"unanswered", func(c *counts) *int64 { return &c.unanswered }},
 	{"input_tokens", func(c *counts) *int64 { return &c.input }},
 	{"output_tokens", func(c *counts) *int64 { return &c.output }},
 	{"cost_nusd", func(c *counts) *int64 { return &c.cost }},
@@ -151,6 +171,7 @@ func (b *Book) Report(ctx context.Context, id string) (day, month Period, err er
 		for model, c := range byModel {
 			out[i].Models[model] = c.totals()
 			sum.requests += c.requests
+			sum.unanswered += c.unanswered
 			sum.input += c.input
 			sum.output += c.output
 			sum.cost += c.cost

@@ -36,7 +36,7 @@ var _ engine.Engine = (*Engine)(nil)
 
 // New returns an engine whose calls pass slots, configured by opts.
 func New(slots *engine.Slots, opts ...chatadapter.Option) (*Engine, error) {
-	a, err := chatadapter.New(append(opts, chatadapter.WithGate(slots.Gate()))...)
+	a, err := chatadapter.New(append(opts, chatadapter.WithGate(slots.Gate()), chatadapter.WithCallUsage(engine.Charge))...)
 	if err != nil {
 		return nil, err
 	}

@@ -75,10 +75,20 @@ func (p *Decisions) ask(ctx context.Context, req systemone.Request) (*systemone.
 		for i, name := range batch {
 			qs[i] = sent(req.Questions[name])
 		}
-		d, err := engine.Call(ctx, admitted, func() (*decisions.Decision, error) {
+		body := decisions.Encode(p.s.Model, req.State, qs)
+		d, err := engine.Call(ctx, admitted, func(ctx context.Context) (*decisions.Decision, error) {
 			var d decisions.Decision
-			err := p.client.Post(ctx, "decisions", decisions.Encode(p.s.Model, req.State, qs), &d)
+			err := p.client.Post(ctx, "decisions", body, &d)
 			return &d, err
+		}, func(d *decisions.Decision, err error) systemone.Usage {
+			var u decisions.Usage
+			if err == nil {
+				u = d.Usage
+			}
+			c := charged(int64(u.InputTokens), int64(u.OutputTokens), len(qs), body)
+			out.Usage.InputTokens += c.InputTokens
+			out.Usage.OutputTokens += c.OutputTokens
+			return c
 		})
 		if err != nil {
 			return nil, p.failure(ctx, err)
@@ -96,8 +106,6 @@ func (p *Decisions) ask(ctx context.Context, req systemone.Request) (*systemone.
 		if out.Model == "" {
 			out.Model = d.Model
 		}
-		out.Usage.InputTokens += d.Usage.InputTokens
-		out.Usage.OutputTokens += d.Usage.OutputTokens
 	}
 	if out.Model == "" {
 		out.Model = p.s.Model

@@ -181,3 +181,38 @@ func TestFallbackDeadline(t *testing.T) {
 		t.Errorf("asked the next provider %d times after the deadline", n)
 	}
 }
+
+// Every provider call that was sent is charged to the request's meter: the
+// failed first provider's at its request as counted here (its reply had no
+// count), the second's as it reported; a provider that could not be
+// reached sent nothing and is charged nothing.
+func TestFallbackChargesEveryCallSent(t *testing.T) {
+	good := newFakeSystemOne(t, nil)
+	down := newFakeSystemOne(t, status503)
+	for _, first := range []struct {
+		name, url string
+		calls     int64
+	}{{"503", down.srv.URL, 2}, {"refused", refusedURL(t), 1}} {
+		t.Run(first.name, func(t *testing.T) {
+			f := NewFallback([]Provider{
+				provider("first", newSystemOne(first.url, calibrate.File{})),
+				provider("second", newSystemOne(good.srv.URL, calibrate.File{})),
+			}, 10*time.Second, slog.New(slog.DiscardHandler))
+			var meter engine.Meter
+			resp, err := f.Ask(engine.WithMeter(context.Background(), &meter), mixed())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if meter.Calls() != first.calls {
+				t.Fatalf("meter counted %d calls, want %d", meter.Calls(), first.calls)
+			}
+			u := meter.Usage()
+			if first.calls == 2 && u.InputTokens <= resp.Usage.InputTokens {
+				t.Errorf("charged %d input tokens, want the answer's %d and the failed call's", u.InputTokens, resp.Usage.InputTokens)
+			}
+			if first.calls == 1 && u.InputTokens != resp.Usage.InputTokens {
+				t.Errorf("charged %d input tokens, want only the answer's %d", u.InputTokens, resp.Usage.InputTokens)
+			}
+		})
+	}
+}

@@ -61,7 +61,16 @@ func (p *SystemOne) ask(ctx context.Context, req systemone.Request) (*systemone.
 	for name, q := range req.Questions {
 		up.Questions[name] = sent(q)
 	}
-	resp, err := engine.Call(ctx, admitted, func() (*systemone.Response, error) { return p.client.Ask(ctx, up) })
+	var usage systemone.Usage
+	resp, err := engine.Call(ctx, admitted, func(ctx context.Context) (*systemone.Response, error) { return p.client.Ask(ctx, up) },
+		func(resp *systemone.Response, err error) systemone.Usage {
+			var u systemone.Usage
+			if err == nil {
+				u = resp.Usage
+			}
+			usage = charged(int64(u.InputTokens), int64(u.OutputTokens), len(up.Questions), up)
+			return usage
+		})
 	if err != nil {
 		return nil, p.failure(ctx, err)
 	}
@@ -97,7 +106,7 @@ func (p *SystemOne) ask(ctx context.Context, req systemone.Request) (*systemone.
 		Model:   model,
 		Answers: answers,
 		Order:   names,
-		Usage:   systemone.Usage{InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens},
+		Usage:   usage,
 	}, nil
 }
 

@@ -2,10 +2,12 @@ package providers
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 
 	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/tokens"
 )
 
 // What an upstream is asked is decided here, for both kinds, so the
@@ -85,4 +87,23 @@ func named(q systemone.Question, a systemone.Answer) systemone.Answer {
 	}
 	a.Probabilities, a.Choice = probs, choice
 	return a
+}
+
+// charged is what one call to an upstream that decides is charged, its
+// reply having reported input and output tokens (0 when no reply was
+// read): the reported input when believable, else the tokens of what was
+// sent, the request as it went on the wire (tokens.Reported). Such an
+// upstream may read the state once for each of the call's questions, so
+// a count is believed up to tokens.MaxContext a question.
+func charged(input, output int64, questions int, sent any) systemone.Usage {
+	return systemone.Usage{
+		InputTokens: tokens.Reported(input, max(questions, 1)*tokens.MaxContext, func() int {
+			b, err := json.Marshal(sent)
+			if err != nil {
+				return 0
+			}
+			return tokens.Default().Count(string(b))
+		}),
+		OutputTokens: tokens.ReportedOutput(output),
+	}
 }
