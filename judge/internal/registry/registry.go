@@ -173,9 +173,10 @@ func (r *Registry) PlannedInputTokens(m *Model, req limits.Checked) int {
 }
 
 // Ask answers req with m and completes the response: the exact model name,
-// one answer per question, and usage. Input tokens are those the engine
-// reports, or else the request's as validation counted them; the cost is
-// input tokens times the model's price.
+// one answer per question, in the caller's order (limits.Checked.Arrange),
+// and usage. Input tokens are those the engine reports, or else the
+// request's as validation counted them; the cost is input tokens times the
+// model's price.
 func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*systemone.Response, error) {
 	req.Model = m.Name
 	resp, err := m.Backend.Ask(ctx, req.Request)
@@ -205,7 +206,7 @@ func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*syst
 		usage.InputTokens = req.Tokens
 	}
 	usage.Cost = m.Cost(usage.InputTokens)
-	// Answers go out in the order the questions came, whatever order the
-	// engine kept.
-	return &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage, Order: req.QuestionNames()}, nil
+	out := &systemone.Response{Model: name, Answers: resp.Answers, Usage: usage}
+	req.Arrange(out)
+	return out, nil
 }
