@@ -398,19 +398,22 @@ func (r *Response) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, "}}"...), nil
 }
 
-// order is Names without its allocations in the usual case, where Order
-// names every answer once; the check is quadratic, so only short lists
-// take it.
-func (r *Response) order() []string {
-	if len(r.Order) != len(r.Answers) || len(r.Order) > 32 {
-		return r.Names()
+// order is Names without its allocations in the usual case.
+func (r *Response) order() []string { return inOrder(r.Order, r.Answers) }
+
+// inOrder is orderedNames(order, m) without its allocations in the usual
+// case, where order names every key of m once; the check is quadratic, so
+// only short lists take it.
+func inOrder[V any](order []string, m map[string]V) []string {
+	if len(order) != len(m) || len(order) > 32 {
+		return orderedNames(order, m)
 	}
-	for i, n := range r.Order {
-		if _, ok := r.Answers[n]; !ok || slices.Contains(r.Order[:i], n) {
-			return r.Names()
+	for i, n := range order {
+		if _, ok := m[n]; !ok || slices.Contains(order[:i], n) {
+			return orderedNames(order, m)
 		}
 	}
-	return r.Order
+	return order
 }
 
 // appendAnswer appends a's wire form: its fields in declaration order,
@@ -443,7 +446,12 @@ func appendAnswer(b []byte, a Answer) ([]byte, error) {
 	}
 	if len(a.Probabilities) > 0 {
 		b = append(b, `,"probabilities":`...)
-		if b, err = appendMap(b, a.Probabilities, appendFloat); err != nil {
+		if a.Order == nil {
+			b, err = appendMap(b, a.Probabilities, appendFloat)
+		} else {
+			b, err = appendObject(b, inOrder(a.Order, a.Probabilities), a.Probabilities, appendFloat)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -467,6 +475,12 @@ func appendMap[V any](b []byte, m map[string]V, value func([]byte, V) ([]byte, e
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	return appendObject(b, keys, m, value)
+}
+
+// appendObject appends the members of m that keys names, in that order,
+// each value written by value.
+func appendObject[V any](b []byte, keys []string, m map[string]V, value func([]byte, V) ([]byte, error)) ([]byte, error) {
 	b = append(b, '{')
 	for i, k := range keys {
 		if i > 0 {

@@ -3,7 +3,10 @@ package systemone
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -99,4 +102,55 @@ func FuzzAppendJSON(f *testing.F) {
 		checkSameJSON(t, Response{Model: model, Answers: map[string]Answer{name: a, choice: {Type: TypeNoul}},
 			Order: []string{name}, Usage: Usage{InputTokens: len(raw), Cost: y}})
 	})
+}
+
+// An answer's probabilities are written in its Order (a choice's options
+// as the caller listed them), keys it leaves out after them, sorted; the
+// values are those encoding/json writes.
+func TestProbabilitiesInOrder(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	probs := map[string]float64{"b": 0.2, "a": 0.1, "c": 0.7}
+	for _, tt := range []struct {
+		order []string
+		want  string
+	}{
+		{nil, `{"a":0.1,"b":0.2,"c":0.7}`},
+		{[]string{"c", "a", "b"}, `{"c":0.7,"a":0.1,"b":0.2}`},
+		{[]string{"b"}, `{"b":0.2,"a":0.1,"c":0.7}`},
+		{[]string{"x", "c", "c", "b"}, `{"c":0.7,"b":0.2,"a":0.1}`},
+	} {
+		r := Response{Model: "m", Answers: map[string]Answer{"team": {Type: TypeChoice, Choice: "c", Probabilities: probs,
+			Confidence: f(0.55), Order: tt.order}}}
+		got, err := r.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `{"model":"m","answers":{"team":{"type":"choice","choice":"c","probabilities":` + tt.want +
+			`,"confidence":0.55}},"usage":{"input_tokens":0,"output_tokens":0,"cost":0}}`
+		if string(got) != want {
+			t.Errorf("order %v:\n%s\nwant\n%s", tt.order, got, want)
+		}
+	}
+
+	// Past the short lists checked in place: 40 options, reversed.
+	many := map[string]float64{}
+	var order []string
+	for i := range 40 {
+		name := fmt.Sprintf("o%02d", i)
+		many[name] = float64(i) / 780
+		order = append([]string{name}, order...)
+	}
+	got, err := (&Response{Answers: map[string]Answer{"q": {Type: TypeChoice, Probabilities: many, Order: order}}}).AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range strings.SplitSeq(string(got), `"o`) {
+		if len(k) > 2 && k[2] == '"' {
+			keys = append(keys, "o"+k[:2])
+		}
+	}
+	if !slices.Equal(keys, order) {
+		t.Errorf("40 options written in order %v, want %v", keys, order)
+	}
 }

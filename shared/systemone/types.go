@@ -121,6 +121,11 @@ type Answer struct {
 	Legend        map[string]json.RawMessage `json:"legend,omitempty"`
 	Probabilities map[string]float64         `json:"probabilities,omitempty"`
 	Confidence    *float64                   `json:"confidence,omitempty"`
+	// Order lists the keys of Probabilities in the order Response's
+	// MarshalJSON writes them: for a choice, its options as the caller
+	// listed them (docs/api.md). Keys it leaves out follow, sorted, as
+	// encoding/json writes a map; nil writes them all sorted.
+	Order []string `json:"-"`
 }
 
 // Usage reports tokens and cost of one request.

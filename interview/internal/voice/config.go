@@ -80,7 +80,8 @@ type Config struct {
 	MaxUploads        int
 	MaxUploadsPerUser int
 	// UploadGrace is how long an upload may send nothing before
-	// MinUploadRate applies; 0 means UploadGrace.
+	// MinUploadRate applies, and the most that bytes sent ahead of that
+	// pace count for; 0 means UploadGrace.
 	UploadGrace time.Duration
 }
 

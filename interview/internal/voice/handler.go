@@ -53,8 +53,12 @@ func (h *Handler) Transcribe(c echo.Context) error {
 	// The route's read deadline, as server.Deadlines set it on entry.
 	limit := time.Now().Add(UploadReadTimeout)
 	text, err := h.svc.Transcribe(r.Context(), user, r.ContentLength, func(dst io.Writer) (Container, int64, error) {
-		pace(c.Response(), r, h.svc.cfg.UploadGrace, limit)
-		return readUpload(c.Response(), r, dst)
+		body := pace(c.Response(), r, h.svc.cfg.UploadGrace, limit)
+		container, size, err := readUpload(c.Response(), r, dst)
+		if err != nil && body.broken != nil {
+			return Container{}, 0, &unfinished{err: err, received: body.n}
+		}
+		return container, size, err
 	})
 	if err != nil {
 		return err

@@ -797,3 +797,29 @@ func TestNeedsSession(t *testing.T) {
 		t.Fatal("unauthenticated requests reached the provider")
 	}
 }
+
+// A provider slower than the upload's pace allows still answers: the pace
+// applies to the body, and once it is whole the connection's read deadline
+// must not cut the request (Go's server cancels a request's context when a
+// read on its connection fails, even after the body).
+func TestSlowProviderAfterPacedUpload(t *testing.T) {
+	f := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(3 * time.Second)
+		okTranscription(w, r)
+	})
+	cfg := remoteConfig(f)
+	cfg.UploadGrace = time.Second
+	env := newEnv(t, cfg)
+	srv := httptest.NewServer(env.e)
+	t.Cleanup(srv.Close)
+
+	resp, err := http.DefaultClient.Do(streamedUpload(t, srv.URL, "ada", 4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d body %s", resp.StatusCode, body)
+	}
+}

@@ -61,14 +61,29 @@ func (s *Service) Describe() string {
 
 // Receive reads one upload's audio into w, returning its container and
 // size, or a problem (400, 408, 413, 415) when the body is not one audio
-// file within the limits.
+// file within the limits, wrapped in *unfinished when the body stopped
+// arriving.
 type Receive func(w io.Writer) (Container, int64, error)
+
+// unfinished is the error of an upload whose body did not arrive whole: cut
+// for falling behind MinUploadRate, or ended by its client. The bytes it
+// sent stay spent from the allowance, so a stall held a slot at a price and
+// cannot be repeated for free; an upload refused for what it holds gives
+// its reservation back.
+type unfinished struct {
+	err      error
+	received int64
+}
+
+func (u *unfinished) Error() string { return u.err.Error() }
+func (u *unfinished) Unwrap() error { return u.err }
 
 // Transcribe turns one uploaded answer into text. Everything that can
 // refuse the upload is checked before receive reads a byte of it: the
 // user's and the process's uploads in flight, and the daily allowance,
 // which reserves the body's declared length (or the largest body accepted,
-// when none is declared) and gives back what the audio did not use. The
+// when none is declared) and gives back what the audio did not use, or,
+// for an upload that stopped arriving, what it did not send. The
 // audio goes to an unlinked temporary file and streams from there to the
 // provider, so memory holds buffers, never a file.
 func (s *Service) Transcribe(ctx context.Context, userID string, declared int64, receive Receive) (string, error) {
@@ -98,13 +113,18 @@ func (s *Service) Transcribe(ctx context.Context, userID string, declared int64,
 		_ = os.Remove(f.Name())
 		defer f.Close()
 		c, n, err := receive(f)
+		if u := (*unfinished)(nil); errors.As(err, &u) {
+			return u.received, err
+		}
 		if err != nil {
 			return 0, err
 		}
 		ctx, cancel := context.WithTimeout(ctx, s.transcribeTimeout)
 		defer cancel()
-		text, err = s.up.transcribe(ctx, s.cfg.STTModel, io.NewSectionReader(f, 0, n), n, c)
-		return n, err
+		if text, err = s.up.transcribe(ctx, s.cfg.STTModel, io.NewSectionReader(f, 0, n), n, c); err != nil {
+			return 0, err
+		}
+		return n, nil
 	})
 	return text, err
 }
@@ -142,9 +162,10 @@ func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error
 }
 
 // spend reserves amount of the user's daily allowance, runs work, and keeps
-// only what work reports it used: a failure (used 0) gives the whole
-// reservation back, since a provider outage or a refused file must not use
-// up the user's day. A limit of 0 means no allowance is kept.
+// only what work reports it used, failed or not (at most amount). Work that
+// fails reports 0 unless the user's side used something: a provider outage
+// or a refused file must not use up the user's day, an upload that stalled
+// must. A limit of 0 means no allowance is kept.
 func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, limit int64, work func(context.Context) (used int64, err error)) error {
 	if limit == 0 {
 		_, err := work(ctx)
@@ -162,9 +183,6 @@ func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, 
 		return problem.Retry(wait, "today's %s allowance is used up; it resets at midnight UTC", what)
 	}
 	used, werr := work(ctx)
-	if werr != nil {
-		used = 0
-	}
 	if back := amount - min(max(used, 0), amount); back > 0 {
 		// The request's context may be the reason work failed; the refund
 		// still has to happen.

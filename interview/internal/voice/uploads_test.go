@@ -424,3 +424,171 @@ func TestConcurrentUploadsStayInBoundedMemory(t *testing.T) {
 		t.Fatalf("heap in use grew by %d MiB during 40 uploads of 25 MiB, over the %d MiB bound", grew>>20, limit>>20)
 	}
 }
+
+// frontLoaded opens a connection, sends the headers of an upload declaring
+// a 1 MiB body and the first sent bytes of it at once, then keeps the
+// connection open sending nothing (or, with trickle, one more byte a
+// second) until the server answers or closes it. It returns the status
+// (0 for a closed connection) on the channel.
+func frontLoaded(t *testing.T, addr, user string, sent int64, trickle bool) <-chan int {
+	t.Helper()
+	head, _, total := uploadParts(1 << 20)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "POST /api/voice/transcribe HTTP/1.1\r\nHost: %s\r\nX-Test-User: %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s", addr, user, testBoundary, total, head)
+	if _, err := io.Copy(conn, io.LimitReader(fill('a'), sent-int64(len(head)))); err != nil {
+		t.Fatal(err)
+	}
+	answered := make(chan struct{})
+	if trickle {
+		go func() {
+			for {
+				select {
+				case <-answered:
+					return
+				case <-time.After(time.Second):
+					if _, err := conn.Write([]byte("a")); err != nil {
+						return
+					}
+				}
+			}
+		}()
+	}
+	status := make(chan int, 1)
+	go func() {
+		defer close(answered)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			status <- 0
+			return
+		}
+		resp.Body.Close()
+		status <- resp.StatusCode
+	}()
+	return status
+}
+
+// pacedUpload sends a size-byte upload at about rate bytes a second, in
+// chunks a quarter of a second apart, and returns the status.
+func pacedUpload(t *testing.T, url, user string, size int64, rate int) int {
+	t.Helper()
+	head, tail, total := uploadParts(size)
+	pr, pw := io.Pipe()
+	go func() {
+		_, _ = io.WriteString(pw, head)
+		rest := size - int64(len(webmHeader))
+		for rest > 0 {
+			n := min(rest, int64(rate/4))
+			if _, err := io.Copy(pw, io.LimitReader(fill('a'), n)); err != nil {
+				return
+			}
+			rest -= n
+			time.Sleep(250 * time.Millisecond)
+		}
+		_, _ = io.WriteString(pw, tail)
+		_ = pw.Close()
+	}()
+	req, err := http.NewRequest(http.MethodPost, url+"/api/voice/transcribe", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = total
+	req.Header.Set("Content-Type", "multipart/form-data; boundary="+testBoundary)
+	req.Header.Set("X-Test-User", user)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s's paced upload: %v", user, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// Eight accounts each send 880 KiB of a 1 MiB upload at once, then stall
+// or trickle a byte a second. Bytes sent early buy at most the grace: each
+// loses its slot within seconds of its last real progress, not after the
+// 110 s its bytes would pay for at 8 KiB/s, and keeps the bytes it sent
+// spent. An honest upload slower than the grace but keeping the pace then
+// goes through.
+func TestFrontLoadedStallLosesItsSlot(t *testing.T) {
+	f := newFakeProvider(t, okTranscription)
+	env := newEnv(t, remoteConfig(f))
+	srv := httptest.NewServer(env.e)
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+
+	const sent = 880 << 10
+	answers := make([]<-chan int, DefaultMaxUploads)
+	for i := range answers {
+		answers[i] = frontLoaded(t, addr, fmt.Sprintf("mallory%d", i), sent, i%2 == 1)
+	}
+	stalled := time.Now()
+	waitInFlight(t, env.svc, DefaultMaxUploads)
+	if resp := rawUpload(t, addr, "ada", 1<<20, ""); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a ninth account while eight hold every slot: %d", resp.StatusCode)
+	}
+	// The old rule let each hold its slot for 120 s; the new one, about
+	// 10 s. 60 s leaves room for a busy machine.
+	for i, answer := range answers {
+		select {
+		case s := <-answer:
+			if s != http.StatusRequestTimeout && s != 0 {
+				t.Fatalf("mallory%d's stalled upload: status %d, want 408 or a closed connection", i, s)
+			}
+		case <-time.After(time.Until(stalled.Add(60 * time.Second))):
+			t.Fatalf("mallory%d still holds a slot %v after its 880 KiB", i, time.Since(stalled).Round(time.Second))
+		}
+	}
+	t.Logf("every stalled upload cut %v after it stalled", time.Since(stalled).Round(100*time.Millisecond))
+	waitInFlight(t, env.svc, 0)
+	env.allowance.mu.Lock()
+	kept := env.allowance.used[TranscribeBytes]
+	env.allowance.mu.Unlock()
+	if kept < DefaultMaxUploads*sent*9/10 || kept > DefaultMaxUploads*(1<<20+1024) {
+		t.Fatalf("the eight cut uploads kept %d bytes of the allowance, want about the %d they sent", kept, DefaultMaxUploads*sent)
+	}
+
+	// 192 KiB at 16 KiB/s: 12 s, past the grace, at twice the pace.
+	if s := pacedUpload(t, srv.URL, "ada", 192<<10, 2*MinUploadRate); s != http.StatusOK {
+		t.Fatalf("an honest upload at twice the minimum rate: %d", s)
+	}
+}
+
+// An upload whose client hangs up half way keeps what it sent spent, as a
+// stalled one does: closing just before the cut must not make a stall
+// free.
+func TestHungUpUploadKeepsWhatItSent(t *testing.T) {
+	f := newFakeProvider(t, okTranscription)
+	env := newEnv(t, remoteConfig(f))
+	srv := httptest.NewServer(env.e)
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+
+	const sent = 300 << 10
+	head, _, total := uploadParts(1 << 20)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /api/voice/transcribe HTTP/1.1\r\nHost: %s\r\n"+
+		"Content-Type: multipart/form-data; boundary=%s\r\nContent-Length: %d\r\n\r\n%s", addr, testBoundary, total, head)
+	if _, err := io.Copy(conn, io.LimitReader(fill('a'), sent-int64(len(head)))); err != nil {
+		t.Fatal(err)
+	}
+	waitInFlight(t, env.svc, 1)
+	time.Sleep(200 * time.Millisecond)
+	conn.Close()
+	waitInFlight(t, env.svc, 0)
+	env.allowance.mu.Lock()
+	kept := env.allowance.used[TranscribeBytes]
+	env.allowance.mu.Unlock()
+	if kept < sent*9/10 || kept > sent {
+		t.Fatalf("an upload cut off after %d bytes kept %d bytes of the allowance", sent, kept)
+	}
+	if n := len(f.received()); n != 0 {
+		t.Fatalf("provider got %d uploads", n)
+	}
+}

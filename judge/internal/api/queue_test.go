@@ -37,10 +37,27 @@ import (
 
 // chatModel is a fake OpenAI-compatible chat endpoint whose every call
 // takes delay (less when the caller hangs up) and answers with top
-// logprobs that hold a label of every question type.
+// logprobs that hold a label of every question type. It keeps when each
+// call arrived.
 type chatModel struct {
 	srv   *httptest.Server
 	calls atomic.Int64
+
+	mu      sync.Mutex
+	arrived []time.Time
+}
+
+// arrivals are the times calls arrived at or after since.
+func (m *chatModel) arrivals(since time.Time) []time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []time.Time
+	for _, a := range m.arrived {
+		if !a.Before(since) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 var chatReply = func() []byte {
@@ -65,6 +82,9 @@ func newChatModel(t *testing.T, delay time.Duration) *chatModel {
 	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		m.calls.Add(1)
+		m.mu.Lock()
+		m.arrived = append(m.arrived, time.Now())
+		m.mu.Unlock()
 		select {
 		case <-time.After(delay):
 		case <-r.Context().Done():
@@ -367,6 +387,83 @@ func TestShedsAtOnce(t *testing.T) {
 	}
 	if calls := model.calls.Load(); calls != int64(20*ok) {
 		t.Errorf("the model saw %d calls for %d answered requests of 20 questions: refused requests made calls", calls, ok)
+	}
+}
+
+// TestWarmQueueStartsWithinMaxWait: a first burst of 40 one-question
+// requests on 16 slots against a model that takes 10 s a call measures the
+// call time; once it has finished, a second burst of 40 arrives. Its
+// admitted requests' calls all reach the model within JUDGE_LLM_MAX_WAIT
+// of the burst (with 3 s for a busy machine): admission counts the 16
+// calls just started as finishing together, 10 s from now. Estimated from
+// the rate of completions (a slot every 0.6 s), 4 more were admitted and
+// waited 10 s for theirs. The rest get 529 well before a call could have
+// answered.
+func TestWarmQueueStartsWithinMaxWait(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two bursts against a 10 s model")
+	}
+	const delay = 10 * time.Second
+	model := newChatModel(t, delay)
+	srv := llmJudge(t, model, 40, unlimited, 0, 16)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 40}}
+	defer client.CloseIdleConnections()
+
+	burst := func() ([]result, time.Time) {
+		results := make([]result, 40)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range results {
+			wg.Go(func() {
+				<-start
+				var err error
+				if results[i], err = send(context.Background(), client, srv.URL, fmt.Sprintf("key%d", i+1), nouls(1)); err != nil {
+					t.Errorf("request %d: %v", i, err)
+				}
+			})
+		}
+		began := time.Now()
+		close(start)
+		wg.Wait()
+		return results, began
+	}
+	burst()
+	results, began := burst()
+
+	var ok, shed int
+	var shedTook []time.Duration
+	for i, r := range results {
+		switch r.status {
+		case http.StatusOK:
+			ok++
+			if r.answers != 1 {
+				t.Errorf("request %d: 200 with %d answers", i, r.answers)
+			}
+		case 529:
+			shed++
+			shedTook = append(shedTook, r.took)
+		default:
+			t.Errorf("request %d: status %d", i, r.status)
+		}
+	}
+	calls := model.arrivals(began)
+	var latest time.Duration
+	for _, a := range calls {
+		latest = max(latest, a.Sub(began))
+	}
+	t.Logf("second burst: %d answered, their calls reached the model at most %v after the burst (limit %v); %d shed (p50 %v, max %v)",
+		ok, latest.Round(time.Millisecond), chat.DefaultMaxWait, shed, percentile(shedTook, 0.5), percentile(shedTook, 1))
+	if ok == 0 || shed == 0 {
+		t.Fatalf("%d answered and %d shed: want both", ok, shed)
+	}
+	if len(calls) != ok {
+		t.Errorf("the model saw %d calls for %d answered one-question requests", len(calls), ok)
+	}
+	if latest > chat.DefaultMaxWait+3*time.Second {
+		t.Errorf("an admitted request's call started %v after the burst, the limit is %v", latest, chat.DefaultMaxWait)
+	}
+	if slowest := percentile(shedTook, 1); slowest >= delay/2 {
+		t.Errorf("a 529 took %v: refusals must not wait for upstream calls", slowest)
 	}
 }
 

@@ -140,7 +140,9 @@ func (c *Cache) Lookup(ctx context.Context, key auth.BearerKey, model string, re
 	if err := json.Unmarshal(raw, &resp); err != nil {
 		return e, nil
 	}
-	resp.Order = req.QuestionNames()
+	// Stored for a request that may have listed the options in another
+	// order: the canonical request is the same.
+	req.Arrange(&resp)
 	resp.Usage = systemone.Usage{}
 	e.outcome = Hit
 	return e, &resp

@@ -14,15 +14,17 @@
 //   - Admission. A request declares its calls up front and is admitted or
 //     refused whole, at once: admitted only if its calls are estimated to
 //     get slots within Config.MaxWait, judged from the calls ahead of them
-//     under round-robin and the measured time per completion, and only if
-//     the calls waiting stay within Config.Queue. Once admitted, its calls
-//     are never refused by the queue; they wait their turn until their
-//     context ends.
+//     under round-robin and when each slot frees (the calls in flight by
+//     their start times and the measured call latency, so calls started
+//     together are expected to finish together), and only if the calls
+//     waiting stay within Config.Queue. Once admitted, its calls are never
+//     refused by the queue; they wait their turn until their context ends.
 package fairqueue
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -84,8 +86,10 @@ type Queue struct {
 	// latency is the moving average of answered calls' durations; zero
 	// until one has been answered.
 	latency time.Duration
-	// startSum is the sum of the in-flight calls' start times in
-	// milliseconds since epoch, for their mean age.
+	// starts are the in-flight calls' start times, oldest first (calls
+	// start under mu, in time order); startSum is their sum in
+	// milliseconds, for their mean age.
+	starts   []time.Duration
 	startSum int64
 	epoch    time.Time
 	now      func() time.Duration // since epoch; tests replace it
@@ -122,7 +126,8 @@ type RefusedError struct {
 	// Ahead is how many calls are estimated to start before the
 	// request's under round-robin (its tenant's own waiting calls included).
 	Ahead int
-	// Wait is the estimated wait for slots, over MaxWait; zero when the
+	// Wait is the estimated wait for slots: over MaxWait, or on a cold
+	// queue (nothing measured yet) whatever the guess; zero when the
 	// refusal is for room (Waiting).
 	Wait time.Duration
 	// Waiting is how many calls would wait for a slot with the request's,
@@ -157,13 +162,12 @@ func (e *TooLargeError) Error() string {
 // estimated wait for slots is over MaxWait or the calls waiting would
 // exceed Queue, and with a *TooLargeError when they never could fit.
 //
-// The wait is estimated as (ahead + 1 − free slots) completions at the
-// measured time per completion (average call latency / limit), where ahead
-// is what round-robin serves before the request's calls: the tenant's own
-// waiting calls, and for every other tenant its waiting calls up to as
-// many as the tenant will have with this request. So a tenant's backlog
-// delays only its own admission, and a light tenant beside a flood is
-// admitted.
+// The wait is when the slot for the call after ahead others frees
+// (startInLocked), where ahead is what round-robin serves before the
+// request's calls: the tenant's own waiting calls, and for every other
+// tenant its waiting calls up to as many as the tenant will have with this
+// request. So a tenant's backlog delays only its own admission, and a
+// light tenant beside a flood is admitted.
 func (q *Queue) Admit(id string, calls int) (*Request, error) {
 	calls = max(calls, 0)
 	if most := q.cfg.Slots + q.cfg.Queue; calls > most {
@@ -183,20 +187,21 @@ func (q *Queue) Admit(id string, calls int) (*Request, error) {
 		}
 	}
 	free := max(0, q.limit-q.inflight)
-	per := q.perCompletionLocked()
 	if waiting := q.pending + calls - free; waiting > q.cfg.Queue {
+		// Room comes back as the calls beyond it start.
 		return nil, &RefusedError{Calls: calls, Ahead: ahead, Waiting: waiting,
-			RetryAfter: max(time.Duration(waiting-q.cfg.Queue)*per, minRetryAfter)}
+			RetryAfter: max(q.startInLocked(free+waiting-q.cfg.Queue-1), minRetryAfter)}
 	}
+	wait := q.startInLocked(ahead)
 	// Until a call has been answered nothing says how long one takes, and
 	// a guess admits a burst that then waits many call times: admit only
 	// what starts at once (or, with nothing in flight or waiting, a
 	// request too large to, whose first calls then measure the upstream).
 	if cold := q.latency == 0; cold && calls > 0 && q.pending+calls > free && (q.inflight > 0 || q.pending > 0) {
-		return nil, &RefusedError{Calls: calls, Ahead: ahead, Wait: q.cfg.MaxWait + per,
-			RetryAfter: max(per, minRetryAfter)}
+		return nil, &RefusedError{Calls: calls, Ahead: ahead, Wait: wait,
+			RetryAfter: max(wait, minRetryAfter)}
 	}
-	if wait := time.Duration(max(0, ahead+1-free)) * per; calls > 0 && wait > q.cfg.MaxWait {
+	if calls > 0 && wait > q.cfg.MaxWait {
 		return nil, &RefusedError{Calls: calls, Ahead: ahead, Wait: wait,
 			RetryAfter: max(wait-q.cfg.MaxWait, minRetryAfter)}
 	}
@@ -208,12 +213,33 @@ func (q *Queue) Admit(id string, calls int) (*Request, error) {
 	return &Request{q: q, tenant: id, left: calls}, nil
 }
 
-// perCompletionLocked is the expected time between two calls finishing
-// with every slot busy: the average latency over the limit. The average
-// is the measured one, but at least the mean age of the calls in flight,
-// so an upstream that stalls raises the estimate before any slow call has
-// come back.
-func (q *Queue) perCompletionLocked() time.Duration {
+// startInLocked is the estimated time until the call that starts after m
+// others (0: the next) gets a slot. Each of the limit slots frees when its
+// call in flight has run for the call latency (at once if free, or if the
+// call is already that old), then serves a call each latency: the m-th
+// call takes slot m mod limit in its (m / limit)-th round. Since every
+// slot frees within one latency, the rounds never overtake each other.
+// Calls that started together are so expected to finish together, not
+// spread out, and a burst admitted on the rate of completions cannot wait
+// a whole call time. With more calls in flight than the limit (it was
+// just halved), the first slot frees when the excess has finished.
+func (q *Queue) startInLocked(m int) time.Duration {
+	l := q.latencyLocked()
+	now := q.now()
+	free := q.limit - q.inflight
+	j := m % q.limit
+	at := now
+	if j >= free {
+		at = max(now, q.starts[j-free]+l)
+	}
+	return at - now + time.Duration(m/q.limit)*l
+}
+
+// latencyLocked is how long a call is expected to take: the measured
+// average (coldLatency before any), but at least the mean age of the calls
+// in flight, so an upstream that stalls raises the estimate before any
+// slow call has come back.
+func (q *Queue) latencyLocked() time.Duration {
 	l := q.latency
 	if l == 0 {
 		l = coldLatency
@@ -222,7 +248,7 @@ func (q *Queue) perCompletionLocked() time.Duration {
 		age := q.now() - time.Duration(q.startSum/int64(q.inflight))*time.Millisecond
 		l = max(l, age)
 	}
-	return l / time.Duration(q.limit)
+	return l
 }
 
 func (q *Queue) tenantLocked(id string) *tenant {
@@ -296,8 +322,7 @@ func (r *Request) Acquire(ctx context.Context) (Slot, error) {
 	defer q.mu.Unlock()
 	if w.granted {
 		// Granted while giving up: hand the slot on.
-		q.inflight--
-		q.startSum -= w.start.Milliseconds()
+		q.stopLocked(w.start)
 		q.grantLocked()
 		return Slot{}, ctx.Err()
 	}
@@ -350,8 +375,7 @@ func (s Slot) Release(o Outcome) {
 	q := s.q
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.inflight--
-	q.startSum -= s.start.Milliseconds()
+	q.stopLocked(s.start)
 	switch o {
 	case Answered:
 		d := q.now() - s.start
@@ -374,8 +398,18 @@ func (s Slot) Release(o Outcome) {
 func (q *Queue) startLocked() time.Duration {
 	start := q.now()
 	q.inflight++
+	q.starts = append(q.starts, start)
 	q.startSum += start.Milliseconds()
 	return start
+}
+
+// stopLocked takes the call that started at start out of flight.
+func (q *Queue) stopLocked(start time.Duration) {
+	q.inflight--
+	q.startSum -= start.Milliseconds()
+	if i := slices.Index(q.starts, start); i >= 0 {
+		q.starts = slices.Delete(q.starts, i, i+1)
+	}
 }
 
 // grantLocked fills free slots from the tenants in turn, one call each.

@@ -154,7 +154,7 @@ func TestLimitAdapts(t *testing.T) {
 // it; an upstream that stalls raises the estimate before any call returns.
 func TestAdmissionIsFair(t *testing.T) {
 	q, c := newQueue(Config{Slots: 2, Queue: 100, MaxWait: 2 * time.Second})
-	// One answered call of 1 s: 0.5 s per completion with 2 slots.
+	// One answered call of 1 s.
 	warm := acquire(t, admit(t, q, "warm", 1))
 	c.advance(time.Second)
 	warm.Release(Answered)
@@ -171,15 +171,16 @@ func TestAdmissionIsFair(t *testing.T) {
 	if !errors.As(err, &refused) {
 		t.Fatalf("flood's next request: %v, want a refusal", err)
 	}
-	// Its own 8 calls ahead, 9 completions at 0.5 s.
-	if refused.Ahead != 8 || refused.Wait != 4500*time.Millisecond || refused.RetryAfter != 2500*time.Millisecond {
-		t.Fatalf("refusal %+v, want 8 ahead, 4.5 s, retry after 2.5 s", refused)
+	// Its own 8 calls ahead: both slots free in 1 s, then serve two calls a
+	// second; its call is the ninth, at 5 s.
+	if refused.Ahead != 8 || refused.Wait != 5*time.Second || refused.RetryAfter != 3*time.Second {
+		t.Fatalf("refusal %+v, want 8 ahead, 5 s, retry after 3 s", refused)
 	}
 
-	// The light tenant has only flood's next call ahead: 2 completions, 1 s.
+	// The light tenant has only flood's next call ahead: a slot in 1 s.
 	admit(t, q, "light", 1)
 	// With one call pending, its next has its own and two of flood's
-	// ahead: 4 completions, 2 s, exactly the wait allowed.
+	// ahead: the second round, 2 s, exactly the wait allowed.
 	admit(t, q, "light", 1)
 	if s := q.Stats(); s.Pending != 10 || s.Tenants != 2 {
 		t.Fatalf("pending %+v, want flood's 8 and light's 2", s)
@@ -340,5 +341,59 @@ func TestColdQueueAdmitsWhatStartsAtOnce(t *testing.T) {
 	s.Release(Answered)
 	if _, err := q.Admit("c", 1); err != nil {
 		t.Fatalf("after a measured call: %v", err)
+	}
+}
+
+// TestBurstFinishesTogether: on a warm queue, calls that started together
+// free their slots together, a call time after they started, not one by
+// one at the average rate: with four 5 s calls just started, a fifth waits
+// 5 s and is refused, where the rate of completions (a slot every 1.25 s)
+// would admit it. Calls started apart free their slots apart, and the next
+// call is admitted once the oldest is within MaxWait of its end.
+func TestBurstFinishesTogether(t *testing.T) {
+	q, c := newQueue(Config{Slots: 4, Queue: 100, MaxWait: 2 * time.Second})
+	first := admit(t, q, "a", 4)
+	var slots []Slot
+	for range 4 {
+		slots = append(slots, acquire(t, first))
+	}
+	c.advance(5 * time.Second)
+	for _, s := range slots {
+		s.Release(Answered)
+	}
+
+	// A second burst: four requests start at once.
+	slots = slots[:0]
+	for i := range 4 {
+		slots = append(slots, acquire(t, admit(t, q, fmt.Sprint("b", i), 1)))
+	}
+	_, err := q.Admit("late", 1)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || refused.Wait != 5*time.Second || refused.RetryAfter != 3*time.Second {
+		t.Fatalf("a fifth call beside four just started: %v, want a refusal estimating 5 s", err)
+	}
+	c.advance(3 * time.Second)
+	late := admit(t, q, "late", 1) // the burst ends in 2 s: within MaxWait
+	c.advance(2 * time.Second)
+	for _, s := range slots {
+		s.Release(Answered)
+	}
+	s := acquire(t, late)
+	c.advance(5 * time.Second)
+	s.Release(Answered)
+	wantIdle(t, q)
+
+	// Calls started 1.25 s apart: the oldest frees its slot first.
+	slots = slots[:0]
+	for i := range 4 {
+		slots = append(slots, acquire(t, admit(t, q, fmt.Sprint("c", i), 1)))
+		c.advance(1250 * time.Millisecond)
+	}
+	// Now 5 s after the first started: the next slot frees at once, the
+	// one after in 1.25 s, the third in 2.5 s.
+	admit(t, q, "d0", 1)
+	admit(t, q, "d1", 1)
+	if _, err := q.Admit("d2", 1); !errors.As(err, &refused) || refused.Ahead != 2 || refused.Wait != 2500*time.Millisecond {
+		t.Fatalf("a call behind two, the third slot free in 2.5 s: %v, want a refusal estimating 2.5 s", err)
 	}
 }

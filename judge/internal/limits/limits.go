@@ -37,6 +37,32 @@ type Checked struct {
 	// Tokens is the request's input tokens: the state once plus every
 	// question (name, instructions, criteria, one piece per line).
 	Tokens int
+	// asked are the questions as the caller sent them, when there is a
+	// choice among them: what Arrange writes answers by.
+	asked map[string]systemone.Question
+}
+
+// Arrange puts resp's answers in the caller's order, whichever order the
+// engine kept (or the request a cached answer was stored for): the
+// questions as they were sent, and each choice's probabilities as its
+// options were listed, not in the canonical order the engines read them in
+// nor sorted by name (docs/api.md, "Judge: POST /v1/systemone").
+func (c Checked) Arrange(resp *systemone.Response) {
+	resp.Order = c.QuestionNames()
+	for name, q := range c.asked {
+		if q.Type != systemone.TypeChoice {
+			continue
+		}
+		a, ok := resp.Answers[name]
+		if !ok {
+			continue
+		}
+		a.Order = make([]string, len(q.Options))
+		for i, o := range q.Options {
+			a.Order[i] = o.Name
+		}
+		resp.Answers[name] = a
+	}
 }
 
 // Check validates req: its shape (systemone.Request.Validate), then the
@@ -66,27 +92,29 @@ func Check(req systemone.Request, count Counter) (Checked, error) {
 	if err := v.Err(); err != nil {
 		return Checked{}, err
 	}
-	return Checked{Request: canonical(req), Tokens: total}, nil
+	return canonical(req, total), nil
 }
 
-// canonical returns req with each choice's options in canonical order,
-// sharing req's questions when it has no choice.
-func canonical(req systemone.Request) systemone.Request {
+// canonical returns req checked: each choice's options in canonical order,
+// and the caller's questions kept beside them for Arrange; req's questions
+// shared when it has no choice.
+func canonical(req systemone.Request, tokens int) Checked {
 	choices := false
 	for _, q := range req.Questions {
 		choices = choices || q.Type == systemone.TypeChoice
 	}
 	if !choices {
-		return req
+		return Checked{Request: req, Tokens: tokens}
 	}
 	// A new map filled in one pass: cheaper than cloning the caller's and
 	// then writing the choices into the clone.
+	asked := req.Questions
 	qs := make(map[string]systemone.Question, len(req.Questions))
 	for name, q := range req.Questions {
 		qs[name] = q.Canonical()
 	}
 	req.Questions = qs
-	return req
+	return Checked{Request: req, Tokens: tokens, asked: asked}
 }
 
 // question counts what a model sees of one question: its name,

@@ -173,11 +173,12 @@ func (r *Registry) PlannedInputTokens(m *Model, req limits.Checked) int {
 }
 
 // Ask answers req with m and completes the response: the exact model name,
-// one answer per question, and usage. It returns what the request is
-// charged, answered or not: every upstream call that was sent (counted on
-// an engine.Meter), priced; for an engine that sends nothing, the tokens it
-// reports, or else the request's as validation counted them, and nothing
-// when it fails. The answer's usage is its charge.
+// one answer per question, in the caller's order (limits.Checked.Arrange),
+// and usage. It returns what the request is charged, answered or not:
+// every upstream call that was sent (counted on an engine.Meter), priced;
+// for an engine that sends nothing, the tokens it reports, or else the
+// request's as validation counted them, and nothing when it fails. The
+// answer's usage is its charge.
 func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*systemone.Response, systemone.Usage, error) {
 	req.Model = m.Name
 	var meter engine.Meter
@@ -205,7 +206,7 @@ func (r *Registry) Ask(ctx context.Context, m *Model, req limits.Checked) (*syst
 
 // complete checks resp against the engine contract and names it: one
 // answer per question and none other, the exact model that answered, the
-// answers in the order the questions came.
+// answers and each choice's options in the order the caller sent them.
 func (r *Registry) complete(m *Model, req limits.Checked, resp *systemone.Response) (*systemone.Response, error) {
 	if resp == nil {
 		return nil, fault.New(fault.Upstream, "model %s returned no response", m.Name)
@@ -225,7 +226,7 @@ func (r *Registry) complete(m *Model, req limits.Checked, resp *systemone.Respon
 		}
 		name += "/" + resp.Model
 	}
-	// Answers go out in the order the questions came, whatever order the
-	// engine kept.
-	return &systemone.Response{Model: name, Answers: resp.Answers, Order: req.QuestionNames()}, nil
+	out := &systemone.Response{Model: name, Answers: resp.Answers}
+	req.Arrange(out)
+	return out, nil
 }
