@@ -204,3 +204,37 @@ func TestRedisPersistence(t *testing.T) {
 		t.Error("an unreachable Redis: no error")
 	}
 }
+
+// BenchmarkFileReserve is one reservation at a time: a transaction synced
+// to disk each.
+func BenchmarkFileReserve(b *testing.B) {
+	f, err := store.OpenFile(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for b.Loop() {
+		if _, _, err := f.Reserve(bg, "k", nov26, 1, store.Amounts{Day: -1, Month: -1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFileReserveParallel is reservations from 64 goroutines at once,
+// which share transactions and their syncs.
+func BenchmarkFileReserveParallel(b *testing.B) {
+	f, err := store.OpenFile(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	b.SetParallelism(64)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := f.Reserve(bg, "k", nov26, 1, store.Amounts{Day: -1, Month: -1}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
