@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,7 +21,7 @@ import (
 // that reads them.
 var designSettings = map[string][]string{
 	"judge": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "LLM_API", "JUDGE_ADDR", "JUDGE_API_KEYS", "JUDGE_RATE_LIMIT_RPM", "JUDGE_RATE_LIMIT_BURST", "JUDGE_MODEL_ALIASES",
-		"JUDGE_CACHE_TTL", "APP_ENV", "REDIS_URL", "OTEL_EXPORTER_OTLP_ENDPOINT"},
+		"JUDGE_CACHE_TTL", "APP_ENV", "REDIS_URL", "JUDGE_DATA_DIR", "OTEL_EXPORTER_OTLP_ENDPOINT"},
 	"interview": {"LLM_BASE_URL", "LLM_API_KEY", "LLM_MODEL", "STT_MODEL", "TTS_MODEL", "TTS_VOICE",
 		"VOICE_BASE_URL", "VOICE_API_KEY", "INTERVIEW_ADDR", "DATABASE_URL", "JWT_SECRET", "APP_ENV",
 		"GOOGLE_CLIENT_ID", "JUDGE_URL", "JUDGE_API_KEY", "OTEL_EXPORTER_OTLP_ENDPOINT"},
@@ -251,6 +252,48 @@ func TestComposeCaddy(t *testing.T) {
 	}
 }
 
+// TestComposeJudgeKeepsSpendOnAVolume: a judge without Redis keeps what
+// keys spent under JUDGE_DATA_DIR, which compose puts on a named volume,
+// writable under a read-only root file system. A new volume takes the
+// ownership of the directory it is mounted on, so the image makes that
+// directory its user's, readable by no one else.
+func TestComposeJudgeKeepsSpendOnAVolume(t *testing.T) {
+	j := service(t, loadCompose(t), "judge")
+	dir, _ := envOf(j, "JUDGE_DATA_DIR")
+	if !path.IsAbs(dir) {
+		t.Fatalf("judge JUDGE_DATA_DIR %q, want an absolute path in the container", dir)
+	}
+	if !j.ReadOnly || !slices.ContainsFunc(j.Volumes, func(v types.ServiceVolumeConfig) bool {
+		return v.Type == types.VolumeTypeVolume && v.Target == dir && !v.ReadOnly
+	}) {
+		t.Errorf("judge: read-only root %v, volumes %+v; want a writable named volume at %s", j.ReadOnly, j.Volumes, dir)
+	}
+
+	stages, _ := parseDockerfile(t, filepath.Join(repoRoot(t), "deploy", "judge.Dockerfile"))
+	final := stages[len(stages)-1]
+	users := final.has("USER ")
+	user := strings.TrimPrefix(users[len(users)-1], "USER ")
+	if !slices.ContainsFunc(final.has("ENV "), func(l string) bool { return slices.Contains(strings.Fields(l), "JUDGE_DATA_DIR="+dir) }) {
+		t.Errorf("the image's JUDGE_DATA_DIR is not compose's %s: %q", dir, final.has("ENV "))
+	}
+	// COPY --from=build --chown=USER SRC DST, DST holding dir; an earlier
+	// stage makes SRC's part of it with mode 0700.
+	made := false
+	for _, l := range final.has("COPY --from=") {
+		f := strings.Fields(l)
+		if len(f) != 5 || f[2] != "--chown="+user || (dir != f[4] && !strings.HasPrefix(dir, f[4]+"/")) {
+			continue
+		}
+		want := "install -d -m 0700 " + f[3] + strings.TrimPrefix(dir, f[4])
+		for _, s := range stages[:len(stages)-1] {
+			made = made || slices.ContainsFunc(s.has("RUN "), func(l string) bool { return strings.Contains(l, want) })
+		}
+	}
+	if !made {
+		t.Errorf("deploy/judge.Dockerfile does not give %s to its user %s with mode 0700", dir, user)
+	}
+}
+
 // TestComposeReplicasProfile: Redis joins only with the replicas profile,
 // unpublished, and the judges find it at the address the docs give.
 func TestComposeReplicasProfile(t *testing.T) {
@@ -338,8 +381,9 @@ func TestComposeEveryDesignSettingReachesItsService(t *testing.T) {
 	env = append(env, "CADDY_PORT=9090", "CADDY_BIND=192.0.2.1", "POSTGRES_PASSWORD=s3cret")
 	p := loadCompose(t, env...)
 	// The listen addresses, the judge's URL and the database are fixed by the
-	// compose network; a .env meant for make run must not move them.
-	fixed := map[string]bool{"JUDGE_ADDR": true, "INTERVIEW_ADDR": true, "DATABASE_URL": true, "JUDGE_URL": true}
+	// compose network, the judge's data directory by its volume; a .env
+	// meant for make run must not move them.
+	fixed := map[string]bool{"JUDGE_ADDR": true, "INTERVIEW_ADDR": true, "DATABASE_URL": true, "JUDGE_URL": true, "JUDGE_DATA_DIR": true}
 	for svc, keys := range designSettings {
 		s := service(t, p, svc)
 		for _, k := range keys {

@@ -29,13 +29,19 @@ COPY shared/ /src/shared/
 COPY judge/ /src/judge/
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
 	CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/judge ./cmd/judge
+# JUDGE_DATA_DIR, made here because the runtime image has no shell.
+RUN install -d -m 0700 /out/data/judge
 
 FROM ${RUNTIME_IMAGE}
 COPY --from=build /out/judge /judge
+# The data directory belongs to the user the judge runs as: a volume
+# mounted there starts out owned by it, so a judge without Redis can keep
+# what keys spent on a read-only root file system.
+COPY --from=build --chown=65532:65532 /out/data /data
 # distroless's nonroot user, by number so that a substituted base needs no
 # such name.
 USER 65532:65532
-ENV JUDGE_ADDR=:8081
+ENV JUDGE_ADDR=:8081 JUDGE_DATA_DIR=/data/judge
 EXPOSE 8081
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 CMD ["/judge", "healthcheck"]
 ENTRYPOINT ["/judge"]

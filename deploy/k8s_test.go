@@ -19,12 +19,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
+
+	"github.com/compose-spec/compose-go/v2/types"
 )
 
 // k8sKinds are the kinds deploy/k8s may hold, with the API version each must
@@ -40,6 +43,7 @@ var k8sKinds = map[string]struct {
 	"HorizontalPodAutoscaler": {"autoscaling/v2", func() any { return &autoscalingv2.HorizontalPodAutoscaler{} }},
 	"PodDisruptionBudget":     {"policy/v1", func() any { return &policyv1.PodDisruptionBudget{} }},
 	"NetworkPolicy":           {"networking.k8s.io/v1", func() any { return &networkingv1.NetworkPolicy{} }},
+	"PersistentVolumeClaim":   {"v1", func() any { return &corev1.PersistentVolumeClaim{} }},
 }
 
 // kustomization is the part of kustomization.yaml the manifests use; strict
@@ -67,6 +71,7 @@ type k8sObjects struct {
 	hpas        []*autoscalingv2.HorizontalPodAutoscaler
 	pdbs        []*policyv1.PodDisruptionBudget
 	policies    []*networkingv1.NetworkPolicy
+	claims      map[string]*corev1.PersistentVolumeClaim
 	kust        kustomization
 }
 
@@ -141,7 +146,8 @@ func loadK8s(t *testing.T) k8sObjects {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := k8sObjects{deployments: map[string]*appsv1.Deployment{}, services: map[string]*corev1.Service{}}
+	o := k8sObjects{deployments: map[string]*appsv1.Deployment{}, services: map[string]*corev1.Service{},
+		claims: map[string]*corev1.PersistentVolumeClaim{}}
 	if err := decodeStrict(raw, &o.kust); err != nil {
 		t.Fatalf("kustomization.yaml: %v", err)
 	}
@@ -163,6 +169,8 @@ func loadK8s(t *testing.T) k8sObjects {
 				o.pdbs, meta = append(o.pdbs, v), v.ObjectMeta
 			case *networkingv1.NetworkPolicy:
 				o.policies, meta = append(o.policies, v), v.ObjectMeta
+			case *corev1.PersistentVolumeClaim:
+				o.claims[v.Name], meta = v, v.ObjectMeta
 			default:
 				t.Errorf("%s: a %T belongs elsewhere (Secrets are created by hand, ConfigMaps generated)", f, obj)
 			}
@@ -674,12 +682,7 @@ func TestRedisNeverEvicts(t *testing.T) {
 	k8s := k8sRedisArgs(t)
 	compose := []string(service(t, loadCompose(t, "COMPOSE_PROFILES=replicas"), "redis").Command)
 	for name, args := range map[string][]string{"deploy/k8s/redis.yaml": k8s, "docker-compose.yml": compose} {
-		flags := map[string]string{}
-		for i := 0; i+1 < len(args); i++ {
-			if strings.HasPrefix(args[i], "--") {
-				flags[args[i]] = args[i+1]
-			}
-		}
+		flags := redisFlags(args)
 		if flags["--maxmemory-policy"] != "noeviction" || flags["--maxmemory"] == "" {
 			t.Errorf("%s: redis runs with %q, want --maxmemory and --maxmemory-policy noeviction", name, args)
 		}
@@ -693,6 +696,66 @@ func TestRedisNeverEvicts(t *testing.T) {
 	if !slices.Equal(k8s, compose) {
 		t.Errorf("redis flags differ:\n k8s     %q\n compose %q", k8s, compose)
 	}
+}
+
+// TestRedisPersists: the Redis of deploy/k8s and of compose's replicas
+// profile keep what keys spent across a restart: every write logged to the
+// append-only file, in a data directory on storage that outlives the
+// container (a named volume; a PersistentVolumeClaim of the manifests,
+// mounted by one pod at a time). TestShippedRedisKeepsSpend runs these
+// flags.
+func TestRedisPersists(t *testing.T) {
+	k8s := k8sRedisArgs(t)
+	compose := service(t, loadCompose(t, "COMPOSE_PROFILES=replicas"), "redis")
+	for name, args := range map[string][]string{"deploy/k8s/redis.yaml": k8s, "docker-compose.yml": compose.Command} {
+		if flags := redisFlags(args); flags["--appendonly"] != "yes" {
+			t.Errorf("%s: redis runs with %q, want --appendonly yes", name, args)
+		}
+	}
+	if !slices.ContainsFunc(compose.Volumes, func(v types.ServiceVolumeConfig) bool {
+		return v.Type == types.VolumeTypeVolume && v.Target == "/data" && !v.ReadOnly
+	}) {
+		t.Errorf("docker-compose.yml: redis's /data is not a writable named volume: %+v", compose.Volumes)
+	}
+
+	o := loadK8s(t)
+	d := o.deployments["redis"]
+	pod := d.Spec.Template.Spec
+	var claim string
+	for _, m := range pod.Containers[0].VolumeMounts {
+		if m.MountPath != "/data" {
+			continue
+		}
+		for _, v := range pod.Volumes {
+			if v.Name == m.Name && v.PersistentVolumeClaim != nil && !m.ReadOnly {
+				claim = v.PersistentVolumeClaim.ClaimName
+			}
+		}
+	}
+	pvc := o.claims[claim]
+	if pvc == nil {
+		t.Fatalf("deploy/k8s/redis.yaml: /data is not on a PersistentVolumeClaim of the manifests (claim %q)", claim)
+	}
+	if size, ok := pvc.Spec.Resources.Requests[corev1.ResourceStorage]; !ok || size.Cmp(resource.MustParse("256Mi")) < 0 {
+		t.Errorf("claim %s requests %v, want room for an append-only file of Redis's 192mb and its rewrite", claim, pvc.Spec.Resources.Requests)
+	}
+	if !slices.Equal(pvc.Spec.AccessModes, []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}) {
+		t.Errorf("claim %s access modes %v, want ReadWriteOnce", claim, pvc.Spec.AccessModes)
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 || d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("redis: replicas %v, strategy %q; want one pod, Recreate (never two on one append-only file)", d.Spec.Replicas, d.Spec.Strategy.Type)
+	}
+}
+
+// redisFlags are the values of a redis-server command line's --flags.
+func redisFlags(args []string) map[string]string {
+	flags := map[string]string{}
+	for i := 0; i+1 < len(args); i++ {
+		if strings.HasPrefix(args[i], "--") {
+			flags[args[i]] = args[i+1]
+		}
+	}
+	return flags
 }
 
 func k8sRedisArgs(t *testing.T) []string {

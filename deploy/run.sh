@@ -341,7 +341,8 @@ judge_at=$(reach "$judge_addr")
 interview_at=$(reach "$interview_addr")
 caddy_at=$(reach "$caddy_bind:$caddy_port")
 
-start judge env JUDGE_ADDR="$judge_addr" bin/judge
+# What keys spent and used survives a restart here (unless REDIS_URL).
+start judge env JUDGE_ADDR="$judge_addr" JUDGE_DATA_DIR="${JUDGE_DATA_DIR:-$data/judge}" bin/judge
 start interview env INTERVIEW_ADDR="$interview_addr" DATABASE_URL="$database_url" \
 	JUDGE_URL="${JUDGE_URL:-http://$judge_at}" JUDGE_API_KEY="${JUDGE_API_KEY:-$first_key}" \
 	bin/interview

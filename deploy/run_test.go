@@ -248,7 +248,8 @@ func TestRunScriptGeneratesAJudgeKey(t *testing.T) {
 }
 
 // TestRunScriptKeepsDevKeyOffline: without a model, make run keeps the
-// README's dev-key and writes no key file.
+// README's dev-key and writes no key file; the judge keeps what keys spent
+// under .data/judge.
 func TestRunScriptKeepsDevKeyOffline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole stack")
@@ -266,6 +267,11 @@ func TestRunScriptKeepsDevKeyOffline(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".data", "judge-api-key")); !os.IsNotExist(err) {
 		t.Errorf(".data/judge-api-key exists offline (err %v)", err)
+	}
+	// What keys spent and used is kept under .data/ with the rest, and
+	// survives the next make run.
+	if _, err := os.Stat(filepath.Join(root, ".data", "judge", "spend.db")); err != nil {
+		t.Errorf("the judge keeps no spending under .data/judge: %v", err)
 	}
 }
 

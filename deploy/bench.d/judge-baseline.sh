@@ -37,7 +37,7 @@ start() { # start NAME BINARY: sets url_NAME
 	p=$(free_port)
 	port=$((p + 1))
 	JUDGE_ADDR=127.0.0.1:$p JUDGE_API_KEYS=bench-key JUDGE_RATE_LIMIT_RPM=1000000000 \
-		JUDGE_RATE_LIMIT_TPM=1000000000 "$2" >"$tmp/$1.log" 2>&1 &
+		JUDGE_RATE_LIMIT_TPM=1000000000 JUDGE_DATA_DIR="$tmp/data-$1" "$2" >"$tmp/$1.log" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 1 100); do
 		curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:$p/healthz" 2>/dev/null && break

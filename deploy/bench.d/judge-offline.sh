@@ -14,7 +14,7 @@ port=18181
 while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 url=http://127.0.0.1:$port
 
-JUDGE_ADDR=127.0.0.1:$port JUDGE_API_KEYS=bench-key JUDGE_RATE_LIMIT_RPM=1000000000 \
+JUDGE_ADDR=127.0.0.1:$port JUDGE_API_KEYS=bench-key JUDGE_RATE_LIMIT_RPM=1000000000 JUDGE_DATA_DIR="$tmp/data" \
 	"$tmp/judge" >"$tmp/judge.log" 2>&1 &
 pid=$!
 cleanup() {

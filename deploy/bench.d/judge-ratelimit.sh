@@ -48,7 +48,7 @@ run() { # label, extra env...
 	local port
 	port=$(free_port 18281)
 	env JUDGE_ADDR=127.0.0.1:$port JUDGE_API_KEYS=bench-key JUDGE_RATE_LIMIT_RPM=1000000000 \
-		JUDGE_RATE_LIMIT_TPM=1000000000000 "$@" "$tmp/judge" >"$tmp/judge-$label.log" 2>&1 &
+		JUDGE_RATE_LIMIT_TPM=1000000000000 JUDGE_DATA_DIR="$tmp/data-$label" "$@" "$tmp/judge" >"$tmp/judge-$label.log" 2>&1 &
 	local pid=$!
 	pids+=("$pid")
 	wait_http "http://127.0.0.1:$port/healthz" "$pid" "$tmp/judge-$label.log"

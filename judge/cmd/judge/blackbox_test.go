@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ type judge struct {
 
 // start builds the judge (once), runs it with env and waits for /healthz.
 // It is stopped when the test ends, and the end of its log is shown if the
-// test failed.
+// test failed. Its JUDGE_DATA_DIR is its own unless env names one.
 func start(t *testing.T, env ...string) *judge {
 	t.Helper()
 	port, err := proctest.FreePort()
@@ -45,8 +46,11 @@ func start(t *testing.T, env ...string) *judge {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	j := &judge{url: "http://" + addr, addr: addr}
+	home := t.TempDir()
+	own := []string{"JUDGE_ADDR=" + addr, "JUDGE_DATA_DIR=" + filepath.Join(home, "data")}
+	// The last of a variable given twice wins.
 	j.proc = proctest.Run(t, proctest.Cmd{Name: "judge", Path: proctest.Build(t, "."),
-		Env: append(proctest.BaseEnv(t.TempDir()), append([]string{"JUDGE_ADDR=" + addr}, env...)...)}, j.url+"/healthz")
+		Env: append(proctest.BaseEnv(home), append(own, env...)...)}, j.url+"/healthz")
 	return j
 }
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +43,10 @@ type config struct {
 	Redis *redis.Options
 	// RedisPrefix starts the judge's keys in Redis (JUDGE_REDIS_PREFIX).
 	RedisPrefix string
+	// DataDir is where a judge without Redis keeps what must survive a
+	// restart: what keys spent and used (JUDGE_DATA_DIR, default
+	// .data/judge under the working directory), made absolute once here.
+	DataDir string
 	// CacheTTL is how long the answer cache reuses an answer
 	// (JUDGE_CACHE_TTL); zero turns it off.
 	CacheTTL time.Duration
@@ -104,6 +110,9 @@ type adapterConfig struct {
 	Structured bool
 }
 
+// defaultDataDir is JUDGE_DATA_DIR's default, under the working directory.
+const defaultDataDir = ".data/judge"
+
 func loadConfig(getenv func(string) string) (config, error) {
 	cfg := config{
 		Addr:            strings.TrimSpace(getenv("JUDGE_ADDR")),
@@ -120,6 +129,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if cfg.Addr == "" {
 		cfg.Addr = ":8081"
 	}
+	dataDir, err := filepath.Abs(cmp.Or(strings.TrimSpace(getenv("JUDGE_DATA_DIR")), defaultDataDir))
+	if err != nil {
+		return cfg, fmt.Errorf("JUDGE_DATA_DIR: %w", err)
+	}
+	cfg.DataDir = dataDir
 	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
 		return cfg, fmt.Errorf("JUDGE_ADDR %q: want host:port or :port", cfg.Addr)
 	}

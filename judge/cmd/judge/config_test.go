@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +28,15 @@ func TestLoadConfig(t *testing.T) {
 		Structured: true}
 	if cfg.Adapter != want || cfg.CalibrationFile != "" {
 		t.Errorf("adapter defaults: %+v, want %+v", cfg.Adapter, want)
+	}
+	// JUDGE_DATA_DIR: .data/judge under the working directory, made
+	// absolute once so that logs and errors name the real place.
+	wd, _ := os.Getwd()
+	if cfg.DataDir != filepath.Join(wd, ".data", "judge") {
+		t.Errorf("data directory %q, want .data/judge under %s", cfg.DataDir, wd)
+	}
+	if cfg, _ := loadConfig(env(map[string]string{"JUDGE_DATA_DIR": " /var/lib/judge "})); cfg.DataDir != "/var/lib/judge" {
+		t.Errorf("JUDGE_DATA_DIR set: %q", cfg.DataDir)
 	}
 	cfg, err = loadConfig(env(map[string]string{
 		"JUDGE_ADDR": "127.0.0.1:9000", "JUDGE_API_KEYS": "a,b:local/lexical-latest", "JUDGE_RATE_LIMIT_RPM": "60",

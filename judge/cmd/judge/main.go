@@ -126,20 +126,25 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	limits := ratelimit.Settings{RPM: cfg.RateLimitRPM, Burst: cfg.RateLimitBurst, TPM: cfg.RateLimitTPM,
 		Keys: keyLimits(cfg.Keys.All(), reg, logger), Prefix: cfg.RedisPrefix, Logger: logger}
 	// Idempotency keys, budgets, usage and the answer cache share the rate
-	// limits' Redis client and prefix.
+	// limits' Redis client and prefix; without Redis, budgets and usage
+	// are kept in a file (spendStore).
 	idem := idempotency.Settings{Prefix: cfg.RedisPrefix, Logger: logger}
 	answers := cache.Settings{TTL: cfg.CacheTTL, Shared: cfg.CacheShared, Prefix: cfg.RedisPrefix, Logger: logger}
-	budgets := budget.Settings{Prefix: cfg.RedisPrefix}
-	use := usage.Settings{Prefix: cfg.RedisPrefix, Logger: logger}
+	var rdb *redis.Client
 	if cfg.Redis != nil {
 		redis.SetLogger(redisLog{logger})
-		rdb := redis.NewClient(cfg.Redis)
+		rdb = redis.NewClient(cfg.Redis)
 		defer rdb.Close()
-		limits.Redis, idem.Redis, budgets.Redis, use.Redis = rdb, rdb, rdb, rdb
+		limits.Redis, idem.Redis = rdb, rdb
 		if cfg.CacheTTL > 0 {
 			answers.Redis = rdb
 		}
 	}
+	spend, err := spendStore(ctx, cfg, rdb, logger)
+	if err != nil {
+		return err
+	}
+	defer spend.Close()
 	limiter, meters := ratelimit.New(ctx, limits), metrics.New()
 	if cfg.KeysFile != "" {
 		stop := watchKeys(ctx, cfg, limiter, meters, reg, logger)
@@ -153,8 +158,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		Tokens:       counter,
 		MaxQuestions: cfg.MaxQuestions,
 		Idempotency:  idempotency.New(ctx, idem),
-		Budgets:      budget.New(budgets),
-		Usage:        usage.New(use),
+		Budgets:      budget.New(budget.Settings{Store: spend}),
+		Usage:        usage.New(usage.Settings{Store: spend, Logger: logger}),
 		Cache:        cache.New(ctx, answers),
 	})
 	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM, "rate_limit_burst", cmp.Or(cfg.RateLimitBurst, cfg.RateLimitRPM),

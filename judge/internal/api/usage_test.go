@@ -16,6 +16,7 @@ import (
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
+	"github.com/judgeworks/judge/internal/store"
 	"github.com/judgeworks/judge/internal/usage"
 )
 
@@ -60,7 +61,7 @@ func TestUsageUnreadable(t *testing.T) {
 	}
 
 	t.Run("usage unreadable", func(t *testing.T) {
-		srv := serveWith(Deps{Usage: usage.New(usage.Settings{Redis: down, Logger: slog.New(slog.DiscardHandler)})})
+		srv := serveWith(Deps{Usage: usage.New(usage.Settings{Store: store.NewRedis(down, "", 0), Logger: slog.New(slog.DiscardHandler)})})
 		for _, key := range []string{"capped-key-0123456789", "open-key-0123456789"} {
 			if r := get(t, srv, key); r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
 				t.Errorf("%s: %d, Retry-After %q; want 503 with Retry-After", key, r.StatusCode, r.Header.Get("Retry-After"))
@@ -68,7 +69,7 @@ func TestUsageUnreadable(t *testing.T) {
 		}
 	})
 	t.Run("spending unreadable", func(t *testing.T) {
-		srv := serveWith(Deps{Budgets: budget.New(budget.Settings{Redis: down})})
+		srv := serveWith(Deps{Budgets: budget.New(budget.Settings{Store: store.NewRedis(down, "", 0)})})
 		if r := get(t, srv, "capped-key-0123456789"); r.StatusCode != http.StatusServiceUnavailable {
 			t.Errorf("a key with a budget: %d, want 503", r.StatusCode)
 		}

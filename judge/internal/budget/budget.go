@@ -2,9 +2,9 @@
 // UTC month, and what it has spent. A request is charged its planned cost
 // (the most its most expensive path can cost) before any upstream call and
 // settled with what its answer really cost after, so no route, fallback or
-// retry spends past a budget, however many requests run at once. With a
-// Redis client the figures live in Redis and every replica shares them;
-// without one each process keeps its own.
+// retry spends past a budget, however many requests run at once. The
+// figures live in a store.Store: Redis shared by every replica, a file
+// that survives a restart, or the process.
 //
 // Amounts are counted in whole nano-dollars (1e-9 USD), rounded up, so that
 // sums are exact wherever they are kept.
@@ -12,14 +12,12 @@ package budget
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/judgeworks/judge/internal/fault"
-	"github.com/redis/go-redis/v9"
+	"github.com/judgeworks/judge/internal/store"
 )
 
 // Caps are a key's budgets in USD; nil means no cap. A cap of 0 allows
@@ -83,10 +81,9 @@ func (p Period) Reset(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month()+1, 1, 0, 0, 0, 0, time.UTC)
 }
 
-// Current reports whether the period named name is the day or the month
-// containing now.
-func Current(name string, now time.Time) bool {
-	return name == Day.Name(now) || name == Month.Name(now)
+// Periods names the day and the month containing t.
+func Periods(t time.Time) store.Periods {
+	return store.Periods{Day: Day.Name(t), Month: Month.Name(t)}
 }
 
 // Nano converts USD to whole nano-dollars, rounded up so a charge is never
@@ -101,43 +98,25 @@ func Nano(usd float64) int64 {
 // USD converts nano-dollars back.
 func USD(nano int64) float64 { return float64(nano) / 1e9 }
 
-// DefaultTimeout bounds one Redis call.
-const DefaultTimeout = 250 * time.Millisecond
-
 // Settings say where the figures live.
 type Settings struct {
-	// Redis, when set, holds the figures every replica shares.
-	Redis *redis.Client
-	// Prefix starts every Redis key.
-	Prefix string
-	// Timeout bounds each Redis call; zero means DefaultTimeout.
-	Timeout time.Duration
+	// Store keeps them; nil keeps them in this process.
+	Store store.Store
 }
 
 // Ledger keeps each key's spending. It is safe for concurrent use.
 type Ledger struct {
-	rdb     *redis.Client
-	prefix  string
-	timeout time.Duration
-	now     func() time.Time
-
-	mu sync.Mutex
-	// spent is the in-process figures: period name → key id → nano-dollars.
-	// Only the current day and month are kept.
-	spent map[string]map[string]int64
+	st  store.Store
+	now func() time.Time
 }
 
 // New returns a ledger for s.
 func New(s Settings) *Ledger {
-	return &Ledger{rdb: s.Redis, prefix: s.Prefix, timeout: cmpOr(s.Timeout, DefaultTimeout), now: time.Now,
-		spent: map[string]map[string]int64{}}
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
+	st := s.Store
+	if st == nil {
+		st = store.NewMemory()
 	}
-	return def
+	return &Ledger{st: st, now: time.Now}
 }
 
 // Left is what is left of one budget.
@@ -153,7 +132,7 @@ type Left struct {
 type Hold struct {
 	l       *Ledger
 	id      string
-	periods [2]string
+	periods store.Periods
 	amount  int64
 	settled bool
 	// Left is what is left of each capped budget once the planned cost is
@@ -165,42 +144,41 @@ type Hold struct {
 // nothing: when a capped budget cannot cover it, nothing is charged and the
 // error is a 402 budget_exceeded that says when the budget resets (and
 // asks to wait that long). A key with no caps is charged too, so a cap set
-// later counts what was already spent. Without Redis to ask, a key with a
-// cap is refused with 503 (spending past a shared budget is what a budget
-// is there to prevent); one without is let through uncounted. The hold,
-// refused or not, says what is left of each capped budget.
+// later counts what was already spent. When the store cannot answer (Redis
+// unreachable, a disk failing), a key with a cap is refused with 503
+// (spending past a budget is what a budget is there to prevent); one
+// without is let through uncounted. The hold, refused or not, says what is
+// left of each capped budget.
 func (l *Ledger) Reserve(ctx context.Context, id string, caps Caps, usd float64) (*Hold, error) {
 	now := l.now()
-	h := &Hold{l: l, id: id, periods: [2]string{Day.Name(now), Month.Name(now)}, amount: Nano(usd)}
-	limits := [2]int64{-1, -1}
-	for i, c := range []*float64{caps.Day, caps.Month} {
-		if c != nil {
-			limits[i] = Nano(*c)
-		}
-	}
-	spent, ok, err := l.reserve(ctx, h, limits)
+	h := &Hold{l: l, id: id, periods: Periods(now), amount: Nano(usd)}
+	limits := store.Amounts{Day: nanoCap(caps.Day), Month: nanoCap(caps.Month)}
+	before, ok, err := l.st.Reserve(ctx, id, h.periods, h.amount, limits)
 	if err != nil {
-		if limits[0] < 0 && limits[1] < 0 {
+		if limits.Day < 0 && limits.Month < 0 {
 			h.settled = true // nothing was counted
 			return h, nil
 		}
 		return nil, fault.Retry(fault.Unavailable, time.Second, "this key's budget cannot be checked right now: retry shortly")
 	}
 	var refusal error
-	for i, p := range []Period{Day, Month} {
-		if limits[i] < 0 {
+	for _, b := range []struct {
+		p            Period
+		limit, spent int64
+	}{{Day, limits.Day, before.Day}, {Month, limits.Month, before.Month}} {
+		if b.limit < 0 {
 			continue
 		}
-		after := spent[i]
+		after := b.spent
 		if ok {
 			after += h.amount
 		}
-		left := Left{Period: p, Cap: USD(limits[i]), Remaining: USD(max(limits[i]-after, 0)), Reset: p.Reset(now)}
+		left := Left{Period: b.p, Cap: USD(b.limit), Remaining: USD(max(b.limit-after, 0)), Reset: b.p.Reset(now)}
 		h.Left = append(h.Left, left)
-		if !ok && refusal == nil && spent[i]+h.amount > limits[i] {
+		if !ok && refusal == nil && b.spent+h.amount > b.limit {
 			refusal = fault.Retry(fault.BudgetExceeded, left.Reset.Sub(now),
 				"this request may cost up to %.6f USD, more than the %.6f USD left of this key's budget of %.6f USD per %s: it resets at %s (%s)",
-				USD(h.amount), left.Remaining, left.Cap, p, left.Reset.Format(time.RFC3339), resets[p])
+				USD(h.amount), left.Remaining, left.Cap, b.p, left.Reset.Format(time.RFC3339), resets[b.p])
 		}
 	}
 	if !ok {
@@ -208,6 +186,14 @@ func (l *Ledger) Reserve(ctx context.Context, id string, caps Caps, usd float64)
 		return h, refusal
 	}
 	return h, nil
+}
+
+// nanoCap is a cap in nano-dollars; no cap is -1.
+func nanoCap(c *float64) int64 {
+	if c == nil {
+		return -1
+	}
+	return Nano(*c)
 }
 
 var resets = map[Period]string{Day: "midnight UTC", Month: "the first of the month, midnight UTC"}
@@ -227,130 +213,17 @@ func (h *Hold) Settle(ctx context.Context, usd float64) {
 	if delta == 0 {
 		return
 	}
-	h.l.add(ctx, h.id, h.periods, delta)
+	// Should this fail, the key stays charged the planned cost: never
+	// less than it spent.
+	_ = h.l.st.AddSpent(ctx, h.id, h.periods, delta)
 }
 
 // Spent is what id has spent today and this month, in USD, counting costs
 // of requests still running at their planned cost.
 func (l *Ledger) Spent(ctx context.Context, id string) (day, month float64, err error) {
-	now := l.now()
-	periods := [2]string{Day.Name(now), Month.Name(now)}
-	if l.rdb == nil {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return USD(l.spent[periods[0]][id]), USD(l.spent[periods[1]][id]), nil
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
-	defer cancel()
-	keys := l.redisKeys(id, periods)
-	vals, err := l.rdb.MGet(ctx, keys[0], keys[1]).Result()
+	spent, err := l.st.Spent(ctx, id, Periods(l.now()))
 	if err != nil {
 		return 0, 0, err
 	}
-	var n [2]int64
-	for i, v := range vals {
-		if s, ok := v.(string); ok {
-			_, _ = fmt.Sscan(s, &n[i])
-		}
-	}
-	return USD(n[0]), USD(n[1]), nil
+	return USD(spent.Day), USD(spent.Month), nil
 }
-
-// reserve charges h.amount unless it passes a limit (negative: none). It
-// answers what was spent before the charge and whether it was made.
-func (l *Ledger) reserve(ctx context.Context, h *Hold, limits [2]int64) (spent [2]int64, ok bool, err error) {
-	if l.rdb == nil {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		for i, p := range h.periods {
-			spent[i] = l.period(p)[h.id]
-		}
-		for i := range limits {
-			if limits[i] >= 0 && spent[i]+h.amount > limits[i] {
-				return spent, false, nil
-			}
-		}
-		for _, p := range h.periods {
-			l.period(p)[h.id] += h.amount
-		}
-		return spent, true, nil
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
-	defer cancel()
-	keys := l.redisKeys(h.id, h.periods)
-	res, err := reserveScript.Run(ctx, l.rdb, keys[:], h.amount, limits[0], limits[1],
-		int(ttl[0].Seconds()), int(ttl[1].Seconds())).Int64Slice()
-	if err != nil {
-		return spent, false, err
-	}
-	return [2]int64{res[1], res[2]}, res[0] == 1, nil
-}
-
-// add adds delta to id's figures of the two periods.
-func (l *Ledger) add(ctx context.Context, id string, periods [2]string, delta int64) {
-	if l.rdb == nil {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		for _, p := range periods {
-			// A period already over is gone; nothing to settle there.
-			if m, ok := l.spent[p]; ok {
-				m[id] += delta
-			}
-		}
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.timeout)
-	defer cancel()
-	keys := l.redisKeys(id, periods)
-	_, _ = l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, k := range keys {
-			p.IncrBy(ctx, k, delta)
-		}
-		return nil
-	})
-}
-
-// period is the in-process figures of the period named p, creating them
-// and dropping periods that are over. The caller holds l.mu.
-func (l *Ledger) period(p string) map[string]int64 {
-	m, ok := l.spent[p]
-	if !ok {
-		now := l.now()
-		for name := range l.spent {
-			if !Current(name, now) {
-				delete(l.spent, name)
-			}
-		}
-		m = map[string]int64{}
-		l.spent[p] = m
-	}
-	return m
-}
-
-// ttl keeps a period's Redis figures a little past its end, for a request
-// settled just after midnight.
-var ttl = [2]time.Duration{49 * time.Hour, 33 * 24 * time.Hour}
-
-// redisKeys name id's figures of the two periods in Redis. An id is a
-// keyed digest or an id of the keys file (letters, digits, ".", "_", "-").
-func (l *Ledger) redisKeys(id string, periods [2]string) [2]string {
-	return [2]string{l.prefix + "spent:" + id + ":" + periods[0], l.prefix + "spent:" + id + ":" + periods[1]}
-}
-
-// reserveScript charges ARGV[1] to both counters unless either would pass
-// its limit (ARGV[2], ARGV[3]; negative: none), atomically in Redis. It
-// answers {charged, day spent before, month spent before}.
-var reserveScript = redis.NewScript(`
-local d = tonumber(redis.call('GET', KEYS[1]) or '0')
-local m = tonumber(redis.call('GET', KEYS[2]) or '0')
-local a = tonumber(ARGV[1])
-local dl, ml = tonumber(ARGV[2]), tonumber(ARGV[3])
-if (dl >= 0 and d + a > dl) or (ml >= 0 and m + a > ml) then
-  return {0, d, m}
-end
-redis.call('INCRBY', KEYS[1], a)
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-redis.call('INCRBY', KEYS[2], a)
-redis.call('EXPIRE', KEYS[2], ARGV[5])
-return {1, d, m}
-`)

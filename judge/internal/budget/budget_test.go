@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/fault"
+	"github.com/judgeworks/judge/internal/store"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -17,23 +18,30 @@ var bg = context.Background()
 
 func usd(v float64) *float64 { return &v }
 
-// ledgers are an in-process ledger and one in a real redis-server, each
-// on a clock the test sets.
+// ledgers are a ledger on each store driver (a real redis-server for
+// Redis), each on a clock the test sets.
 func ledgers(t *testing.T) map[string]func(now *time.Time) *Ledger {
+	on := func(st store.Store, now *time.Time) *Ledger {
+		l := New(Settings{Store: st})
+		l.now = func() time.Time { return *now }
+		return l
+	}
 	return map[string]func(now *time.Time) *Ledger{
-		"process": func(now *time.Time) *Ledger {
-			l := New(Settings{})
-			l.now = func() time.Time { return *now }
-			return l
-		},
+		"process": func(now *time.Time) *Ledger { return on(nil, now) },
 		"redis": func(now *time.Time) *Ledger {
 			srv := redistest.New(t)
 			opts, _ := redis.ParseURL(srv.URL())
 			rdb := redis.NewClient(opts)
 			t.Cleanup(func() { rdb.Close() })
-			l := New(Settings{Redis: rdb, Prefix: "test:", Timeout: 5 * time.Second})
-			l.now = func() time.Time { return *now }
-			return l
+			return on(store.NewRedis(rdb, "test:", 5*time.Second), now)
+		},
+		"file": func(now *time.Time) *Ledger {
+			f, err := store.OpenFile(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return on(f, now)
 		},
 	}
 }
@@ -138,7 +146,7 @@ func TestConcurrentReservationsStayWithinTheCap(t *testing.T) {
 func TestRedisDown(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	defer rdb.Close()
-	l := New(Settings{Redis: rdb})
+	l := New(Settings{Store: store.NewRedis(rdb, "", 0)})
 	if _, err := l.Reserve(bg, "k", Caps{Month: usd(5)}, 0.1); fault.CodeOf(err) != fault.Unavailable {
 		t.Errorf("capped key without Redis: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/judge/internal/store"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -14,19 +15,25 @@ var bg = context.Background()
 // Use is counted per key and per model, today and this month; requests
 // not answered are counted apart from answered ones, their tokens and cost
 // with them; a new day starts the day's figures afresh and keeps the
-// month's; Redis and the process count alike, and two books on one Redis
-// count together.
+// month's; every store counts alike, and two books on one Redis count
+// together.
 func TestAddAndReport(t *testing.T) {
 	srv := redistest.New(t)
 	newRedis := func() *Book {
 		opts, _ := redis.ParseURL(srv.URL())
 		rdb := redis.NewClient(opts)
 		t.Cleanup(func() { rdb.Close() })
-		return New(Settings{Redis: rdb, Prefix: "test:"})
+		return New(Settings{Store: store.NewRedis(rdb, "test:", 5*time.Second)})
 	}
+	file, err := store.OpenFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
 	for name, books := range map[string][2]*Book{
 		"process": {New(Settings{}), nil},
 		"redis":   {newRedis(), newRedis()},
+		"file":    {New(Settings{Store: file}), nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)

@@ -1,0 +1,240 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/storetest"
+	"github.com/judgeworks/shared/redistest"
+	"github.com/redis/go-redis/v9"
+	bolt "go.etcd.io/bbolt"
+)
+
+var bg = context.Background()
+
+var (
+	nov26 = store.Periods{Day: "2026-11-26", Month: "2026-11"}
+	nov27 = store.Periods{Day: "2026-11-27", Month: "2026-11"}
+	dec01 = store.Periods{Day: "2026-12-01", Month: "2026-12"}
+)
+
+func TestMemory(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return store.NewMemory() })
+}
+
+func TestRedis(t *testing.T) {
+	srv := redistest.New(t)
+	n := 0
+	storetest.Run(t, func(t *testing.T) store.Store {
+		// One server, a prefix per law: the laws do not see each other.
+		n++
+		return store.NewRedis(redisClient(t, srv.URL()), fmt.Sprintf("law%d:", n), 5*time.Second)
+	})
+}
+
+func TestFile(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return openFile(t, t.TempDir()) })
+}
+
+func redisClient(t *testing.T, url string) *redis.Client {
+	t.Helper()
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+func openFile(t *testing.T, dir string) *store.File {
+	t.Helper()
+	f, err := store.OpenFile(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// What a File was told is there when it is opened again, a new directory
+// is created readable by its owner only, and a closed File refuses writes.
+func TestFileKeepsFiguresAcrossReopen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data", "judge")
+	f := openFile(t, dir)
+	if _, ok, err := f.Reserve(bg, "k", nov26, 700, store.Amounts{Day: 1000, Month: -1}); !ok || err != nil {
+		t.Fatalf("reserve: %v %v", ok, err)
+	}
+	if err := f.AddUse(bg, "k", nov26, "m", store.Counts{Requests: 1, InputTokens: 7, CostNano: 700}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.AddSpent(bg, "k", nov26, 1); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("a write after Close: %v", err)
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("data directory: %v %v, want mode 0700", fi.Mode(), err)
+	}
+
+	g := openFile(t, dir)
+	if spent, err := g.Spent(bg, "k", nov26); err != nil || spent != (store.Amounts{Day: 700, Month: 700}) {
+		t.Errorf("spent after reopening: %+v %v", spent, err)
+	}
+	if _, ok, _ := g.Reserve(bg, "k", nov26, 301, store.Amounts{Day: 1000, Month: -1}); ok {
+		t.Error("after reopening, a reservation past the day's limit was admitted")
+	}
+	day, _, err := g.Use(bg, "k", nov26)
+	if err != nil || day["m"] != (store.Counts{Requests: 1, InputTokens: 7, CostNano: 700}) {
+		t.Errorf("use after reopening: %+v %v", day, err)
+	}
+}
+
+// A second File on a directory in use is refused, saying why, within the
+// lock wait; once the first is closed it opens.
+func TestFileIsLockedWhileOpen(t *testing.T) {
+	dir := t.TempDir()
+	f := openFile(t, dir)
+	start := time.Now()
+	_, err := store.OpenFile(dir)
+	if err == nil || !strings.Contains(err.Error(), "locked") || !strings.Contains(err.Error(), store.FileName) {
+		t.Fatalf("a second open: %v, want an error saying the file is locked", err)
+	}
+	if waited := time.Since(start); waited > 30*time.Second {
+		t.Errorf("refused after %v", waited)
+	}
+	f.Close()
+	openFile(t, dir)
+}
+
+// Memory and File keep only the newest day and month: a new period drops
+// the one before, a late write for it is dropped too, and the file holds
+// one period of each kind.
+func TestOnlyTheNewestPeriodsAreKept(t *testing.T) {
+	for name, s := range map[string]store.Store{"memory": store.NewMemory(), "file": openFile(t, t.TempDir())} {
+		t.Run(name, func(t *testing.T) {
+			for _, at := range []store.Periods{nov26, nov27, dec01} {
+				if err := s.AddSpent(bg, "k", at, 5); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.AddUse(bg, "k", at, "m", store.Counts{Requests: 1}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Settled after midnight: its day is over and gone.
+			if err := s.AddSpent(bg, "k", nov27, -5); err != nil {
+				t.Fatal(err)
+			}
+			if spent, _ := s.Spent(bg, "k", nov27); spent != (store.Amounts{}) {
+				t.Errorf("a period before the newest still reads %+v", spent)
+			}
+			if spent, _ := s.Spent(bg, "k", dec01); spent != (store.Amounts{Day: 5, Month: 5}) {
+				t.Errorf("the newest periods read %+v", spent)
+			}
+			if day, month, _ := s.Use(bg, "k", nov26); len(day) != 0 || len(month) != 0 {
+				t.Errorf("November's use is still kept: %v %v", day, month)
+			}
+		})
+	}
+}
+
+// The file holds one period of each kind once newer ones were written.
+func TestFileDropsOldPeriods(t *testing.T) {
+	dir := t.TempDir()
+	f := openFile(t, dir)
+	for _, at := range []store.Periods{nov26, nov27, dec01} {
+		if err := f.AddUse(bg, "k", at, "m", store.Counts{Requests: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	db, err := bolt.Open(filepath.Join(dir, store.FileName), 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	kept := map[string][]string{}
+	_ = db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(kind []byte, b *bolt.Bucket) error {
+			return b.ForEach(func(name, _ []byte) error {
+				kept[string(kind)] = append(kept[string(kind)], string(name))
+				return nil
+			})
+		})
+	})
+	if len(kept) != 2 || len(kept["day"]) != 1 || kept["day"][0] != dec01.Day || len(kept["month"]) != 1 || kept["month"][0] != dec01.Month {
+		t.Errorf("the file keeps %v, want only %s and %s", kept, dec01.Day, dec01.Month)
+	}
+}
+
+// RedisPersistence tells a Redis that keeps nothing from one with
+// snapshots or an append-only file, and says when it cannot tell.
+func TestRedisPersistence(t *testing.T) {
+	srv := redistest.New(t) // started with --save "" --appendonly no
+	rdb := redisClient(t, srv.URL())
+	for _, tc := range []struct {
+		set  map[string]string
+		want store.Persistence
+	}{
+		{nil, store.PersistsNothing},
+		{map[string]string{"save": "3600 1"}, store.PersistsSnapshots},
+		{map[string]string{"appendonly": "yes"}, store.PersistsEveryWrite},
+		{map[string]string{"save": "", "appendonly": "yes"}, store.PersistsEveryWrite},
+	} {
+		for k, v := range tc.set {
+			if err := rdb.ConfigSet(bg, k, v).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := store.RedisPersistence(bg, rdb); err != nil || got != tc.want {
+			t.Errorf("after CONFIG SET %v: %v %v, want %v", tc.set, got, err, tc.want)
+		}
+	}
+	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	defer down.Close()
+	if _, err := store.RedisPersistence(bg, down); err == nil {
+		t.Error("an unreachable Redis: no error")
+	}
+}
+
+// BenchmarkFileReserve is one reservation at a time: a transaction synced
+// to disk each.
+func BenchmarkFileReserve(b *testing.B) {
+	f, err := store.OpenFile(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	for b.Loop() {
+		if _, _, err := f.Reserve(bg, "k", nov26, 1, store.Amounts{Day: -1, Month: -1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFileReserveParallel is reservations from 64 goroutines at once,
+// which share transactions and their syncs.
+func BenchmarkFileReserveParallel(b *testing.B) {
+	f, err := store.OpenFile(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	b.SetParallelism(64)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := f.Reserve(bg, "k", nov26, 1, store.Amounts{Day: -1, Month: -1}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
