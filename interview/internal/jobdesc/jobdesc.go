@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -78,7 +79,7 @@ func prepare(forms []string, byCount bool) Text {
 			continue
 		}
 		u, _ := table.Unit(f)
-		t.words = append(t.words, word{form: f, stem: stem(f), unit: u, weight: specificity(table, f)})
+		t.words = append(t.words, word{form: f, stem: words.Fold(f), unit: u, weight: specificity(table, f)})
 	}
 	if byCount {
 		for i := range t.words {
@@ -164,42 +165,16 @@ func contentWords(s string) []string {
 	return out
 }
 
-// stem folds the inflections that matter for matching requirement words
-// with answer words: "caching" and "cached", "databases" and "database",
-// the British "optimisation" and "optimization".
-func stem(w string) string {
-	w = strings.Replace(w, "isation", "ization", 1)
-	if strings.HasSuffix(w, "ise") && len(w) > 5 {
-		w = w[:len(w)-3] + "ize"
-	}
-	for _, suf := range []string{"ations", "ation", "ings", "ing", "ies", "es", "ed", "s"} {
-		if b, ok := strings.CutSuffix(w, suf); ok && len(b) >= 3 {
-			if suf == "ies" {
-				b += "y"
-			}
-			return strings.TrimSuffix(b, "e")
-		}
-	}
-	return strings.TrimSuffix(w, "e")
-}
-
+// ignored are the stop words (shared/words' and more: a requirement is
+// never about "which", "more" or "via") and the words every job
+// advertisement uses.
 var ignored = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, list := range []string{stopWords, adWords} {
-		for _, w := range strings.Fields(list) {
-			m[w] = true
-		}
-	}
-	return m
+	return words.StopWords(append(strings.Fields(moreStopWords), strings.Fields(adWords)...)...)
 })
 
-const stopWords = `a an the and or nor of to in on at for from by with as into about over under
-this that these those it its is are was were be been being am do does did has have had having
-i me my we our ours us you your yours he she him her his they them their there here who whom whose
-which what when where why how if then than so but not no yes can could should would will shall may
-might must just any some all each every other only also too very well such both either neither
-more most much many few own same s t d ll ve re m im ive id youre dont doesnt isnt arent etc ie eg
-get gets got one ones thing things way while within across around through per via up out off`
+const moreStopWords = `nor very well such ours us yours which what when where why how so but not no yes every both either neither
+more most much many few own same d ll ve re m im ive id youre dont doesnt isnt arent etc ie eg
+get gets got one ones thing things way while within across around through per via up out off under having`
 
 // adWords are the words of job advertisements that name no skill.
 const adWords = `experience experienced years year strong solid proven ability able skills skill

@@ -17,6 +17,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/jobdesc"
+	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -226,15 +227,13 @@ func (iv *Interviewer) pointsFor(q interviewer.Question) ([]point, bool) {
 func termPoints(text string) []point {
 	var pts []point
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !('a' <= r && r <= 'z') && !('0' <= r && r <= '9')
-	}) {
-		st := stem(w)
-		if len(w) < 6 || stopwords[w] || seen[st] {
+	for _, w := range reader.Words(text) {
+		f := words.Fold(w.Text)
+		if len(w.Text) < 6 || askingWords[w.Text] || seen[f] {
 			continue
 		}
-		seen[st] = true
-		pts = append(pts, point{Label: w, Keywords: []string{w}, phrases: [][]string{{st}}})
+		seen[f] = true
+		pts = append(pts, point{Label: w.Text, Keywords: []string{w.Text}, phrases: phrases(w.Text)})
 		if len(pts) == 6 {
 			break
 		}
@@ -242,12 +241,10 @@ func termPoints(text string) []point {
 	return pts
 }
 
-var stopwords = map[string]bool{
-	"about": true, "between": true, "describe": true, "explain": true, "should": true, "would": true,
-	"which": true, "there": true, "their": true, "these": true, "those": true, "where": true, "while": true,
-	"without": true, "within": true, "because": true, "before": true, "after": true, "could": true,
-	"other": true, "using": true, "through": true, "during": true, "design": true, "approach": true,
-}
+// askingWords are the stop words and the words a question asks with
+// rather than names its topic by.
+var askingWords = words.StopWords("between", "describe", "explain", "which", "where", "while", "without", "within",
+	"because", "before", "after", "using", "through", "during", "design", "approach")
 
 // Next returns the first question, in this interview's order, that has not
 // been asked. The order is a shuffle seeded by the setup and the first

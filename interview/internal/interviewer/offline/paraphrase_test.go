@@ -33,10 +33,10 @@ var heldoutParaphrases = map[string]string{
 // keywordHits counts the key points whose keywords occur in answer: all
 // the rubric counted before it matched by meaning.
 func keywordHits(points []point, answer string) int {
-	toks := tokens(answer)
+	toks := read(answer)
 	n := 0
 	for _, p := range points {
-		if slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(toks, kw) }) {
+		if p.phrases.in(toks) {
 			n++
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
+	"github.com/judgeworks/shared/words"
 )
 
 // Rubric weights. docs/interviewer.md explains each one; change both together.
@@ -48,25 +49,6 @@ var (
 		"opentelemetry", "istio", "vault", "lighthouse", "xcode", "android studio", "firebase")
 	listItem = regexp.MustCompile(`(?m)^\s*(\d+[.)]|[-*•])\s+\S`)
 )
-
-func phrases(ss ...string) [][]string {
-	out := make([][]string, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, phrase(s))
-	}
-	return out
-}
-
-// countPhrases counts how many distinct phrases of the list occur in toks.
-func countPhrases(toks []string, list [][]string) int {
-	n := 0
-	for _, p := range list {
-		if containsPhrase(toks, p) {
-			n++
-		}
-	}
-	return n
-}
 
 // How a key point was found in an answer.
 const (
@@ -122,21 +104,21 @@ type assessment struct {
 
 	text relevance.Text
 	// sentence tokens, for finding which sentence holds a keyword or marker
-	sentTokens [][]string
+	sentTokens []words.Passage
 }
 
 // assess scores answer against the key points, reading meaning with rd.
 func assess(rd *relevance.Reader, points []point, answer string) assessment {
-	toks := tokens(answer)
+	toks := read(answer)
 	a := assessment{text: rd.Read(answer)}
 	for _, sn := range a.text.Sentences {
-		a.sentTokens = append(a.sentTokens, tokens(answer[sn.Start:sn.End]))
+		a.sentTokens = append(a.sentTokens, read(answer[sn.Start:sn.End]))
 	}
 	credit := 0.0
 	for _, p := range points {
 		pr := pointResult{Label: p.Label}
 		for i, st := range a.sentTokens {
-			if slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(st, kw) }) {
+			if p.phrases.in(st) {
 				pr.Spans = append(pr.Spans, span{i, i})
 			}
 		}
@@ -177,11 +159,11 @@ func assess(rd *relevance.Reader, points []point, answer string) assessment {
 	}
 	a.Words = len(strings.Fields(answer))
 	a.Sentences = sentences(answer)
-	a.HasExample = countPhrases(toks, exampleMarkers) > 0
-	a.StepMarkers = countPhrases(toks, stepMarkers) + len(listItem.FindAllStringIndex(answer, -1))
-	a.HasNumber = slices.ContainsFunc(toks, func(t string) bool { return strings.ContainsAny(t, "0123456789") })
-	a.Tools = countPhrases(toks, toolNames)
-	a.HasTradeoff = countPhrases(toks, tradeoffMarkers) > 0
+	a.HasExample = exampleMarkers.count(toks) > 0
+	a.StepMarkers = stepMarkers.count(toks) + len(listItem.FindAllStringIndex(answer, -1))
+	a.HasNumber = hasDigit(toks)
+	a.Tools = toolNames.count(toks)
+	a.HasTradeoff = tradeoffMarkers.count(toks) > 0
 
 	if len(points) > 0 {
 		a.Coverage = credit / float64(len(points))
@@ -207,9 +189,9 @@ func assess(rd *relevance.Reader, points []point, answer string) assessment {
 }
 
 // sentenceWith returns the first sentence holding one of the phrases, or -1.
-func (a assessment) sentenceWith(list [][]string) int {
+func (a assessment) sentenceWith(list phraseList) int {
 	for i, st := range a.sentTokens {
-		if slices.ContainsFunc(list, func(kw []string) bool { return containsPhrase(st, kw) }) {
+		if list.in(st) {
 			return i
 		}
 	}
@@ -316,10 +298,10 @@ func (a assessment) quoteSpan(sp span) string {
 }
 
 // sentencesWith lists the sentences holding one of the phrases.
-func (a assessment) sentencesWith(list [][]string) []span {
+func (a assessment) sentencesWith(list phraseList) []span {
 	var out []span
 	for i, st := range a.sentTokens {
-		if slices.ContainsFunc(list, func(kw []string) bool { return containsPhrase(st, kw) }) {
+		if list.in(st) {
 			out = append(out, span{i, i})
 		}
 	}
@@ -393,7 +375,7 @@ func (a assessment) feedback(total int) written {
 	if a.HasNumber || a.Tools > 0 {
 		spans := a.sentencesWith(toolNames)
 		for i, st := range a.sentTokens {
-			if slices.ContainsFunc(st, func(t string) bool { return strings.ContainsAny(t, "0123456789") }) {
+			if hasDigit(st) {
 				spans = append(spans, span{i, i})
 			}
 		}

@@ -29,7 +29,7 @@ var (
 // star finds the STAR parts of the answer, with evidence: what was told
 // quotes its first sentence, what is missing is an improvement.
 func (a assessment) star() (interviewer.STAR, []interviewer.Evidence) {
-	find := func(cues [][]string) int { return a.sentenceWith(cues) }
+	find := func(cues phraseList) int { return a.sentenceWith(cues) }
 	situation := find(situationCues)
 	task := find(taskCues)
 	action := -1
