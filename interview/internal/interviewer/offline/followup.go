@@ -38,9 +38,6 @@ var (
 		"launch", "shipped", "resolv", "fixed", "succeed", "success", "fail", "learned", "afterwards")
 	numberWords = phrases("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 		"dozen", "hundred", "thousand", "million", "billion", "half", "twice", "double", "percent", "percentage")
-	weighWords = phrases("trade off", "tradeoff", "trade-off", "however", "but", "downside", "drawback",
-		"on the other hand", "versus", "vs", "pros", "cons", "whereas", "instead", "at the cost",
-		"risk", "cost", "alternative", "compared")
 )
 
 // FollowUp asks about the first clear gap of thread not yet asked about.
@@ -84,10 +81,11 @@ func (iv *Interviewer) gaps(q interviewer.Question, answer string) []gap {
 		return out
 	}
 	points, _ := iv.pointsFor(q)
-	if a := assess(iv.rd, points, answer); len(points) > 0 && 2*len(a.Missed) > len(points) {
+	a := assess(iv.rd, points, answer)
+	if len(points) > 0 && 2*len(a.Missed) > len(points) {
 		out = append(out, gap{"point", fmt.Sprintf("One point your answer did not reach: %s. Can you explain it and how it applies here?", lowerFirst(a.Missed[0]))})
 	}
-	if !weighWords.in(toks) {
+	if !a.HasTradeoff {
 		out = append(out, gap{"tradeoff", "What are the trade-offs of your approach, and when would you choose differently?"})
 	}
 	return out
