@@ -3,6 +3,7 @@ package interviews
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/problem"
@@ -77,5 +78,18 @@ func TestCleanRequirements(t *testing.T) {
 	}
 	if got := cleanRequirements(nil); got == nil || len(got) != 0 {
 		t.Fatalf("nil gave %q", got)
+	}
+}
+
+// A wait reads as a person says it, rounded up: "1 second", never
+// "1 seconds".
+func TestAbout(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "1 second", 300 * time.Millisecond: "1 second", time.Second: "1 second", 1001 * time.Millisecond: "2 seconds",
+		25 * time.Second: "25 seconds", 95 * time.Second: "about 2 minutes", 5 * time.Hour: "about 5 hours",
+	} {
+		if got := about(d); got != want {
+			t.Errorf("about(%v) = %q, want %q", d, got, want)
+		}
 	}
 }
