@@ -132,21 +132,27 @@ func TestStoryParts(t *testing.T) {
 }
 
 // Words are read one way whatever their spelling: British and American,
-// plurals, hyphens, words written together or apart.
+// plurals, hyphens, words written together or apart. Each answer reaches
+// its point only through such a spelling.
 func TestSpellingsMeetTheirKeywords(t *testing.T) {
 	iv := New()
-	cases := []struct{ id, answer, point string }{
-		{"behavioural-medium-04", "Afterwards we held blameless post-mortems for every outage and tracked the follow-ups.", "Postmortem and follow-up actions"},
-		{"backend-easy-09", "Threads need synchronisation when they touch the same data, or you get race conditions.", "Shared memory needs synchronisation"},
-		{"devops-sre-medium-04", "We always write blameless post-mortems with action items for the whole team.", "Blameless postmortem with action items"},
+	cases := []struct{ answer, point string }{
+		{"Afterwards we held a blameless post-mortem on the outage with the whole team.", "Postmortem and follow-up actions"},
+		{"We would monetise the free tier by moving the heaviest users to the team plan.", "Revenue or conversion"},
+		{"We serialise the trained weights together with the scaler and the encoder into one file.", "Package the model with its preprocessing"},
 	}
 	for _, c := range cases {
-		q := iv.bank.byID[c.id]
-		if q == nil || !slices.ContainsFunc(q.Points, func(p point) bool { return p.Label == c.point }) {
-			t.Fatalf("%s has no point %q", c.id, c.point)
+		var q *question
+		for _, bq := range iv.bank.byID {
+			if slices.ContainsFunc(bq.Points, func(p point) bool { return p.Label == c.point }) {
+				q = bq
+			}
+		}
+		if q == nil {
+			t.Fatalf("no question has the point %q", c.point)
 		}
 		if a := assess(iv.rd, q.Points, c.answer); !slices.Contains(a.Covered, c.point) {
-			t.Errorf("%s %q: %q not covered (covered %v)", c.id, c.answer, c.point, a.Covered)
+			t.Errorf("%s %q: %q not covered (covered %v)", q.ID, c.answer, c.point, a.Covered)
 		}
 	}
 }
