@@ -162,11 +162,11 @@ func Counted(results []interviewer.Result) []interviewer.Result {
 // it (jobdesc.Covers): any answer counts, first or second try, main
 // question or follow-up.
 func Coverage(requirements []string, results []interviewer.Result) []Requirement {
-	answers := make([][]jobdesc.Text, len(results))
+	answers := make([][]jobdesc.Answer, len(results))
 	for i, r := range results {
-		answers[i] = []jobdesc.Text{jobdesc.Prepare(r.Answer)}
+		answers[i] = []jobdesc.Answer{jobdesc.PrepareAnswer(r.Answer)}
 		if r.Retry != nil {
-			answers[i] = append(answers[i], jobdesc.Prepare(r.Retry.Answer))
+			answers[i] = append(answers[i], jobdesc.PrepareAnswer(r.Retry.Answer))
 		}
 	}
 	out := make([]Requirement, 0, len(requirements))

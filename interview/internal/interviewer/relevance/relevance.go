@@ -167,8 +167,8 @@ type Text struct {
 // Read splits s into sentences and reads each.
 func (r *Reader) Read(s string) Text {
 	t := Text{Source: s}
-	for _, sp := range sentences(s) {
-		t.Sentences = append(t.Sentences, Sentence{Start: sp.start, End: sp.end, terms: r.terms(s[sp.start:sp.end])})
+	for _, sp := range words.Sentences(s) {
+		t.Sentences = append(t.Sentences, Sentence{Start: sp.Start, End: sp.End, terms: r.terms(s[sp.Start:sp.End])})
 	}
 	for _, wd := range tokenizer.Words(s) {
 		w := wd.Text

@@ -25,23 +25,6 @@ func TestFold(t *testing.T) {
 	}
 }
 
-func TestSentences(t *testing.T) {
-	s := "Node.js runs 3.5 times faster. Really?  Yes; it does!\nDone"
-	var got []string
-	for _, sp := range sentences(s) {
-		got = append(got, s[sp.start:sp.end])
-	}
-	want := []string{"Node.js runs 3.5 times faster.", "Really?", "Yes;", "it does!", "Done"}
-	if len(got) != len(want) {
-		t.Fatalf("got %q", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("sentence %d: %q, want %q", i, got[i], want[i])
-		}
-	}
-}
-
 func TestNegationAndContrast(t *testing.T) {
 	r := Default()
 	point := r.Phrase("GET reads without side effects")

@@ -2,8 +2,6 @@ package relevance
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
@@ -95,50 +93,4 @@ var derivations = [][2]string{
 	{"ability", "able"}, {"ibility", "ible"}, {"icity", "ic"}, {"ity", ""}, {"ness", ""},
 	{"ization", "ize"}, {"isation", "ize"}, {"ation", "e"}, {"ation", ""}, {"ment", ""},
 	{"ically", "ic"}, {"ly", ""}, {"ies", "y"}, {"able", ""},
-}
-
-// span is a sentence of a text: its byte range, trimmed of spaces.
-type span struct{ start, end int }
-
-// sentenceEnd reports whether r ends a sentence. A full stop between two
-// letters or digits ("node.js", "3.5") does not.
-func sentences(s string) []span {
-	var out []span
-	start := 0
-	add := func(end int) {
-		a, b := start, end
-		for a < b {
-			r, n := utf8.DecodeRuneInString(s[a:])
-			if !unicode.IsSpace(r) {
-				break
-			}
-			a += n
-		}
-		for b > a {
-			r, n := utf8.DecodeLastRuneInString(s[:b])
-			if !unicode.IsSpace(r) {
-				break
-			}
-			b -= n
-		}
-		if b > a {
-			out = append(out, span{a, b})
-		}
-	}
-	for i, r := range s {
-		end := false
-		switch r {
-		case '!', '?', ';', '\n':
-			end = true
-		case '.':
-			next, _ := utf8.DecodeRuneInString(s[i+1:])
-			end = !(unicode.IsLetter(next) || unicode.IsDigit(next))
-		}
-		if end {
-			add(i + utf8.RuneLen(r))
-			start = i + utf8.RuneLen(r)
-		}
-	}
-	add(len(s))
-	return out
 }
