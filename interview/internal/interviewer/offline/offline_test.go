@@ -70,8 +70,16 @@ func TestResolveFamilies(t *testing.T) {
 		{"Android developer", []string{"mobile"}, true},
 		{"Product Manager", []string{"product-management"}, true},
 		{"QA automation engineer", []string{"qa-testing"}, true},
-		{"Pastry chef", []string{"backend"}, false},
-		{"", []string{"backend"}, false},
+		{"Data analyst", []string{"data-engineering", "machine-learning"}, true},
+		{"Senior data analyst", []string{"data-engineering", "machine-learning"}, true},
+		{"Business intelligence developer", []string{"data-engineering"}, true},
+		{"Cloud architect", []string{"devops-sre"}, true},
+		{"Head of data", []string{"data-engineering", "machine-learning"}, true},
+		{"Financial analyst", []string{"behavioural"}, false},
+		{"Registered nurse", []string{"behavioural"}, false},
+		{"Pastry chef", []string{"behavioural"}, false},
+		{"Engineer", []string{"behavioural"}, false},
+		{"", []string{"behavioural"}, false},
 	}
 	for _, c := range cases {
 		fams, matched := b.resolveFamilies(c.role)
