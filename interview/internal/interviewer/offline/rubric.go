@@ -301,16 +301,6 @@ func (a assessment) tradeoffs() []span {
 	return out
 }
 
-// sentenceWith returns the first sentence holding one of the phrases, or -1.
-func (a assessment) sentenceWith(list phraseList) int {
-	for i, st := range a.sentTokens {
-		if list.in(st) {
-			return i
-		}
-	}
-	return -1
-}
-
 func sentenceScore(n int) float64 {
 	switch {
 	case n <= 0:
