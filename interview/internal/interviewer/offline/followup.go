@@ -19,7 +19,7 @@ import (
 // sentence nearest the gap) and names what it left out.
 //
 // For a behavioural question ("Tell me about a time…"):
-//   - no result: none of the words that report an outcome;
+//   - no result, as the STAR reading finds one (storyParts);
 //   - no number: no digit and no number word;
 //   - "we" at least twice and never "I", "me" or "my".
 //
@@ -38,9 +38,6 @@ type gap struct {
 }
 
 var (
-	resultWords = phrases("result", "outcome", "in the end", "ended up", "led to", "which meant", "impact",
-		"reduc", "increas", "improv", "cut", "saved", "grew", "drop", "dropped", "fell", "rose", "achiev", "deliver",
-		"launch", "shipped", "resolv", "fixed", "succeed", "success", "fail", "learned", "afterwards")
 	numberWords = phrases("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 		"dozen", "hundred", "thousand", "million", "billion", "half", "twice", "double", "percent", "percentage")
 	weWords = phrases("we", "our", "us")
@@ -105,7 +102,7 @@ func (iv *Interviewer) gaps(q interviewer.Question, answer string) []gap {
 			return a.quote(0)
 		}
 		toks := read(answer)
-		if !resultWords.in(toks) {
+		if parts[3] < 0 { // the STAR reading's result: one rule for both
 			out = append(out, gap{"What was the result? Say what changed because of what you did, and how you knew.", near(parts[2], parts[1])})
 		}
 		if !strings.ContainsAny(answer, "0123456789") && !numberWords.in(toks) {

@@ -21,8 +21,9 @@ var (
 	// outcome, so it counts only beside a word of change (resultDigits).
 	resultCues = phrases("as a result", "in the end", "the result", "resulted", "outcome", "we shipped", "we delivered",
 		"we launched", "reduced", "increased", "improved", "saved", "went from", "went down", "went back", "dropped",
-		"fell", "ended up", "eventually", "i learned", "i learnt", "lesson", "since then", "it worked",
-		"succeeded", "no repeat", "never happened again")
+		"fell", "rose", "grew", "ended up", "led to", "which meant", "impact", "achieved", "resolved", "fixed",
+		"eventually", "i learned", "i learnt", "lesson", "since then", "it worked", "succeeded", "no repeat",
+		"never happened again")
 	// An action is told in the first person: "I" and a verb in the past
 	// tense ("I wrote", "I decided"), or "so I", "then I".
 	actionCue    = regexp.MustCompile(`(?i)\b(i|we)\s+(\w+ed|wrote|built|set|ran|made|took|led|met|spoke|told|sent|began|chose|drove|gave|brought|found|went|got|did|sat|split|put|cut|paired|kept)\b|\b(so|then|first)\s+i\b`)
