@@ -206,7 +206,7 @@ const (
 // screened it (relevance.Screen): it has words enough to judge.
 func (iv *Interviewer) offTopic(main, q interviewer.Question, points []point, a assessment) string {
 	if other := iv.addresses(main, a.text); other != nil {
-		return fmt.Sprintf("It answers another question (%q), not the one asked.", other.Text)
+		return fmt.Sprintf("It addresses another question (%q), not the one asked.", other.Text)
 	}
 	if len(a.Covered) > 0 {
 		return ""
