@@ -62,23 +62,39 @@ func (iv *Interviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread
 // question is the follow-up on g: the phrase of the answer it refers to,
 // then what it asks.
 func (g gap) question() string {
-	if p := phrase(g.near, maxPhraseWords); p != "" {
+	if p := excerpt(g.near, maxPhraseWords); p != "" {
 		return fmt.Sprintf("You said “%s”. %s", p, g.ask)
 	}
 	return g.ask
 }
 
-// maxPhraseWords bounds the phrase of an answer a follow-up quotes.
-const maxPhraseWords = 14
+// A follow-up quotes at most maxPhraseWords words of the answer, and at
+// most maxPhraseRunes characters (an answer may hold very long "words").
+const (
+	maxPhraseWords = 14
+	maxPhraseRunes = 120
+)
 
-// phrase is s cut to at most n words at a word boundary, an ellipsis
-// marking the cut, without the full stop that ends it.
-func phrase(s string, n int) string {
+// excerpt is s cut to at most n words and maxPhraseRunes characters, at a
+// word boundary where there is one, an ellipsis marking the cut, without
+// the punctuation that ends it.
+func excerpt(s string, n int) string {
 	f := strings.Fields(s)
-	if len(f) > n {
-		return strings.Join(f[:n], " ") + "…"
+	cut := len(f) > n
+	if cut {
+		f = f[:n]
 	}
-	return strings.TrimRight(strings.Join(f, " "), ".!?;:,")
+	out := strings.Join(f, " ")
+	if r := []rune(out); len(r) > maxPhraseRunes {
+		out, cut = string(r[:maxPhraseRunes]), true
+		if i := strings.LastIndexByte(out, ' '); i > 0 {
+			out = out[:i]
+		}
+	}
+	if cut {
+		return out + "…"
+	}
+	return strings.TrimRight(out, ".!?;:,")
 }
 
 // gaps lists the clear gaps of answer to main question q, most important

@@ -202,3 +202,17 @@ func TestFollowUpsReferToTheAnswer(t *testing.T) {
 		t.Errorf("a story without its result: follow-up %q (%v)", got, ok)
 	}
 }
+
+// A quoted phrase is bounded however the answer is written.
+func TestExcerpt(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Use Redis.", "Use Redis"},
+		{"one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen", "one two three four five six seven eight nine ten eleven twelve thirteen fourteen…"},
+		{strings.Repeat("x", 500), strings.Repeat("x", maxPhraseRunes) + "…"},
+		{strings.Repeat("é", 100) + " " + strings.Repeat("é", 100), strings.Repeat("é", 100) + "…"},
+	} {
+		if got := excerpt(c.in, maxPhraseWords); got != c.want {
+			t.Errorf("excerpt(%.30q…) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
