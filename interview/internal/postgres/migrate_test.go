@@ -143,6 +143,19 @@ func TestLegacyRowsAreMigrated(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT report IS NOT NULL FROM interviews WHERE id = $1`, done).Scan(&stored); err != nil || !stored {
 		t.Fatalf("the report was not stored whole: %v %v", stored, err)
 	}
+	// Every stored evaluation says whether it was off-topic (none was).
+	var evaluations, saying int
+	if err := pool.QueryRow(ctx, `
+		SELECT count(*), count(*) FILTER (WHERE e ? 'offTopic' AND e->'offTopic' = 'false')
+		FROM interviews,
+		     LATERAL (SELECT r FROM jsonb_array_elements(question_results) r
+		              UNION ALL SELECT r FROM jsonb_array_elements(coalesce(report->'questionResults', '[]')) r) rs(r),
+		     LATERAL (SELECT r->'evaluation' UNION ALL SELECT r->'retry'->'evaluation' WHERE r ? 'retry') es(e)`).Scan(&evaluations, &saying); err != nil {
+		t.Fatal(err)
+	}
+	if evaluations != 9 || saying != evaluations {
+		t.Fatalf("%d of %d stored evaluations say offTopic false", saying, evaluations)
+	}
 }
 
 // Migration 0013 moves the limits' rows into package quota's tables: what

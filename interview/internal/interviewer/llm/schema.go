@@ -74,7 +74,7 @@ var (
 	openingSchema    = object(map[string]any{"welcome": str(), "question": str()})
 	questionSchema   = object(map[string]any{"question": str()})
 	evaluationSchema = object(map[string]any{
-		"scorable": boolean(), "score": score(), "technicalAccuracy": score(), "communication": score(),
+		"scorable": boolean(), "offTopic": boolean(), "score": score(), "technicalAccuracy": score(), "communication": score(),
 		"feedback": str(), "strengths": list(), "improvements": list(),
 		"evidence": map[string]any{"type": "array", "maxItems": interviewer.MaxEvidence, "items": object(map[string]any{
 			"kind":  map[string]any{"type": "string", "enum": []string{interviewer.Strength, interviewer.Improvement}},
@@ -98,6 +98,7 @@ type questionReply struct {
 
 type evaluationReply struct {
 	Scorable          bool                   `json:"scorable"`
+	OffTopic          bool                   `json:"offTopic"`
 	Score             int                    `json:"score"`
 	TechnicalAccuracy int                    `json:"technicalAccuracy"`
 	Communication     int                    `json:"communication"`
@@ -115,9 +116,16 @@ type summaryReply struct {
 	Feedback        string   `json:"feedback"`
 }
 
+// lateFields are properties added to a schema after the first replies
+// without them: the model is asked for them (strict mode lists every
+// property as required), but a reply that leaves one out reads it as its
+// zero value (offTopic false) rather than failing, so a provider or stand-in
+// answering in the earlier shape keeps working.
+var lateFields = map[string]bool{"offTopic": true}
+
 // decodeStrict decodes one JSON object holding exactly the schema's
-// properties, none null, into dst. Integers must be written as integers:
-// 85.5 or 8.5e1 fail to decode into int.
+// properties (lateFields may be missing), none null, into dst. Integers
+// must be written as integers: 85.5 or 8.5e1 fail to decode into int.
 func decodeStrict(content string, schema map[string]any, dst any) error {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(content))
@@ -138,6 +146,9 @@ func decodeStrict(content string, schema map[string]any, dst any) error {
 	}
 	for _, k := range schema["required"].([]string) {
 		v, ok := raw[k]
+		if !ok && lateFields[k] {
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("missing field %q", k)
 		}
