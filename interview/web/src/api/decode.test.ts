@@ -58,6 +58,9 @@ describe('decoding server JSON', () => {
     },
     { name: 'a list that is an object', body: wireReport({ strengths: { a: 1 } }), read: decode.report, want: 'strengths: expected a list, got an object' },
     { name: 'a body that is a list', body: [], read: decode.report, want: 'the body: expected an object, got a list' },
+    { name: 'a config without difficulty levels', body: { ...wireConfig(), difficulties: undefined }, read: decode.config, want: 'difficulties: expected a list, got nothing' },
+    { name: 'a config with no difficulty level', body: wireConfig({ difficulties: [] }), read: decode.config, want: 'difficulties: no difficulty level' },
+    { name: 'a default difficulty that is not offered', body: wireConfig({ defaultDifficulty: 'insane' }), read: decode.config, want: 'defaultDifficulty: "insane" is not one of the difficulties' },
     { name: 'a config without limits', body: { ...wireConfig(), limits: undefined }, read: decode.config, want: 'limits: expected an object, got nothing' },
     { name: 'a session without the answered count', body: { ...wireSession(), answeredQuestions: undefined }, read: decode.session, want: 'answeredQuestions: expected a number, got nothing' },
   ];

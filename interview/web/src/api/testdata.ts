@@ -83,6 +83,8 @@ export const wireConfig = (o: Body = {}): Body => ({
   mode: 'offline',
   roleFamilies: ['backend engineering'],
   fallbackFamily: 'backend engineering',
+  difficulties: ['easy', 'medium', 'hard'],
+  defaultDifficulty: 'medium',
   limits: wireLimits(),
   ...o,
 });

@@ -38,6 +38,10 @@ export interface Config {
    * other role gets; empty with a language model. */
   roleFamilies: string[];
   fallbackFamily: string;
+  /** The difficulty levels a start accepts, easiest first, and the one
+   * the setup form starts on. */
+  difficulties: string[];
+  defaultDifficulty: string;
   limits: Limits;
 }
 
