@@ -78,11 +78,15 @@ function countedEvaluation(t: Thread): Evaluation {
   return r.counted === 'retry' && r.retry ? r.retry.evaluation : r.evaluation;
 }
 
-/** The first sentence of a feedback, for a collapsed question. */
+/** The first sentence of a feedback, for a collapsed question: at most
+ * 140 characters, cut between words. */
 export function oneLine(feedback: string): string {
   const m = /^(.+?[.!?])(\s|$)/.exec(feedback.trim());
   const line = m ? m[1] : feedback.trim();
-  return line.length > 140 ? `${line.slice(0, 139)}…` : line;
+  if (line.length <= 140) return line;
+  const cut = line.slice(0, 139);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 70 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, '')}…`;
 }
 
 function ThreadView({ thread: t, reader }: { thread: Thread; reader: Reader }) {
