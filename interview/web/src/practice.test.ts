@@ -16,14 +16,13 @@ import {
   questionName,
   readPrefill,
   scoreChange,
-  secondCounts,
   secondTryNote,
   threads,
   tryChange,
   weakestArea,
 } from './practice';
 
-const ev = (score: number): Evaluation => ({ scorable: true, score, technicalAccuracy: score, communication: score, feedback: '', strengths: [], improvements: [], evidence: [], star: null, delivery: null });
+const ev = (score: number): Evaluation => ({ scorable: true, offTopic: false, score, technicalAccuracy: score, communication: score, feedback: '', strengths: [], improvements: [], evidence: [], star: null, delivery: null });
 
 function main(id: string, score: number, extra: Partial<QuestionResult> = {}): QuestionResult {
   return { question: { id, text: `${id}?`, kind: 'main' }, answer: `${id} answer`, evaluation: ev(score), retry: null, counted: '', ...extra };
@@ -80,10 +79,10 @@ describe('second tries', () => {
 
   it('says a second try\'s result in words when an answer had nothing to score', () => {
     const none = { ...ev(0), scorable: false };
-    expect(secondTryNote(ev(45), ev(72))).toBe('Your first answer scored 45; this one scores 72 (+27). The report counts this one.');
-    expect(secondTryNote(ev(60), ev(30))).toBe('Your first answer scored 60; this one scores 30 (\u221230). The report counts your first answer, the better one.');
-    expect(secondTryNote(none, ev(46))).toBe('Your first answer had nothing to score; this one scores 46. The report counts this one.');
-    expect(secondTryNote(ev(46), none)).toBe('This answer had nothing to score; your first answer keeps its 46, and the report counts it.');
+    expect(secondTryNote(ev(45), ev(72))).toBe('Your first answer scored 45; this one scores 72 (+27).');
+    expect(secondTryNote(ev(60), ev(30))).toBe('Your first answer scored 60; this one scores 30 (\u221230).');
+    expect(secondTryNote(none, ev(46))).toBe('Your first answer had nothing to score; this one scores 46.');
+    expect(secondTryNote(ev(46), none)).toBe('This answer had nothing to score; your first answer keeps its 46.');
     expect(secondTryNote(none, none)).toBe('Neither answer had anything to score, so this question has no score yet.');
     for (const [a, b] of [[none, ev(46)], [ev(46), none], [none, none]]) {
       expect(secondTryNote(a, b)).not.toMatch(/\b0\b|\+46|\u221246/);
@@ -91,9 +90,6 @@ describe('second tries', () => {
     }
     expect(tryChange(none, ev(97))).toBe('97; your first answer had nothing to score');
     expect(tryChange(none, ev(97), 'guest')).toBe("97; the candidate's first answer had nothing to score");
-    expect(secondCounts(none, ev(1))).toBe(true);
-    expect(secondCounts(ev(50), none)).toBe(false);
-    expect(secondCounts(ev(50), ev(50))).toBe(false);
   });
 
   it('says what the report counted', () => {

@@ -83,10 +83,6 @@ export function scoreChange(before: number, after: number): string {
   return d > 0 ? `+${d}` : `\u2212${-d}`;
 }
 
-/** Whether a second try counts instead of the first: it has a score, and
- * the first has none or a lower one. */
-export const secondCounts = (first: Evaluation, second: Evaluation): boolean => second.scorable && (!first.scorable || second.score > first.score);
-
 /** A later answer's score beside the first answer's, for a parenthesis:
  * "72, +27 on your first answer", or, when one of them had nothing to
  * score, that in words ("72; your first answer had nothing to score"). */
@@ -97,14 +93,14 @@ export function tryChange(first: Evaluation, later: Evaluation, reader: Reader =
   return `${later.score}, ${scoreChange(first.score, later.score)} on ${w} first answer`;
 }
 
-/** A second try's result right after it, in sentences: its score beside
- * the first answer's, and which of the two the report counts. */
+/** A second try's result right after it, in a sentence: its score beside
+ * the first answer's. Which one counts is the server's rule (the better of
+ * the two); the page states it, and the report says which it counted. */
 export function secondTryNote(first: Evaluation, second: Evaluation): string {
   if (!first.scorable && !second.scorable) return 'Neither answer had anything to score, so this question has no score yet.';
-  if (!first.scorable) return `Your first answer had nothing to score; this one scores ${second.score}. The report counts this one.`;
-  if (!second.scorable) return `This answer had nothing to score; your first answer keeps its ${first.score}, and the report counts it.`;
-  const change = `Your first answer scored ${first.score}; this one scores ${second.score} (${scoreChange(first.score, second.score)}).`;
-  return `${change} ${secondCounts(first, second) ? 'The report counts this one.' : 'The report counts your first answer, the better one.'}`;
+  if (!first.scorable) return `Your first answer had nothing to score; this one scores ${second.score}.`;
+  if (!second.scorable) return `This answer had nothing to score; your first answer keeps its ${first.score}.`;
+  return `Your first answer scored ${first.score}; this one scores ${second.score} (${scoreChange(first.score, second.score)}).`;
 }
 
 /** What the report counted for a thread, in a sentence; '' when it is

@@ -70,6 +70,12 @@ describe('decoding server JSON', () => {
     });
   }
 
+  it('reads an off-topic evaluation, and one kept from before the field as on topic', () => {
+    expect(decode.decode(wireEvaluation({ offTopic: true, score: 20 }), decode.evaluation)).toMatchObject({ offTopic: true, score: 20, scorable: true });
+    expect(decode.decode(wireEvaluation({ offTopic: undefined }), decode.evaluation).offTopic).toBe(false);
+    expect(problem(wireEvaluation({ offTopic: 'yes' }), decode.evaluation)).toBe('offTopic: expected true or false, got a string');
+  });
+
   it('refuses a list body that is not a list, naming the item of one that is', () => {
     expect(() => decode.list({}, decode.historyItem)).toThrow('the body: expected a list, got an object');
     expect(() => decode.list([{ _id: 'i1' }], decode.historyItem)).toThrow('[0].role: expected a string, got nothing');

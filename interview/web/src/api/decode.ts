@@ -163,10 +163,12 @@ function delivery(f: Fields): Delivery {
   };
 }
 
-/** An evaluation. `scorable` is required: the server always sends it. */
+/** An evaluation. `scorable` is required: the server always sends it;
+ * `offTopic` may be absent (false), as in evaluations kept from before it. */
 export function evaluation(f: Fields): Evaluation {
   return {
     scorable: f.bool('scorable'),
+    offTopic: f.has('offTopic') ? f.bool('offTopic') : false,
     score: f.num('score'),
     technicalAccuracy: f.num('technicalAccuracy'),
     communication: f.num('communication'),

@@ -75,8 +75,11 @@ export interface Delivery {
 }
 
 export interface Evaluation {
-  /** False: "not enough to score" (empty, nonsense or off-topic); every score is 0. */
+  /** False: "not enough to score" (empty, noise, a failed dictation); every score is 0. */
   scorable: boolean;
+  /** The answer does not address its question: scored (low) and counted
+   * like any other answer. */
+  offTopic: boolean;
   score: number;
   technicalAccuracy: number;
   communication: number;

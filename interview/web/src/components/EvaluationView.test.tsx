@@ -5,6 +5,7 @@ import { against, duration, EvaluationView, lengthBand } from './EvaluationView'
 
 const base: Evaluation = {
   scorable: true,
+  offTopic: false,
   score: 64,
   technicalAccuracy: 70,
   communication: 50,
@@ -32,6 +33,14 @@ describe('EvaluationView', () => {
     expect(html).toContain('Not enough to score.');
     expect(html).not.toContain('/100');
     expect(html).not.toContain('What went well');
+  });
+
+  it('says an off-topic answer is off the question, with its score', () => {
+    const html = render({ ...base, offTopic: true, score: 20, strengths: [], evidence: [] });
+    expect(html).toContain('Off the question.');
+    expect(html).toContain('counts in your averages');
+    expect(html).toContain('20/100');
+    expect(render(base)).not.toContain('Off the question');
   });
 
   it('shows STAR parts told and missing', () => {

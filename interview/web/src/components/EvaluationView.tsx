@@ -46,6 +46,12 @@ export function EvaluationView({ evaluation: e, answer, reader = 'candidate' }: 
   }
   return (
     <div className="evaluation">
+      {e.offTopic && (
+        <p className="verdict off-topic" role="status">
+          <strong>Off the question.</strong> This answer does not address the question asked, so it scores low and counts in{' '}
+          {reader === 'guest' ? 'the' : 'your'} averages like any other answer.
+        </p>
+      )}
       <dl className="scores">
         <div>
           <dt>Score</dt>

@@ -5,6 +5,7 @@ import { oneLine, ReportView } from './ReportView';
 
 const ev = (score: number, feedback: string, scorable = true): Evaluation => ({
   scorable,
+  offTopic: false,
   score,
   technicalAccuracy: score,
   communication: score,

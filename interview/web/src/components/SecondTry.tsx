@@ -29,7 +29,7 @@ export function SecondTry({
       <section className="second-try" aria-labelledby="second-try-title">
         <h3 id="second-try-title">Your second try</h3>
         <p className="score-change" role="status">
-          {secondTryNote(result.evaluation, result.retry.evaluation)}
+          {secondTryNote(result.evaluation, result.retry.evaluation)} The better of your two answers counts.
         </p>
         <details>
           <summary>Your first answer</summary>
