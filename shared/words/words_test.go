@@ -114,3 +114,18 @@ func FuzzWords(f *testing.F) {
 		}
 	})
 }
+
+func TestSentences(t *testing.T) {
+	s := "Node.js runs 3.5 times faster. Really?  Yes; it does!\nDone"
+	var got []string
+	for _, sp := range Sentences(s) {
+		got = append(got, s[sp.Start:sp.End])
+	}
+	want := []string{"Node.js runs 3.5 times faster.", "Really?", "Yes;", "it does!", "Done"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	if got := Sentences(" \n "); len(got) != 0 {
+		t.Fatalf("blank text: %v", got)
+	}
+}

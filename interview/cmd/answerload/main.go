@@ -68,7 +68,7 @@ func (instant) Mode() string { return "instant" }
 func (instant) Open(context.Context, interviewer.Setup) (interviewer.Opening, error) {
 	return interviewer.Opening{Welcome: "hi", Question: interviewer.Question{ID: "q1", Text: "Question 1"}}, nil
 }
-func (instant) Evaluate(_ context.Context, _ interviewer.Setup, _ interviewer.Question, a string) (interviewer.Evaluation, error) {
+func (instant) Evaluate(_ context.Context, _ interviewer.Setup, _ interviewer.Question, _ []interviewer.Result, a string) (interviewer.Evaluation, error) {
 	return interviewer.Evaluation{Score: 70, TechnicalAccuracy: 65, Communication: 80, Feedback: "fine",
 		Strengths: []string{"clear"}, Improvements: []string{"depth"}}, nil
 }

@@ -49,8 +49,10 @@ type fakeInterviewer struct {
 	onEvaluate func(n int32, q interviewer.Question, answer string) error
 	onSummary  func(n int32) error
 	evaluated  []interviewer.Question
-	// answers are the answers evaluated, as the interviewer saw them.
+	// answers are the answers evaluated, as the interviewer saw them, and
+	// earlier what each was given as context.
 	answers []string
+	earlier [][]interviewer.Result
 	// summarized are the results the last summary was written from.
 	summarized []interviewer.Result
 }
@@ -84,11 +86,12 @@ func question(n int) interviewer.Question {
 	return interviewer.Question{ID: fmt.Sprintf("q%d", n), Text: fmt.Sprintf("Stored question %d?", n), Kind: interviewer.Main}
 }
 
-func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
+func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (interviewer.Evaluation, error) {
 	n := f.evals.Add(1)
 	f.mu.Lock()
 	f.evaluated = append(f.evaluated, q)
 	f.answers = append(f.answers, answer)
+	f.earlier = append(f.earlier, earlier)
 	hook := f.onEvaluate
 	f.mu.Unlock()
 	if hook != nil {
@@ -102,11 +105,12 @@ func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q i
 		return interviewer.Evaluation{}, err
 	}
 	if strings.Contains(answer, unscorableMarker) {
-		return interviewer.NotScorable("the answer does not address the question."), nil
+		return interviewer.NotScorable("the answer is noise."), nil
 	}
 	// Scores derived from the answer length so averages are checkable.
 	score := min(len(answer), 100)
-	return interviewer.Evaluation{Scorable: true, Score: score, TechnicalAccuracy: score / 2, Communication: 90, Feedback: "ok",
+	return interviewer.Evaluation{Scorable: true, OffTopic: strings.Contains(answer, offTopicMarker), Score: score,
+		TechnicalAccuracy: score / 2, Communication: 90, Feedback: "ok",
 		Strengths: []string{"clear"}, Improvements: []string{"depth"}}, nil
 }
 
@@ -137,6 +141,11 @@ const gapMarker = "[gap]"
 // unscorableMarker in an answer makes the fake interviewer find nothing to
 // score in it.
 const unscorableMarker = "[unscorable]"
+
+// offTopicMarker in an answer makes the fake interviewer find it off its
+// question, with the scores of its length all the same: the service
+// holds them to interviewer.MaxOffTopicScore.
+const offTopicMarker = "[off-topic]"
 
 // FollowUp asks "Follow-up n on <main question id>?" when the thread's
 // last answer holds gapMarker.
@@ -233,6 +242,12 @@ func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interviewer.Interviewe
 	}))
 	t.Cleanup(en.srv.Close)
 	return en
+}
+
+// screened makes the service screen answers with its own rule, for tests
+// of the real interviewers through the API.
+func screened(d *httpapi.Deps, _ *postgres.Store, _ *pgxpool.Pool) {
+	d.Interviews.ScreenWith(interviews.Screen)
 }
 
 // noScreen lets every answer through to the stand-in interviewer, whose

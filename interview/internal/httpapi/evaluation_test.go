@@ -12,8 +12,8 @@ import (
 // faithfully and once with words the answer never said.
 type quoting struct{ interviewer.Interviewer }
 
-func (q quoting) Evaluate(ctx context.Context, s interviewer.Setup, qu interviewer.Question, answer string) (interviewer.Evaluation, error) {
-	ev, err := q.Interviewer.Evaluate(ctx, s, qu, answer)
+func (q quoting) Evaluate(ctx context.Context, s interviewer.Setup, qu interviewer.Question, earlier []interviewer.Result, answer string) (interviewer.Evaluation, error) {
+	ev, err := q.Interviewer.Evaluate(ctx, s, qu, earlier, answer)
 	ev.Evidence = []interviewer.Evidence{
 		{Kind: interviewer.Strength, Point: "clear", Quote: "a token bucket per key"},
 		{Kind: interviewer.Strength, Point: "names Redis", Quote: "the counters live in Redis"},

@@ -53,8 +53,8 @@ func TestAnswerFloodIsLimitedPerUser(t *testing.T) {
 	s := flooder.start(interviews.MaxQuestions)
 	began := time.Now()
 	accepted, refused := flooder.answerUntilRefused(s, interviews.MaxQuestions-1)
-	// The burst, plus what refilled meanwhile (one a minute).
-	most := interviews.DefaultAnswer.Burst + 1 + int(time.Since(began)/time.Minute)
+	// The burst, plus what refilled meanwhile.
+	most := interviews.DefaultAnswer.Burst + 1 + int(time.Since(began)*time.Duration(interviews.DefaultAnswer.PerHour)/time.Hour)
 	if accepted < interviews.DefaultAnswer.Burst || accepted > most {
 		t.Fatalf("%d answers accepted before the refusal, want %d to %d", accepted, interviews.DefaultAnswer.Burst, most)
 	}
@@ -79,6 +79,53 @@ func TestAnswerFloodIsLimitedPerUser(t *testing.T) {
 	if a.Evaluation.Score != 77 {
 		t.Fatalf("the other user's evaluation %+v", a.Evaluation)
 	}
+}
+
+// ageAnswerBucket makes the user's answer bucket older by d, as the
+// database's clock would after d.
+func (e *env) ageAnswerBucket(userID string, d time.Duration) {
+	e.t.Helper()
+	if _, err := e.pool.Exec(context.Background(),
+		`UPDATE quota_buckets SET updated_at = updated_at - make_interval(secs => $2) WHERE user_id = $1 AND name = 'model_answer'`,
+		userID, d.Seconds()); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// A person answering every 10 seconds, for as long as they practise
+// (here three interviews of 20 questions, an hour of it at the pace of
+// a person who reads a question and answers at once), is never refused;
+// a script sending answers back to back is, once the burst is spent.
+func TestAnsweringEveryTenSecondsIsNeverRefused(t *testing.T) {
+	e := newEnv(t)
+	person := e.signUp()
+	for n := range 3 {
+		s := person.startWith(map[string]any{"totalQuestions": interviews.MaxQuestions, "followUps": 0})
+		q := s.Question
+		for i := range interviews.MaxQuestions {
+			e.ageAnswerBucket(person.userID(), 10*time.Second)
+			r := person.answer(s.SessionID, q.ID, strings.Repeat("a", 40))
+			if r.status != http.StatusOK {
+				t.Fatalf("interview %d, answer %d, 10 s after the last: %d %s", n+1, i+1, r.status, r.body)
+			}
+			var a answered
+			r.json(t, &a)
+			if a.NextQuestion != nil {
+				q = *a.NextQuestion
+			}
+		}
+	}
+
+	script := e.signUp()
+	s := script.start(interviews.MaxQuestions)
+	began := time.Now()
+	accepted, refused := script.answerUntilRefused(s, interviews.MaxQuestions-1)
+	most := interviews.DefaultAnswer.Burst + 1 + int(time.Since(began)*time.Duration(interviews.DefaultAnswer.PerHour)/time.Hour)
+	if accepted > most {
+		t.Fatalf("a script's back-to-back answers: %d accepted, want at most %d", accepted, most)
+	}
+	must(t, refused, http.StatusTooManyRequests)
+	retryAfter(t, refused, 10*time.Second)
 }
 
 // At most MaxInProgress interviews in progress; the list shows them for

@@ -129,11 +129,12 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 	}
 	e.iv.mu.Lock()
 	e.iv.onEvaluate = nil
-	// Evaluated with its parent: the main question, everything said on it.
-	gotQ, gotA := e.iv.evaluated[len(e.iv.evaluated)-1], e.iv.answers[len(e.iv.answers)-1]
+	// Evaluated as its own answer to the follow-up, with the main
+	// question's result as context.
+	gotQ, gotA, gotE := e.iv.evaluated[len(e.iv.evaluated)-1], e.iv.answers[len(e.iv.answers)-1], e.iv.earlier[len(e.iv.earlier)-1]
 	e.iv.mu.Unlock()
-	if gotQ.ID != "q1" || gotA != "We sped it up "+gapMarker+"\n\nIt went from 900 ms to 120 ms." {
-		t.Fatalf("the follow-up was evaluated as %q against %+v", gotA, gotQ)
+	if gotQ.ID != f.ID || gotA != "It went from 900 ms to 120 ms." || len(gotE) != 1 || gotE[0].Question.ID != "q1" || gotE[0].Answer != "We sped it up "+gapMarker {
+		t.Fatalf("the follow-up was evaluated as %q against %+v, with %+v as context", gotA, gotQ, gotE)
 	}
 
 	// The follow-up's answer has no gap: the next main question, number 2.
@@ -171,24 +172,25 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 }
 
 // The report counts each main question once, with the best of its
-// evaluations: the follow-up's (of everything said) against the main
-// answer's. The interviewer writes its summary from those.
-func TestFollowUpIsEvaluatedWithItsParentInTheReport(t *testing.T) {
+// evaluations: the follow-up's (of its own answer) against the main
+// answer's. The interviewer writes its summary from those, with what was
+// said on the question up to the counted answer.
+func TestFollowUpCountsForItsMainQuestion(t *testing.T) {
 	e := newEnv(t)
 	c := e.signUp()
 	s := c.startWith(map[string]any{"totalQuestions": 2, "followUps": 1})
 	short := "x " + gapMarker // scored by length: 7
 	a := c.mustAnswer(s.SessionID, "q1", short)
-	// The follow-up is scored on the combined answer, so higher.
+	// The follow-up is scored on its own answer.
 	fu := c.mustAnswer(s.SessionID, a.NextQuestion.ID, strings.Repeat("y", 50))
-	if fu.Evaluation.Score != len(short)+2+50 {
-		t.Fatalf("follow-up score %d, want the combined answer's %d", fu.Evaluation.Score, len(short)+2+50)
+	if fu.Evaluation.Score != 50 {
+		t.Fatalf("follow-up score %d, want its own answer's 50", fu.Evaluation.Score)
 	}
 	c.mustAnswer(s.SessionID, "q2", strings.Repeat("z", 40))
 	rep := c.finish(s.SessionID)
-	// (59 + 40) / 2 = 49.5, rounded half up: the main answer's 7 does not count.
-	if score(rep.OverallScore) != 50 {
-		t.Fatalf("overall %d, want 50", score(rep.OverallScore))
+	// (50 + 40) / 2 = 45: the main answer's 7 does not count.
+	if score(rep.OverallScore) != 45 {
+		t.Fatalf("overall %d, want 45", score(rep.OverallScore))
 	}
 	counted := []string{rep.QuestionResults[0].Counted, rep.QuestionResults[1].Counted, rep.QuestionResults[2].Counted}
 	if strings.Join(counted, ",") != ",answer,answer" {
@@ -197,7 +199,7 @@ func TestFollowUpIsEvaluatedWithItsParentInTheReport(t *testing.T) {
 	e.iv.mu.Lock()
 	sum := e.iv.summarized
 	e.iv.mu.Unlock()
-	if len(sum) != 2 || sum[0].Question.ID != "q1" || sum[0].Evaluation.Score != 59 || !strings.HasSuffix(sum[0].Answer, strings.Repeat("y", 50)) {
+	if len(sum) != 2 || sum[0].Question.ID != "q1" || sum[0].Evaluation.Score != 50 || sum[0].Answer != short+"\n\n"+strings.Repeat("y", 50) {
 		t.Fatalf("the summary was written from %+v", sum)
 	}
 }
@@ -330,7 +332,8 @@ func TestSecondTryTakesTheClaim(t *testing.T) {
 	must(t, c.retry(s2.SessionID, "q1", "second"), http.StatusOK)
 }
 
-// A second try of a follow-up is evaluated with its parent too.
+// A second try of a follow-up is evaluated as the follow-up's answer, with
+// the main question's result as context.
 func TestSecondTryOfAFollowUp(t *testing.T) {
 	e := newEnv(t)
 	c := e.signUp()
@@ -341,10 +344,10 @@ func TestSecondTryOfAFollowUp(t *testing.T) {
 	must(t, c.retry(s.SessionID, "q1", "late"), http.StatusConflict)
 	must(t, c.retry(s.SessionID, a.NextQuestion.ID, "second"), http.StatusOK)
 	e.iv.mu.Lock()
-	gotQ, gotA := e.iv.evaluated[len(e.iv.evaluated)-1], e.iv.answers[len(e.iv.answers)-1]
+	gotQ, gotA, gotE := e.iv.evaluated[len(e.iv.evaluated)-1], e.iv.answers[len(e.iv.answers)-1], e.iv.earlier[len(e.iv.earlier)-1]
 	e.iv.mu.Unlock()
-	if gotQ.ID != "q1" || gotA != "main "+gapMarker+"\n\nsecond" {
-		t.Fatalf("second try of the follow-up evaluated as %q against %+v", gotA, gotQ)
+	if gotQ.ID != a.NextQuestion.ID || gotA != "second" || len(gotE) != 1 || gotE[0].Answer != "main "+gapMarker {
+		t.Fatalf("second try of the follow-up evaluated as %q against %+v, with %+v as context", gotA, gotQ, gotE)
 	}
 }
 
@@ -641,8 +644,8 @@ func TestOfflineInterviewFromAJobDescription(t *testing.T) {
 	}
 }
 
-// An answer with nothing to score is followed up like any other: the
-// follow-up's answer is then evaluated together with it.
+// An answer with nothing to score is followed up like any other, and the
+// follow-up's answer is evaluated as itself.
 func TestFollowUpOnAnUnscorableAnswer(t *testing.T) {
 	e := newEnv(t)
 	c := e.signUp()
@@ -656,7 +659,7 @@ func TestFollowUpOnAnUnscorableAnswer(t *testing.T) {
 		t.Fatalf("after an unscorable answer with a gap: next %+v, want a follow-up on q1", f)
 	}
 	b := c.mustAnswer(s.SessionID, f.ID, "It went from 900 ms to 120 ms.")
-	if b.Evaluation.Scorable {
-		t.Fatalf("the follow-up was not evaluated with its unscorable parent: %+v", b.Evaluation)
+	if !b.Evaluation.Scorable {
+		t.Fatalf("the follow-up's answer was judged with its unscorable parent: %+v", b.Evaluation)
 	}
 }

@@ -26,14 +26,27 @@ func NotScorable(reason string) Evaluation {
 	}
 }
 
+// OffTopicLead opens the feedback of an answer off its question.
+const OffTopicLead = "Off-topic: the answer does not address the question asked, so it scores at most 35."
+
 // Checked makes e safe to store and show against answer, whoever wrote it:
 // every quote must occur in the answer (compared without regard to case,
 // runs of spaces or the style of quotation marks, then replaced by the
 // answer's own text there) and stands under one item at most; items that
 // do not occur, or repeat words a kept quote shows, are dropped, and each kept
 // item's point appears in the list of its kind. An evaluation that is not
-// scorable has every score 0 and no strength.
+// scorable has every score 0 and no strength. One off its question is an
+// answer all the same: it is scored, each score at most MaxOffTopicScore,
+// credits nothing (no strength) and says so first (OffTopicLead).
 func Checked(e Evaluation, answer string) Evaluation {
+	if e.OffTopic {
+		e.Scorable = true
+		e.Score, e.TechnicalAccuracy, e.Communication = min(e.Score, MaxOffTopicScore), min(e.TechnicalAccuracy, MaxOffTopicScore), min(e.Communication, MaxOffTopicScore)
+		if !strings.HasPrefix(e.Feedback, OffTopicLead) {
+			e.Feedback = strings.TrimSpace(OffTopicLead + " " + e.Feedback)
+		}
+	}
+	credits := e.Scorable && !e.OffTopic
 	var kept []Evidence
 	for _, ev := range e.Evidence {
 		if len(kept) == MaxEvidence {
@@ -44,7 +57,7 @@ func Checked(e Evaluation, answer string) Evaluation {
 		}
 		ev.Point = strings.TrimSpace(ev.Point)
 		q, ok := FindQuote(answer, ev.Quote)
-		if !ok || ev.Point == "" || (!e.Scorable && ev.Kind == Strength) || repeats(kept, q) {
+		if !ok || ev.Point == "" || (!credits && ev.Kind == Strength) || repeats(kept, q) {
 			continue
 		}
 		ev.Quote = q
@@ -62,6 +75,8 @@ func Checked(e Evaluation, answer string) Evaluation {
 	}
 	if !e.Scorable {
 		e.Score, e.TechnicalAccuracy, e.Communication = 0, 0, 0
+	}
+	if !credits {
 		e.Strengths = nil
 	}
 	if e.Strengths == nil {

@@ -82,8 +82,14 @@ type Opening struct {
 // Evaluation is the judgement of one answer. Scores are integers 0–100.
 type Evaluation struct {
 	// Scorable is false for an answer with nothing to judge (empty,
-	// nonsense, off-topic): "not enough to score", every score 0.
-	Scorable          bool     `json:"scorable"`
+	// noise, a few words): "not enough to score", every score 0, left
+	// out of the averages.
+	Scorable bool `json:"scorable"`
+	// OffTopic says the answer does not address its question (it talks
+	// about something else, or answers another question). It is an
+	// answer, so it is scored, at most MaxOffTopicScore, and counted in
+	// every average like any other.
+	OffTopic          bool     `json:"offTopic"`
 	Score             int      `json:"score"`
 	TechnicalAccuracy int      `json:"technicalAccuracy"`
 	Communication     int      `json:"communication"`
@@ -146,10 +152,14 @@ type Interviewer interface {
 	// Mode names the implementation for the API and the page: "language-model" or "offline".
 	Mode() string
 	Open(ctx context.Context, s Setup) (Opening, error)
-	// Evaluate judges answer against q, the stored current question. A
-	// follow-up is judged with its parent: q is then the main question and
-	// answer the main answer followed by the follow-ups' answers.
-	Evaluate(ctx context.Context, s Setup, q Question, answer string) (Evaluation, error)
+	// Evaluate judges answer, the answer to q (the stored current
+	// question). For a follow-up, earlier is what was said on its main
+	// question before it (earlier[0] is the main question's result): the
+	// context the answer was given in, never judged again. Its technical
+	// accuracy is what the candidate has shown on the main question so
+	// far; everything else (communication, feedback, every quote, any
+	// figure of length) is about answer alone.
+	Evaluate(ctx context.Context, s Setup, q Question, earlier []Result, answer string) (Evaluation, error)
 	// Next returns main question number len(done)+1, given the answered
 	// main questions (follow-ups are not passed).
 	Next(ctx context.Context, s Setup, done []Result) (Question, error)

@@ -65,11 +65,11 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WorkTimeout)
 	defer cancel()
 	iv := c.Interview
-	thread := threadOf(iv.Results, *iv.Current)
+	earlier := interviewer.Earlier(iv.Results, *iv.Current)
 	// Counted before the work, at most: when a follow-up is asked, the
 	// next question it stands in for is not.
 	calls := 1
-	if len(thread) < iv.Setup.FollowUps {
+	if len(earlier) < iv.Setup.FollowUps {
 		calls++ // the follow-up check
 	}
 	mains := interviewer.MainAnswers(append(iv.Results[:len(iv.Results):len(iv.Results)], interviewer.Result{Question: *iv.Current}))
@@ -80,7 +80,7 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 		s.release(ctx, userID, id, c.Token)
 		return Answered{}, err
 	}
-	res, next, err := s.evaluate(ctx, iv, thread, answer, recordingSeconds)
+	res, next, err := s.evaluate(ctx, iv, earlier, answer, recordingSeconds)
 	if err != nil {
 		s.release(ctx, userID, id, c.Token)
 		return Answered{}, err
@@ -162,26 +162,6 @@ func (s *Service) unstored(ctx context.Context, err error, userID, id, token str
 	return p
 }
 
-// threadOf is what has been answered on q's main question before q: for a
-// follow-up, its main question's result and the follow-ups' since (they
-// come right after it); nothing for a main question.
-func threadOf(results []interviewer.Result, q interviewer.Question) []interviewer.Result {
-	if !q.IsFollowUp() {
-		return nil
-	}
-	for i, r := range results {
-		if r.Question.ID != q.ParentID {
-			continue
-		}
-		end := i + 1
-		for end < len(results) && results[end].Question.IsFollowUp() && results[end].Question.ParentID == q.ParentID {
-			end++
-		}
-		return results[i:end:end]
-	}
-	return nil
-}
-
 // release gives up a claim so the user can retry at once rather than after
 // ClaimTTL. It runs on a context of its own, since the request's may be what
 // failed; if it fails too, the claim simply expires.
@@ -199,9 +179,11 @@ func (s *Service) release(ctx context.Context, userID, id, token string) {
 // gap, else the next main question, else nothing. all is every result.
 func (s *Service) after(ctx context.Context, iv Interview, thread, all []interviewer.Result) (*interviewer.Question, error) {
 	// An answer with nothing to score ("It depends.") is followed up
-	// too: a vague answer is exactly what an interviewer probes, and the
-	// follow-up's answer is evaluated with it.
-	if len(thread)-1 < iv.Setup.FollowUps {
+	// too: a vague answer is exactly what an interviewer probes. One off
+	// its question is not: there is nothing of it to probe, and the
+	// question it missed is better tried again (a second try) than
+	// followed up.
+	if len(thread)-1 < iv.Setup.FollowUps && !thread[len(thread)-1].Best().Evaluation.OffTopic {
 		f, ok, err := s.iv.FollowUp(ctx, iv.Setup, thread)
 		if err != nil {
 			return nil, upstream(err)

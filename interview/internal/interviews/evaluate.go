@@ -9,9 +9,10 @@ import (
 	"github.com/judgeworks/interview/internal/scorer"
 )
 
-// assess evaluates answer to q, given what was answered on q's main
-// question before it (thread): a follow-up is judged with its parent, as
-// everything said on the main question against the main question.
+// assess evaluates answer, the answer to q, given what was answered on
+// q's main question before it (earlier; nothing for a main question). The
+// evaluation judges this one answer: earlier answers are its context,
+// never judged again, and every quote and figure is of answer alone.
 //
 // Every rule an evaluation must satisfy runs here, once, whichever
 // interviewer wrote it (the interviewers return their raw judgement):
@@ -22,13 +23,10 @@ import (
 //     interviewer and the judge are asked at once, and if either fails the
 //     other is cancelled and nothing half-scored is kept;
 //  3. clamping: every score in 0–100;
-//  4. evidence: interviewer.Checked keeps the quotes that occur in what was
-//     said, each once, and zeroes an evaluation that is not scorable.
-func (s *Service) assess(ctx context.Context, setup interviewer.Setup, q interviewer.Question, thread []interviewer.Result, answer string) (interviewer.Evaluation, error) {
-	if len(thread) > 0 {
-		said := append(thread[:len(thread):len(thread)], interviewer.Result{Answer: answer})
-		q, answer = thread[0].Question, interviewer.Combined(said)
-	}
+//  4. interviewer.Checked: the quotes that occur in the answer, each once;
+//     an answer not scorable zeroed, one off its question scored at most
+//     interviewer.MaxOffTopicScore and crediting nothing.
+func (s *Service) assess(ctx context.Context, setup interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (interviewer.Evaluation, error) {
 	screen := s.screen
 	if screen == nil { // a Service made in this package's tests
 		screen = Screen
@@ -42,28 +40,28 @@ func (s *Service) assess(ctx context.Context, setup interviewer.Setup, q intervi
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) {
-		ev, err = s.iv.Evaluate(gctx, setup, q, answer)
+		ev, err = s.iv.Evaluate(gctx, setup, q, earlier, answer)
 		return err
 	})
 	if s.judge != nil {
 		g.Go(func() (err error) {
-			scores, err = s.judge.Score(gctx, setup, q, answer)
+			scores, err = s.judge.Score(gctx, setup, q, earlier, answer)
 			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return interviewer.Evaluation{}, upstream(err)
 	}
-	if s.judge != nil && ev.Scorable {
+	if s.judge != nil && (ev.Scorable || ev.OffTopic) {
 		ev.TechnicalAccuracy, ev.Communication = scores.TechnicalAccuracy, scores.Communication
 		ev.Score = scorer.Overall(scores.TechnicalAccuracy, scores.Communication)
 	}
 	return interviewer.Checked(clampEvaluation(ev), answer), nil
 }
 
-func (s *Service) evaluate(ctx context.Context, iv Interview, thread []interviewer.Result, answer string, recordingSeconds *float64) (interviewer.Result, *interviewer.Question, error) {
+func (s *Service) evaluate(ctx context.Context, iv Interview, earlier []interviewer.Result, answer string, recordingSeconds *float64) (interviewer.Result, *interviewer.Question, error) {
 	q := *iv.Current
-	ev, err := s.assess(ctx, iv.Setup, q, thread, answer)
+	ev, err := s.assess(ctx, iv.Setup, q, earlier, answer)
 	if err != nil {
 		return interviewer.Result{}, nil, err
 	}
@@ -71,7 +69,7 @@ func (s *Service) evaluate(ctx context.Context, iv Interview, thread []interview
 		ev.Delivery = interviewer.MeasureDelivery(answer, *recordingSeconds)
 	}
 	res := interviewer.Result{Question: q, Answer: answer, Evaluation: ev}
-	thread = append(thread[:len(thread):len(thread)], res)
+	thread := append(earlier[:len(earlier):len(earlier)], res)
 	next, err := s.after(ctx, iv, thread, append(iv.Results[:len(iv.Results):len(iv.Results)], res))
 	if err != nil {
 		return interviewer.Result{}, nil, err

@@ -40,7 +40,7 @@ type prose struct {
 	unscorable bool
 }
 
-func (p *prose) Evaluate(ctx context.Context, _ interviewer.Setup, _ interviewer.Question, _ string) (interviewer.Evaluation, error) {
+func (p *prose) Evaluate(ctx context.Context, _ interviewer.Setup, _ interviewer.Question, _ []interviewer.Result, _ string) (interviewer.Evaluation, error) {
 	p.calls.Add(1)
 	if p.hold > 0 {
 		select {
@@ -190,27 +190,62 @@ func TestNothingToScore(t *testing.T) {
 	}
 }
 
-// The offline interviewer, behind the service: what the screen refuses,
-// and what the bank finds off its question, is not scored and says why.
+// The offline interviewer, behind the service: what the screen refuses is
+// not scored and says why; what the bank finds off its question is
+// scored, at most 35, crediting nothing, and says so.
 func TestOfflineNotEnoughToScore(t *testing.T) {
 	s := &Service{iv: offline.New()}
+	ids := []string{"backend-medium-02", "frontend-easy-04", "product-management-easy-03"}
 	for _, c := range []struct{ answer, reason string }{
 		{"", "no answer"},
 		{"I like pizza", "too short"},
 		{"asdkjh qwe zxcmnb", "not made of words"},
-		{"asdf qwer zxcv lorem ipsum blah blah blah", "does not address"},
+		{"asdf qwer zxcv lorem ipsum blah blah blah", "not made of words"},
 		{"I don't know, sorry.", "too short"},
-		{"My favourite holiday was in Italy, where we ate a lot of pasta and visited old churches with my family.", "does not address"},
 	} {
-		for _, id := range []string{"backend-medium-02", "frontend-easy-04", "product-management-easy-03"} {
+		for _, id := range ids {
 			e, err := s.assess(t.Context(), interviewer.Setup{}, interviewer.Question{ID: id}, nil, c.answer)
-			if err != nil || e.Scorable || e.Score != 0 || len(e.Strengths) != 0 || len(e.Evidence) != 0 || !strings.Contains(e.Feedback, c.reason) {
+			if err != nil || e.Scorable || e.OffTopic || e.Score != 0 || len(e.Strengths) != 0 || len(e.Evidence) != 0 || !strings.Contains(e.Feedback, c.reason) {
 				t.Errorf("%s %q: %v %+v", id, c.answer, err, e)
+			}
+		}
+	}
+	for _, answer := range []string{
+		"My favourite holiday was in Italy, where we ate a lot of pasta and visited old churches with my family.",
+		hiking,
+	} {
+		for _, id := range ids {
+			e, err := s.assess(t.Context(), interviewer.Setup{}, interviewer.Question{ID: id}, nil, answer)
+			if err != nil || !e.Scorable || !e.OffTopic || e.Score > interviewer.MaxOffTopicScore || len(e.Strengths) != 0 ||
+				!strings.HasPrefix(e.Feedback, interviewer.OffTopicLead) {
+				t.Errorf("%s %q: %v %+v", id, answer, err, e)
 			}
 		}
 	}
 	// A terse answer that names the point is scored, not refused.
 	if e, err := s.assess(t.Context(), interviewer.Setup{}, interviewer.Question{ID: "backend-medium-02"}, nil, "idempotency key retry"); err != nil || !e.Scorable {
 		t.Errorf("keywords refused: %v %+v", err, e)
+	}
+}
+
+// hiking is about a hiking trip, and no question's answer.
+const hiking = "Last summer I hiked the Tour du Mont Blanc with two friends. I booked the mountain huts four months in advance " +
+	"because they fill up quickly, and we walked about twenty kilometres a day. The views from the Col de la Seigne were the best part."
+
+// An answer the interviewer finds off its question is scored whoever
+// gives the numbers: the judge's high scores are held to 35, and nothing
+// is credited.
+func TestOffTopicWithTheJudge(t *testing.T) {
+	srv, j := newJudge(t, 0)
+	srv.SetProbabilities(scorer.TechnicalQuestion, onehot(9))
+	srv.SetProbabilities(scorer.CommunicationQuestion, onehot(9))
+	s := &Service{iv: offline.New(), judge: j}
+	e, err := s.assess(t.Context(), evalSetup, interviewer.Question{ID: "backend-medium-01", Text: "How would you design a rate limiter for a public API?"}, nil, hiking)
+	if err != nil || !e.Scorable || !e.OffTopic || len(srv.Requests()) != 1 {
+		t.Fatalf("err %v %+v, %d judge calls", err, e, len(srv.Requests()))
+	}
+	if e.Score != interviewer.MaxOffTopicScore || e.TechnicalAccuracy != interviewer.MaxOffTopicScore ||
+		e.Communication != interviewer.MaxOffTopicScore || len(e.Strengths) != 0 || len(e.Evidence) != 0 {
+		t.Fatalf("an off-topic answer stored as %+v", e)
 	}
 }

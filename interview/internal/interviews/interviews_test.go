@@ -3,6 +3,7 @@ package interviews
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/problem"
@@ -69,31 +70,6 @@ func TestValidateSetupPractice(t *testing.T) {
 	}
 }
 
-func TestThreadOf(t *testing.T) {
-	q := func(id, parent string) interviewer.Question {
-		if parent == "" {
-			return interviewer.Question{ID: id, Kind: interviewer.Main}
-		}
-		return interviewer.Question{ID: id, Kind: interviewer.FollowUp, ParentID: parent}
-	}
-	results := []interviewer.Result{{Question: q("q1", "")}, {Question: q("q1-f1", "q1")}, {Question: q("q2", "")}}
-	if got := threadOf(results, q("q1-f2", "q1")); len(got) != 2 || got[1].Question.ID != "q1-f1" {
-		t.Fatalf("thread of q1's second follow-up: %+v", got)
-	}
-	if got := threadOf(results, q("q2-f1", "q2")); len(got) != 1 || got[0].Question.ID != "q2" {
-		t.Fatalf("thread of q2's follow-up: %+v", got)
-	}
-	if got := threadOf(results, q("q3", "")); got != nil {
-		t.Fatalf("a main question has no thread: %+v", got)
-	}
-	// Appending to a thread never writes into the results.
-	th := threadOf(results, q("q1-f2", "q1"))
-	_ = append(th, interviewer.Result{Question: q("x", "")})
-	if results[2].Question.ID != "q2" {
-		t.Fatal("appending to a thread overwrote the next result")
-	}
-}
-
 func TestCleanRequirements(t *testing.T) {
 	in := []string{" Go ", "", "a\x00b", strings.Repeat("x", 200), "4", "5", "6", "7", "8", "9"}
 	got := cleanRequirements(in)
@@ -102,5 +78,18 @@ func TestCleanRequirements(t *testing.T) {
 	}
 	if got := cleanRequirements(nil); got == nil || len(got) != 0 {
 		t.Fatalf("nil gave %q", got)
+	}
+}
+
+// A wait reads as a person says it, rounded up: "1 second", never
+// "1 seconds".
+func TestAbout(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "1 second", 300 * time.Millisecond: "1 second", time.Second: "1 second", 1001 * time.Millisecond: "2 seconds",
+		25 * time.Second: "25 seconds", 95 * time.Second: "about 2 minutes", 5 * time.Hour: "about 5 hours",
+	} {
+		if got := about(d); got != want {
+			t.Errorf("about(%v) = %q, want %q", d, got, want)
+		}
 	}
 }

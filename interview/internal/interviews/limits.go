@@ -47,10 +47,15 @@ type Limits struct {
 // model call that nobody may ever answer), answering the most frequent.
 // The start burst is twice the cap on interviews in progress, so that
 // whoever reaches the cap and discards one, as the refusal advises, can
-// start another at once.
+// start another at once. Answers (and second tries) refill one every 8
+// seconds: a person cannot read a question and answer it faster than
+// every 10 seconds for long, so someone answering that fast for as long
+// as they practise is never refused, and the burst covers a few quicker
+// ones ("I don't know", a second try); a script sending answers back to
+// back gets the burst, then one every 8 seconds.
 var (
 	DefaultStart         = Rate{Burst: 2 * DefaultMaxInProgress, PerHour: 10}
-	DefaultAnswer        = Rate{Burst: 10, PerHour: 60}
+	DefaultAnswer        = Rate{Burst: 10, PerHour: 450}
 	DefaultFinish        = Rate{Burst: 5, PerHour: 20}
 	DefaultDailyCalls    = 200
 	DefaultMaxInProgress = 3
@@ -116,8 +121,10 @@ func (s *Service) spend(ctx context.Context, userID string, op Op, rate Rate, ca
 func about(d time.Duration) string {
 	secs := int((d + time.Second - 1) / time.Second)
 	switch {
+	case secs <= 1:
+		return "1 second"
 	case secs < 90:
-		return fmt.Sprintf("%d seconds", max(secs, 1))
+		return fmt.Sprintf("%d seconds", secs)
 	case secs < 90*60:
 		return fmt.Sprintf("about %d minutes", (secs+59)/60)
 	default:

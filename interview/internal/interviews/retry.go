@@ -38,10 +38,10 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 	results := iv.Results
 	last := len(results) - 1
 	first := results[last]
-	thread := threadOf(results[:last], first.Question)
+	earlier := interviewer.Earlier(results[:last], first.Question)
 	main := first.Question
-	if len(thread) > 0 {
-		main = thread[0].Question
+	if len(earlier) > 0 {
+		main = earlier[0].Question
 	}
 	// A follow-up asked on the first try is asked again of the better
 	// attempt: the second try may have closed the gap it asks about.
@@ -54,12 +54,12 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 		s.release(ctx, userID, id, c.Token)
 		return Retried{}, err
 	}
-	ev, err := s.assess(ctx, iv.Setup, first.Question, thread, answer)
+	ev, err := s.assess(ctx, iv.Setup, first.Question, earlier, answer)
 	current := iv.Current
 	if err == nil && pending {
 		tried := slices.Clone(results)
 		tried[last].Retry = &interviewer.Attempt{Answer: answer, Evaluation: ev}
-		current, err = s.after(ctx, iv, append(thread, tried[last]), tried)
+		current, err = s.after(ctx, iv, append(earlier, tried[last]), tried)
 	}
 	if err == nil {
 		err = s.store.CompleteRetry(ctx, userID, id, c.Token, last, interviewer.Attempt{Answer: answer, Evaluation: ev}, current)

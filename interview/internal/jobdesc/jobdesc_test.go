@@ -33,9 +33,9 @@ func TestCoverageExamples(t *testing.T) {
 		req := Prepare(r.requirement)
 		var row []string
 		for j, a := range coverageExamples {
-			m := Match(req, Prepare(a.answer))
+			m := Coverage(req, PrepareAnswer(a.answer))
 			row = append(row, fmt.Sprintf("%.2f", m))
-			covered := Covers(req, Prepare(a.answer))
+			covered := Covers(req, PrepareAnswer(a.answer))
 			switch {
 			case i == j && covered:
 				hits++
@@ -54,9 +54,9 @@ func TestCoverageExamples(t *testing.T) {
 }
 
 func TestVagueAnswerCoversNothing(t *testing.T) {
-	vague := Prepare("It depends on the situation; I would follow best practices and do what works.")
+	vague := PrepareAnswer("It depends on the situation; I would follow best practices and do what works.")
 	for _, r := range coverageExamples {
-		if m := Match(Prepare(r.requirement), vague); m >= CoverThreshold {
+		if m := Coverage(Prepare(r.requirement), vague); m >= CoverThreshold {
 			t.Errorf("a vague answer covers %q (%.2f)", r.requirement, m)
 		}
 	}

@@ -44,8 +44,8 @@ const (
 
 // Item is one answered question. Counted is set on the one item of each
 // main question whose evaluation the averages use (the main question's
-// or one of its follow-ups', which are evaluated with it): "answer" for
-// its first answer, "retry" for its second try.
+// or one of its follow-ups'): "answer" for its first answer, "retry" for
+// its second try.
 type Item struct {
 	interviewer.Result
 	Counted string `json:"counted,omitempty"`
@@ -60,10 +60,11 @@ type Requirement struct {
 
 // Build returns the report of results with the interviewer's prose and the
 // coverage of requirements. Each main question counts once, with the best
-// of its evaluations: its first answer, its second try, and those of its
-// follow-ups (each an evaluation of everything said on the question so
-// far); a scored evaluation beats one that was not, ties go to the
-// earliest. Requirements no answer touched are weaknesses and suggested
+// of its evaluations (interviewer.Outranks): its first answer, its second
+// try, and those of its follow-ups (a follow-up's technical accuracy is of
+// everything shown on the question so far). An answer off its question is
+// scored, so it counts like any other; only one with nothing to score is
+// left out. Requirements no answer touched are weaknesses and suggested
 // topics, whatever the prose says.
 func Build(results []interviewer.Result, s interviewer.Summary, requirements []string) Report {
 	items := make([]Item, len(results))
@@ -71,7 +72,7 @@ func Build(results []interviewer.Result, s interviewer.Summary, requirements []s
 		items[i] = Item{Result: r}
 	}
 	var overall, tech, comm []int
-	chosen := choose(results, threads(results))
+	chosen := choose(results, interviewer.Threads(results))
 	for _, c := range chosen {
 		items[c.index].Counted = c.counted
 		e := c.attempt.Evaluation
@@ -115,25 +116,6 @@ func Build(results []interviewer.Result, s interviewer.Summary, requirements []s
 	return r
 }
 
-// thread is a main question's result and its follow-ups', results[start:end]:
-// a follow-up is asked right after its main question or an earlier
-// follow-up of it, so a thread is a run of results.
-type thread struct{ start, end int }
-
-func threads(results []interviewer.Result) []thread {
-	var out []thread
-	for i, r := range results {
-		if n := len(out); n > 0 && r.Question.IsFollowUp() && r.Question.ParentID == results[out[n-1].start].Question.ID {
-			out[n-1].end = i + 1
-			continue
-		}
-		// A main question, or a follow-up whose parent is missing, which
-		// then counts on its own.
-		out = append(out, thread{i, i + 1})
-	}
-	return out
-}
-
 // choice is the attempt of a thread that counts: results[index]'s first
 // answer or its second try.
 type choice struct {
@@ -142,43 +124,36 @@ type choice struct {
 	attempt interviewer.Attempt
 }
 
-// choose picks the best-scored attempt of each thread, a scored one before
-// one that was not, the earliest of equals.
-func choose(results []interviewer.Result, ts []thread) []choice {
+// choose picks the attempt of each thread that counts
+// (interviewer.Outranks: a scored one before one that is not, then the
+// higher score, the earliest of equals).
+func choose(results []interviewer.Result, ts []interviewer.Thread) []choice {
 	out := make([]choice, len(ts))
 	for k, t := range ts {
-		best := -2
-		for i := t.start; i < t.end; i++ {
+		for i := t.Start; i < t.End; i++ {
 			r := results[i]
-			if v := rank(r.Evaluation); v > best {
-				best, out[k] = v, choice{i, CountedAnswer, interviewer.Attempt{Answer: r.Answer, Evaluation: r.Evaluation}}
+			if i == t.Start || interviewer.Outranks(r.Evaluation, out[k].attempt.Evaluation) {
+				out[k] = choice{i, CountedAnswer, interviewer.Attempt{Answer: r.Answer, Evaluation: r.Evaluation}}
 			}
-			if r.Retry != nil && rank(r.Retry.Evaluation) > best {
-				best, out[k] = rank(r.Retry.Evaluation), choice{i, CountedRetry, *r.Retry}
+			if r.Retry != nil && interviewer.Outranks(r.Retry.Evaluation, out[k].attempt.Evaluation) {
+				out[k] = choice{i, CountedRetry, *r.Retry}
 			}
 		}
 	}
 	return out
 }
 
-// rank orders evaluations for counting: by score, one not scored last.
-func rank(e interviewer.Evaluation) int {
-	if !e.Scorable {
-		return -1
-	}
-	return e.Score
-}
-
 // Counted is one result per main question, as the interviewer's summary
 // and next question see the interview: the main question with the answer
 // and evaluation that count. When a follow-up's counts, the answer is
-// everything said on the question up to it, which is what was evaluated.
+// everything said on the question up to it, the context it was evaluated
+// in.
 func Counted(results []interviewer.Result) []interviewer.Result {
-	ts := threads(results)
+	ts := interviewer.Threads(results)
 	out := make([]interviewer.Result, len(ts))
 	for k, c := range choose(results, ts) {
-		said := append(results[ts[k].start:c.index:c.index], interviewer.Result{Answer: c.attempt.Answer})
-		out[k] = interviewer.Result{Question: results[ts[k].start].Question, Answer: interviewer.Combined(said), Evaluation: c.attempt.Evaluation}
+		said := append(results[ts[k].Start:c.index:c.index], interviewer.Result{Answer: c.attempt.Answer})
+		out[k] = interviewer.Result{Question: results[ts[k].Start].Question, Answer: interviewer.Combined(said), Evaluation: c.attempt.Evaluation}
 	}
 	return out
 }
@@ -187,11 +162,11 @@ func Counted(results []interviewer.Result) []interviewer.Result {
 // it (jobdesc.Covers): any answer counts, first or second try, main
 // question or follow-up.
 func Coverage(requirements []string, results []interviewer.Result) []Requirement {
-	answers := make([][]jobdesc.Text, len(results))
+	answers := make([][]jobdesc.Answer, len(results))
 	for i, r := range results {
-		answers[i] = []jobdesc.Text{jobdesc.Prepare(r.Answer)}
+		answers[i] = []jobdesc.Answer{jobdesc.PrepareAnswer(r.Answer)}
 		if r.Retry != nil {
-			answers[i] = append(answers[i], jobdesc.Prepare(r.Retry.Answer))
+			answers[i] = append(answers[i], jobdesc.PrepareAnswer(r.Retry.Answer))
 		}
 	}
 	out := make([]Requirement, 0, len(requirements))

@@ -25,7 +25,7 @@ func TestEveryCallCapsItsOutput(t *testing.T) {
 	jd.JobDescription = "We build APIs in Go."
 	calls := []func() error{
 		func() error { _, err := iv.Open(ctx, setup); return err },
-		func() error { _, err := iv.Evaluate(ctx, setup, q, "Use a token bucket per key."); return err },
+		func() error { _, err := iv.Evaluate(ctx, setup, q, nil, "Use a token bucket per key."); return err },
 		func() error { _, err := iv.Next(ctx, setup, done); return err },
 		func() error { _, err := iv.Summarize(ctx, setup, done); return err },
 		func() error { _, _, err := iv.FollowUp(ctx, setup, done); return err },

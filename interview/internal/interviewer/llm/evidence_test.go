@@ -22,7 +22,7 @@ func TestMadeUpQuotesAreDropped(t *testing.T) {
 		`{"kind":"improvement","point":"Say what happens over the limit","quote":"with the counters in Redis"}]`)
 	cs := &chatServer{replies: []string{reply}}
 	iv := newInterviewer(t, cs)
-	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, rateAnswer)
+	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, nil, rateAnswer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestAllQuotesMadeUpRetriesOnce(t *testing.T) {
 	fixed := evaluationWith(`[{"kind":"strength","point":"Named the token bucket","quote":"token bucket per API key"}]`)
 	cs := &chatServer{replies: []string{madeUp, fixed}}
 	iv := newInterviewer(t, cs)
-	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, rateAnswer)
+	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, nil, rateAnswer)
 	if err != nil || len(cs.bodies) != 2 || len(e.Evidence) != 1 {
 		t.Fatalf("err %v, %d calls, evidence %+v", err, len(cs.bodies), e.Evidence)
 	}
@@ -63,18 +63,19 @@ func TestAllQuotesMadeUpRetriesOnce(t *testing.T) {
 	// Made up twice: the second reply stands, without its quotes.
 	cs = &chatServer{replies: []string{madeUp, madeUp, fixed}}
 	iv = newInterviewer(t, cs)
-	e, err = iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, rateAnswer)
+	e, err = iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, nil, rateAnswer)
 	if err != nil || len(cs.bodies) != 2 || len(interviewer.Checked(e, rateAnswer).Evidence) != 0 || e.Score != 72 {
 		t.Fatalf("err %v, %d calls, %+v", err, len(cs.bodies), e)
 	}
 }
 
+// What the model finds not scorable comes back so; the service zeroes it.
 func TestModelSaysNotScorable(t *testing.T) {
 	reply := strings.Replace(goodEvaluation, `"scorable":true`, `"scorable":false`, 1)
 	cs := &chatServer{replies: []string{reply}}
 	iv := newInterviewer(t, cs)
-	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."},
-		"My favourite holiday was in Italy, where we ate pasta every single day.")
+	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, nil,
+		"uh so the the microphone did not really pick that up")
 	if err != nil || e.Scorable {
 		t.Fatalf("err %v %+v", err, e)
 	}
@@ -86,28 +87,64 @@ func TestSTAROnlyForBehaviouralQuestions(t *testing.T) {
 	story := "At my last job the release slipped twice, so I split it into smaller parts and we shipped on time."
 	for q, want := range map[string]bool{"Tell me about a time a project was late.": true, "Design a rate limiter.": false} {
 		cs := &chatServer{replies: []string{reply}}
-		e, err := newInterviewer(t, cs).Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: q}, story)
+		e, err := newInterviewer(t, cs).Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: q}, nil, story)
 		if err != nil || (e.Star != nil) != want || (want && (!e.Star.Situation || e.Star.Task || !e.Star.Result)) {
 			t.Errorf("%q: err %v star %+v", q, err, e.Star)
 		}
 	}
 }
 
-// The model is asked to refuse an answer to another question and to quote
-// only what carries a point; what it refuses is stored as not scorable.
-func TestAnswerToAnotherQuestionIsNotScored(t *testing.T) {
-	reply := `{"scorable":false,"score":0,"technicalAccuracy":0,"communication":0,"feedback":"The answer is about web performance, a different question than the one asked.","strengths":[],"improvements":["Answer the question asked"],"evidence":[],"star":{"situation":false,"task":false,"action":false,"result":false}}`
+// The model is told that an answer off its question (about something
+// else, or another question) is an answer, scored low; its offTopic comes
+// back, and the service's check (interviewer.Checked) scores it at most 35
+// with nothing credited, whatever numbers the model wrote.
+func TestOffTopicAnswerIsScored(t *testing.T) {
+	reply := `{"scorable":true,"offTopic":true,"score":70,"technicalAccuracy":80,"communication":60,"feedback":"The answer is about web performance, a different question than the one asked.","strengths":["Names real tools"],"improvements":["Answer the question asked"],"evidence":[{"kind":"strength","point":"Names real tools","quote":"I would measure with Lighthouse"}],"star":{"situation":false,"task":false,"action":false,"result":false}}`
 	cs := &chatServer{replies: []string{reply}}
 	iv := newInterviewer(t, cs)
-	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "How do CSR, SSR and static generation differ?"},
-		"I would measure with Lighthouse, split the bundle into chunks and lazy-load images below the fold.")
-	if err != nil || e.Scorable || e.Score != 0 {
+	answer := "I would measure with Lighthouse, split the bundle into chunks and lazy-load images below the fold."
+	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "How do CSR, SSR and static generation differ?"}, nil, answer)
+	if err != nil || !e.OffTopic {
 		t.Fatalf("%+v %v", e, err)
 	}
+	e = interviewer.Checked(e, answer)
+	if !e.Scorable || e.Score != interviewer.MaxOffTopicScore || e.TechnicalAccuracy > interviewer.MaxOffTopicScore ||
+		e.Communication > interviewer.MaxOffTopicScore || len(e.Strengths) != 0 || len(e.Evidence) != 0 ||
+		!strings.HasPrefix(e.Feedback, interviewer.OffTopicLead) {
+		t.Fatalf("stored as %+v", e)
+	}
 	sys := cs.requests()[0]["messages"].([]any)[0].(map[string]any)["content"].(string)
-	for _, want := range []string{"answers a different question than the one asked", "each evidence quote must carry its point"} {
+	for _, want := range []string{"answers a different question than the one asked", "It is still an answer", "at most 35",
+		"each evidence quote must carry its point"} {
 		if !strings.Contains(sys, want) {
 			t.Errorf("the evaluation prompt does not say %q", want)
 		}
+	}
+}
+
+// A follow-up's answer is evaluated as itself: the earlier answers are
+// shown apart, as context, and a reply quoting only them is sent back
+// like any made-up quote, since every quote must come from the answer
+// evaluated.
+func TestFollowUpEvaluatesItsOwnAnswer(t *testing.T) {
+	main := interviewer.Result{Question: interviewer.Question{ID: "q1", Text: "Design a rate limiter."},
+		Answer: "I booked the mountain huts four months in advance and we hiked for a week."}
+	f := interviewer.Question{ID: "q1-f1", Text: "Where would you keep the counters?", Kind: interviewer.FollowUp, ParentID: "q1"}
+	fromEarlier := evaluationWith(`[{"kind":"strength","point":"Named the token bucket","quote":"I booked the mountain huts four months in advance"}]`)
+	fixed := evaluationWith(`[{"kind":"strength","point":"Named the token bucket","quote":"with the counters in Redis"}]`)
+	cs := &chatServer{replies: []string{fromEarlier, fixed}}
+	e, err := newInterviewer(t, cs).Evaluate(context.Background(), setup, f, []interviewer.Result{main}, rateAnswer)
+	if err != nil || len(cs.bodies) != 2 {
+		t.Fatalf("err %v, %d calls", err, len(cs.bodies))
+	}
+	if e = interviewer.Checked(e, rateAnswer); len(e.Evidence) != 1 || e.Evidence[0].Quote != "with the counters in Redis" {
+		t.Fatalf("evidence %+v", e.Evidence)
+	}
+	_, texts := messages(t, cs.bodies[0])
+	user := texts[1]
+	earlier := strings.Index(user, "Earlier answer (context, not to evaluate):\n<candidate_answer>\n"+main.Answer)
+	evaluated := strings.Index(user, "The answer to evaluate:\n<candidate_answer>\n"+rateAnswer)
+	if earlier < 0 || evaluated < earlier || !strings.Contains(user, "Main question:\n"+main.Question.Text) || !strings.Contains(user, "Follow-up question:\n"+f.Text) {
+		t.Fatalf("the follow-up's evaluation shows:\n%s", user)
 	}
 }

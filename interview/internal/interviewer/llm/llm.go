@@ -82,15 +82,31 @@ func (iv *Interviewer) Open(ctx context.Context, s interviewer.Setup) (interview
 	return interviewer.Opening{Welcome: r.Welcome, Question: interviewer.Question{ID: questionID(0), Text: r.Question}}, nil
 }
 
-// Evaluate asks the model to judge answer against q and returns its
-// judgement as given: the service screens the answer before (an answer
-// with nothing to judge never reaches the model) and checks the evidence
-// and the scores after. A reply none of whose quotes occurs in the answer
-// is sent back once, since only here can the model be asked again.
-func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
+// Evaluate asks the model to judge answer, the answer to q, and returns
+// its judgement as given: the service screens the answer before (an
+// answer with nothing to judge never reaches the model) and checks the
+// evidence and the scores after. A follow-up's earlier answers are shown
+// as context, apart from the answer to evaluate. A reply none of whose
+// quotes occurs in the answer is sent back once, since only here can the
+// model be asked again.
+func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (interviewer.Evaluation, error) {
+	var b strings.Builder
+	b.WriteString(setupBlock(s))
+	if len(earlier) > 0 {
+		fmt.Fprintf(&b, "\nMain question:\n%s\n", earlier[0].Question.Text)
+		for i, r := range earlier {
+			if i > 0 {
+				fmt.Fprintf(&b, "\nFollow-up asked:\n%s\n", r.Question.Text)
+			}
+			fmt.Fprintf(&b, "\nEarlier answer (context, not to evaluate):\n%s\n", delimitAnswer(r.Best().Answer, maxAnswerRunes))
+		}
+		fmt.Fprintf(&b, "\nFollow-up question:\n%s\n\nThe answer to evaluate:\n%s", q.Text, delimitAnswer(answer, maxAnswerRunes))
+	} else {
+		fmt.Fprintf(&b, "\nQuestion:\n%s\n\n%s", q.Text, delimitAnswer(answer, maxAnswerRunes))
+	}
 	msgs := []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(systemPrompt + evaluatePrompt),
-		openai.UserMessage(setupBlock(s) + "\nQuestion:\n" + q.Text + "\n\n" + delimitAnswer(answer, maxAnswerRunes)),
+		openai.UserMessage(b.String()),
 	}
 	replies := 0
 	parse := func(content string) (evaluationReply, error) {
@@ -106,7 +122,7 @@ func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inte
 		return interviewer.Evaluation{}, err
 	}
 	ev := interviewer.Evaluation{
-		Scorable: r.Scorable, Score: r.Score, TechnicalAccuracy: r.TechnicalAccuracy, Communication: r.Communication,
+		Scorable: r.Scorable, OffTopic: r.OffTopic, Score: r.Score, TechnicalAccuracy: r.TechnicalAccuracy, Communication: r.Communication,
 		Feedback: r.Feedback, Strengths: r.Strengths, Improvements: r.Improvements, Evidence: r.Evidence,
 	}
 	if interviewer.Behavioural(q.Text) {

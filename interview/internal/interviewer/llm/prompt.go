@@ -18,7 +18,9 @@ Task: evaluate the answer to the question.
 - technicalAccuracy (integer 0-100): correctness, depth and completeness for the stated level.
 - communication (integer 0-100): clarity, structure, concrete examples, concision.
 - score (integer 0-100): overall judgement, mostly technical accuracy.
-- scorable: false when the answer is empty, off-topic or nonsense, or declines to answer, and when it answers a different question than the one asked (say which); then every score is 0, strengths is empty and feedback says why there is nothing to score.
+- scorable: false only when the answer has nothing to judge: no real words, noise, or a transcript that failed; then every score is 0, strengths is empty and feedback says why there is nothing to score.
+- offTopic: true when the answer does not address the question: it talks about something else, or answers a different question than the one asked (say which). It is still an answer: scorable is true, every score is at most 35, strengths is empty and the feedback says what the question asked for.
+- For a follow-up question the main question and the candidate's earlier answers to it are shown as context. technicalAccuracy rates what the candidate has shown on the main question with the answer to evaluate and the earlier ones; everything else (communication, feedback, strengths, improvements, evidence, star) is about the answer to evaluate alone, and every quote comes from it.
 - each evidence quote must carry its point: the words that make that point, not a sentence that merely sits near it; quote each sentence at most once.
 - feedback: two to four sentences naming what was right and what was missing.
 - strengths and improvements: up to 5 short, specific items each (may be empty).

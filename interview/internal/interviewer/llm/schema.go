@@ -74,7 +74,7 @@ var (
 	openingSchema    = object(map[string]any{"welcome": str(), "question": str()})
 	questionSchema   = object(map[string]any{"question": str()})
 	evaluationSchema = object(map[string]any{
-		"scorable": boolean(), "score": score(), "technicalAccuracy": score(), "communication": score(),
+		"scorable": boolean(), "offTopic": boolean(), "score": score(), "technicalAccuracy": score(), "communication": score(),
 		"feedback": str(), "strengths": list(), "improvements": list(),
 		"evidence": map[string]any{"type": "array", "maxItems": interviewer.MaxEvidence, "items": object(map[string]any{
 			"kind":  map[string]any{"type": "string", "enum": []string{interviewer.Strength, interviewer.Improvement}},
@@ -98,6 +98,7 @@ type questionReply struct {
 
 type evaluationReply struct {
 	Scorable          bool                   `json:"scorable"`
+	OffTopic          bool                   `json:"offTopic"`
 	Score             int                    `json:"score"`
 	TechnicalAccuracy int                    `json:"technicalAccuracy"`
 	Communication     int                    `json:"communication"`

@@ -21,7 +21,7 @@ func TestParsers(t *testing.T) {
 		{"question ok", question, goodQuestion, ""},
 		{"question array", question, `["What is DNS and how does it work?"]`, "not a JSON object"},
 		{"evaluation ok", evaluation, goodEvaluation, ""},
-		{"evaluation empty lists", evaluation, `{"scorable":false,"score":0,"technicalAccuracy":0,"communication":0,"feedback":"No answer.","strengths":[],"improvements":[],"evidence":[],"star":{"situation":false,"task":false,"action":false,"result":false}}`, ""},
+		{"evaluation empty lists", evaluation, `{"scorable":false,"offTopic":false,"score":0,"technicalAccuracy":0,"communication":0,"feedback":"No answer.","strengths":[],"improvements":[],"evidence":[],"star":{"situation":false,"task":false,"action":false,"result":false}}`, ""},
 		{"evaluation 9 items", evaluation, strings.Replace(goodEvaluation, `"strengths":["Named the token bucket"]`, `"strengths":["a","b","c","d","e","f","g","h","i"]`, 1), "at most 8"},
 		{"evaluation blank item", evaluation, strings.Replace(goodEvaluation, `"strengths":["Named the token bucket"]`, `"strengths":[" "]`, 1), "strengths[0] is empty"},
 		{"evaluation exponent", evaluation, strings.Replace(goodEvaluation, `"score":72`, `"score":7.2e1`, 1), "wrong field type"},

@@ -25,7 +25,7 @@ var difficulties = interviewer.Difficulties()
 // mentioning it.
 type point struct {
 	Label    string
-	phrases  [][]string // stemmed tokens of each keyword phrase
+	phrases  phraseList // each keyword, read
 	Keywords []string
 	// meaning holds the label and each keyword as read by the vectors,
 	// for finding the point said in other words.
@@ -46,7 +46,7 @@ type question struct {
 type family struct {
 	ID       string
 	Name     string
-	keywords [][]string // stemmed role keyword phrases
+	keywords phraseList // role keyword phrases, read
 	// questions by difficulty, in file order.
 	questions map[string][]*question
 }
@@ -158,11 +158,7 @@ func (b *bank) addFamily(ff fileFamily) (*family, error) {
 		return nil, fmt.Errorf("family needs id, name and keywords")
 	}
 	f := &family{ID: ff.ID, Name: ff.Name, questions: map[string][]*question{}}
-	for _, kw := range ff.Keywords {
-		if p := phrase(kw); len(p) > 0 {
-			f.keywords = append(f.keywords, p)
-		}
-	}
+	f.keywords = phrases(ff.Keywords...)
 	lists := map[string][]fileQuestion{"easy": ff.Easy, "medium": ff.Medium, "hard": ff.Hard}
 	for _, d := range difficulties {
 		for i, fq := range lists[d] {
@@ -207,8 +203,8 @@ func parsePoint(raw string) (point, error) {
 	pt := point{Label: label}
 	for kw := range strings.SplitSeq(kws, "|") {
 		kw = strings.TrimSpace(kw)
-		p := phrase(kw)
-		if len(p) == 0 {
+		p := read(kw)
+		if p.Len() == 0 {
 			continue
 		}
 		pt.Keywords = append(pt.Keywords, kw)
@@ -229,15 +225,15 @@ func normText(s string) string {
 // "full-stack developer" (a keyword of both backend and frontend) draws from
 // both. No match at all falls back to backend and reports matched false.
 func (b *bank) resolveFamilies(role string) (fams []*family, matched bool) {
-	toks := tokens(role)
+	r := read(role)
 	best := 0
 	var out []*family
 	for _, f := range b.families {
 		score := 0
 		for _, kw := range f.keywords {
-			if containsPhrase(toks, kw) {
+			if r.Has(kw) {
 				// Longer phrases are more specific: "data engineer" beats "engineer".
-				score += len(kw)
+				score += kw.Len()
 			}
 		}
 		switch {

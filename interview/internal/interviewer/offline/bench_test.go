@@ -13,7 +13,7 @@ func BenchmarkEvaluate(b *testing.B) {
 	iv := New()
 	q := interviewer.Question{ID: "backend-medium-02"}
 	for b.Loop() {
-		if _, err := iv.Evaluate(context.Background(), interviewer.Setup{}, q, goodIdempotency); err != nil {
+		if _, err := iv.Evaluate(context.Background(), interviewer.Setup{}, q, nil, goodIdempotency); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -25,7 +25,7 @@ func BenchmarkEvaluateLong(b *testing.B) {
 	q := interviewer.Question{ID: "backend-medium-02"}
 	long := strings.Repeat(goodIdempotency+" ", 70)
 	for b.Loop() {
-		if _, err := iv.Evaluate(context.Background(), interviewer.Setup{}, q, long); err != nil {
+		if _, err := iv.Evaluate(context.Background(), interviewer.Setup{}, q, nil, long); err != nil {
 			b.Fatal(err)
 		}
 	}

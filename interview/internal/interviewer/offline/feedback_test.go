@@ -4,16 +4,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/judgeworks/interview/internal/interviewer"
 )
 
 // webPerformance answers "How do you make a web page load faster?".
 const webPerformance = "To make the page fast I would first measure with Lighthouse and look at LCP. Then I would split the JavaScript bundle into chunks so each route loads only its code, and lazy-load images below the fold. I compress assets with brotli and serve them from a CDN with long cache lifetimes. For example, on my last project this cut load time from 4 seconds to 1.5 seconds. The trade-off is more build complexity."
 
-// An answer that addresses another question of the bank is not scored,
-// and the feedback names the question it answers.
+// An answer that addresses another question of the bank is off-topic:
+// scored, at most 35, crediting nothing, and the feedback names the
+// question it answers.
 func TestAnswerToAnotherQuestion(t *testing.T) {
 	e := evaluate(t, "frontend-medium-07", webPerformance) // CSR, SSR and static generation
-	if e.Scorable || e.Score != 0 || !strings.Contains(e.Feedback, "another question") || !strings.Contains(e.Feedback, "load faster") {
+	if !e.Scorable || !e.OffTopic || e.Score > interviewer.MaxOffTopicScore || len(e.Strengths) != 0 ||
+		!strings.Contains(e.Feedback, "another question") || !strings.Contains(e.Feedback, "load faster") {
 		t.Fatalf("off-topic answer: %+v", e)
 	}
 	// Its own question scores it.
@@ -38,7 +42,7 @@ func TestEachPointHasOneState(t *testing.T) {
 					t.Errorf("%s: point %q is in %d states", id, p.Label, seen[p.Label])
 				}
 			}
-			fb := a.feedback(len(q.Points)).text
+			fb := a.feedback(len(q.Points), nil).text
 			for _, l := range a.Partly {
 				if i := strings.Index(fb, "Missed:"); i >= 0 && strings.Contains(fb[i:], l) {
 					t.Errorf("%s: %q both touched on and missed: %s", id, l, fb)

@@ -14,8 +14,9 @@ import (
 // written in other words than the bank's key points).
 type rubricFigures struct {
 	// OwnMean is the mean score of the answers against their own question,
-	// WrongMean against every other question of their family (an answer
-	// that is not scored counts 0).
+	// WrongMean against every other question of their family, as stored
+	// (interviewer.Checked: an answer off its question scores at most 35,
+	// one not scored counts 0).
 	OwnMean, WrongMean float64
 	// Credited counts the key points credited on the answers' own
 	// questions; Carried those whose quote carries them: the quote alone,
@@ -34,7 +35,7 @@ func measureRubric(t *testing.T) rubricFigures {
 	for _, set := range []map[string]string{hardDev, plainDev, synonymDev, heldoutParaphrases} {
 		for id, answer := range set {
 			q := iv.bank.byID[id]
-			e, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{ID: id, Text: q.Text}, answer)
+			e, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{ID: id, Text: q.Text}, nil, answer)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,11 +71,11 @@ func measureRubric(t *testing.T) rubricFigures {
 				if o.Family != q.Family || o.ID == q.ID {
 					continue
 				}
-				e, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{ID: o.ID, Text: o.Text}, answer)
+				e, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{ID: o.ID, Text: o.Text}, nil, answer)
 				if err != nil {
 					t.Fatal(err)
 				}
-				wrong += e.Score
+				wrong += interviewer.Checked(e, answer).Score
 				nWrong++
 			}
 		}

@@ -3,7 +3,6 @@ package offline
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/judgeworks/interview/internal/interviewer"
@@ -34,27 +33,12 @@ type gap struct {
 }
 
 var (
-	resultWords = wordList("result", "outcome", "in the end", "ended up", "led to", "which meant", "impact",
+	resultWords = phrases("result", "outcome", "in the end", "ended up", "led to", "which meant", "impact",
 		"reduc", "increas", "improv", "cut", "saved", "grew", "drop", "dropped", "fell", "rose", "achiev", "deliver",
 		"launch", "shipped", "resolv", "fixed", "succeed", "success", "fail", "learned", "afterwards")
-	numberWords = wordList("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+	numberWords = phrases("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 		"dozen", "hundred", "thousand", "million", "billion", "half", "twice", "double", "percent", "percentage")
-	weighWords = wordList("trade off", "tradeoff", "trade-off", "however", "but", "downside", "drawback",
-		"on the other hand", "versus", "vs", "pros", "cons", "whereas", "instead", "at the cost",
-		"risk", "cost", "alternative", "compared")
 )
-
-func wordList(ss ...string) [][]string {
-	out := make([][]string, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, phrase(s))
-	}
-	return out
-}
-
-func hasAny(toks []string, list [][]string) bool {
-	return slices.ContainsFunc(list, func(p []string) bool { return containsPhrase(toks, p) })
-}
 
 // FollowUp asks about the first clear gap of thread not yet asked about.
 func (iv *Interviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread []interviewer.Result) (interviewer.Question, bool, error) {
@@ -82,13 +66,13 @@ func (iv *Interviewer) gaps(q interviewer.Question, answer string) []gap {
 	if strings.TrimSpace(answer) == "" {
 		return nil
 	}
-	toks := tokens(answer)
+	toks := read(answer)
 	var out []gap
 	if interviewer.Behavioural(q.Text) {
-		if !hasAny(toks, resultWords) {
+		if !resultWords.in(toks) {
 			out = append(out, gap{"result", "What was the result? Say what changed because of what you did, and how you knew."})
 		}
-		if !strings.ContainsAny(answer, "0123456789") && !hasAny(toks, numberWords) {
+		if !strings.ContainsAny(answer, "0123456789") && !numberWords.in(toks) {
 			out = append(out, gap{"number", "Can you put a number on it: how much time, money, traffic, users or errors did it change?"})
 		}
 		if we, i := pronouns(answer); we >= 2 && i == 0 {
@@ -97,10 +81,11 @@ func (iv *Interviewer) gaps(q interviewer.Question, answer string) []gap {
 		return out
 	}
 	points, _ := iv.pointsFor(q)
-	if a := assess(iv.rd, points, answer); len(points) > 0 && 2*len(a.Missed) > len(points) {
+	a := assess(iv.rd, points, answer)
+	if len(points) > 0 && 2*len(a.Missed) > len(points) {
 		out = append(out, gap{"point", fmt.Sprintf("One point your answer did not reach: %s. Can you explain it and how it applies here?", lowerFirst(a.Missed[0]))})
 	}
-	if !hasAny(toks, weighWords) {
+	if !a.HasTradeoff {
 		out = append(out, gap{"tradeoff", "What are the trade-offs of your approach, and when would you choose differently?"})
 	}
 	return out

@@ -17,6 +17,7 @@ import (
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/jobdesc"
+	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -101,34 +102,44 @@ func welcome(s interviewer.Setup, fams []*family, matched bool, d string) string
 	return b.String()
 }
 
-// Evaluate scores answer against the key points of q. q is looked up by id,
-// then by text; a question the bank does not hold (one asked by the language
-// model before a mode switch) is scored against its own longer words. An
-// answer to another question, or to none, is not scorable.
-func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, answer string) (interviewer.Evaluation, error) {
+// Evaluate scores answer against the key points of its main question (q,
+// or for a follow-up earlier[0]'s). The question is looked up by id, then
+// by text; a question the bank does not hold (one asked by the language
+// model before a mode switch) is scored against its own longer words.
+//
+// Everything is read from answer alone but technical accuracy: for a
+// follow-up it is what the answers on the main question show together
+// (points covered earlier stay covered, said so without a quote), since
+// a follow-up asks for what the first answer left out. An answer to
+// another question, or to none, is off-topic: scored, low, crediting
+// nothing.
+func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (interviewer.Evaluation, error) {
 	if err := ctx.Err(); err != nil {
 		return interviewer.Evaluation{}, err
 	}
-	points, known := iv.pointsFor(q)
-	a := assess(iv.rd, points, answer)
-	if reason := iv.unscorable(q, points, a); reason != "" {
-		return interviewer.NotScorable(reason), nil
+	main := q
+	if len(earlier) > 0 {
+		main = earlier[0].Question
 	}
-	fb := a.feedback(len(points))
-	if !known {
-		fb.text += " (This question is not in the practice bank, so coverage is measured against the question's own key terms.)"
+	points, known := iv.pointsFor(main)
+	a := assess(iv.rd, points, answer)
+	if reason := iv.offTopic(main, q, points, a); reason != "" {
+		return offTopicEvaluation(a, points, reason), nil
+	}
+	said := ""
+	if len(earlier) > 0 {
+		said = interviewer.Combined(earlier)
+		a = a.with(assess(iv.rd, points, said+"\n\n"+answer))
 	}
 	var star *interviewer.STAR
-	if interviewer.Behavioural(q.Text) {
-		st, evidence := a.star()
-		star = &st
-		for _, e := range evidence {
-			if e.Kind == interviewer.Strength {
-				fb.strength(e.Point, e.Quote)
-			} else {
-				fb.improvement(e.Point, e.Quote)
-			}
-		}
+	var story []storyPart
+	if interviewer.Behavioural(main.Text) {
+		st, parts := a.star(assess(iv.rd, nil, said))
+		star, story = &st, parts
+	}
+	fb := a.feedback(len(points), story)
+	if !known {
+		fb.text += " (This question is not in the practice bank, so coverage is measured against the question's own key terms.)"
 	}
 	// The service checks the evidence (interviewer.Checked) and clamps.
 	ev := interviewer.Evaluation{
@@ -143,6 +154,32 @@ func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inte
 		Star:              star,
 	}
 	return ev, nil
+}
+
+// offTopicEvaluation is the evaluation of an answer that does not address
+// its question: scored by the rubric (low: it covers no point), crediting
+// nothing, with the reason and what the question asks for. The service
+// caps its scores (interviewer.Checked) whoever wrote them.
+func offTopicEvaluation(a assessment, points []point, reason string) interviewer.Evaluation {
+	labels := make([]string, 0, len(points))
+	for _, p := range points {
+		labels = append(labels, lowerFirst(p.Label))
+	}
+	fb := reason
+	if len(labels) > 0 {
+		fb += " A good answer would cover: " + strings.Join(capList(labels, 3), "; ") + "."
+	}
+	return interviewer.Evaluation{
+		Scorable:          true,
+		OffTopic:          true,
+		Score:             a.Score,
+		TechnicalAccuracy: a.Technical,
+		Communication:     a.Communication,
+		Feedback:          fb,
+		Strengths:         []string{},
+		Improvements:      []string{"Answer the question asked: say what it is, how it works, and give an example."},
+		Evidence:          []interviewer.Evidence{},
+	}
 }
 
 // offTopicBelow is the topicality (relevance.Reader.Topicality against the
@@ -164,22 +201,26 @@ const (
 	otherTopicShare = 0.6
 )
 
-// unscorable says why the answer, which the service has screened
-// (relevance.Screen), does not address q, or "".
-func (iv *Interviewer) unscorable(q interviewer.Question, points []point, a assessment) string {
-	if other := iv.addresses(q, a.text); other != nil {
-		return fmt.Sprintf("the answer addresses another question (%q), not the one asked.", other.Text)
+// offTopic says why answer, the answer to q (main itself, or a follow-up
+// of main), does not address its question, or "". The service has
+// screened it (relevance.Screen): it has words enough to judge.
+func (iv *Interviewer) offTopic(main, q interviewer.Question, points []point, a assessment) string {
+	if other := iv.addresses(main, a.text); other != nil {
+		return fmt.Sprintf("It answers another question (%q), not the one asked.", other.Text)
 	}
 	if len(a.Covered) > 0 {
 		return ""
 	}
-	ref := make([]string, 0, 2*len(points))
+	ref := make([]string, 0, 2*len(points)+1)
 	for _, p := range points {
 		ref = append(ref, p.Label)
 		ref = append(ref, p.Keywords...)
 	}
-	if iv.rd.Topicality(a.text, q.Text, ref...) < offTopicBelow {
-		return relevance.OffTopic
+	if q.ID != main.ID {
+		ref = append(ref, q.Text)
+	}
+	if iv.rd.Topicality(a.text, main.Text, ref...) < offTopicBelow {
+		return "It is about something else: none of the question's key points, and few of its words."
 	}
 	return ""
 }
@@ -226,15 +267,13 @@ func (iv *Interviewer) pointsFor(q interviewer.Question) ([]point, bool) {
 func termPoints(text string) []point {
 	var pts []point
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !('a' <= r && r <= 'z') && !('0' <= r && r <= '9')
-	}) {
-		st := stem(w)
-		if len(w) < 6 || stopwords[w] || seen[st] {
+	for _, w := range reader.Words(text) {
+		f := words.Fold(w.Text)
+		if len(w.Text) < 6 || askingWords[w.Text] || seen[f] {
 			continue
 		}
-		seen[st] = true
-		pts = append(pts, point{Label: w, Keywords: []string{w}, phrases: [][]string{{st}}})
+		seen[f] = true
+		pts = append(pts, point{Label: w.Text, Keywords: []string{w.Text}, phrases: phrases(w.Text)})
 		if len(pts) == 6 {
 			break
 		}
@@ -242,12 +281,10 @@ func termPoints(text string) []point {
 	return pts
 }
 
-var stopwords = map[string]bool{
-	"about": true, "between": true, "describe": true, "explain": true, "should": true, "would": true,
-	"which": true, "there": true, "their": true, "these": true, "those": true, "where": true, "while": true,
-	"without": true, "within": true, "because": true, "before": true, "after": true, "could": true,
-	"other": true, "using": true, "through": true, "during": true, "design": true, "approach": true,
-}
+// askingWords are the stop words and the words a question asks with
+// rather than names its topic by.
+var askingWords = words.StopWords("between", "describe", "explain", "which", "where", "while", "without", "within",
+	"because", "before", "after", "using", "through", "during", "design", "approach")
 
 // Next returns the first question, in this interview's order, that has not
 // been asked. The order is a shuffle seeded by the setup and the first

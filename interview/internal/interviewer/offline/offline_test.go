@@ -110,10 +110,13 @@ func TestMatching(t *testing.T) {
 		{"an idempotency token", "idempotency key", false},
 		{"key idempotency", "idempotency key", false},
 		{"c++ code", "c++", true},
+		{"a blameless post-mortem", "postmortem", true},
+		{"we optimised the slow queries", "optimiz", true},
+		{"their behaviour under load", "behavior", true},
 	}
 	for _, c := range cases {
-		if got := containsPhrase(tokens(c.answer), phrase(c.keyword)); got != c.want {
-			t.Errorf("containsPhrase(%q, %q) = %v, want %v", c.answer, c.keyword, got, c.want)
+		if got := read(c.answer).Has(read(c.keyword)); got != c.want {
+			t.Errorf("read(%q).Has(%q) = %v, want %v", c.answer, c.keyword, got, c.want)
 		}
 	}
 }
@@ -123,13 +126,20 @@ const goodIdempotency = "Idempotent means repeating the request has the same eff
 	"when the same key arrives again. This matters because clients retry after a timeout, and without it a network failure " +
 	"leads to a double charge. The trade-off is extra storage and a lookup per request, and keys expire after 24 hours."
 
+// evaluate is the evaluation of answer to bank question id as the service
+// stores it (interviewer.Checked).
 func evaluate(t *testing.T, id, answer string) interviewer.Evaluation {
 	t.Helper()
-	e, err := New().Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: id}, answer)
+	iv := New()
+	q := interviewer.Question{ID: id}
+	if bq, ok := iv.bank.byID[id]; ok {
+		q.Text = bq.Text
+	}
+	e, err := iv.Evaluate(context.Background(), interviewer.Setup{}, q, nil, answer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e
+	return interviewer.Checked(e, answer)
 }
 
 func TestEvaluateScores(t *testing.T) {
@@ -192,7 +202,7 @@ func TestCoverageMonotonic(t *testing.T) {
 				prevTech, prevCovered := -1, -1
 				for i := 0; i <= len(q.Points); i++ {
 					if i > 0 {
-						answer += " We should also consider " + q.Points[i-1].Keywords[0] + " here."
+						answer += " We should also consider " + q.Points[i-1].Keywords[0] + " here, because it decides how the service behaves under real load."
 					}
 					a := assess(iv.rd, q.Points, answer)
 					if a.Technical < prevTech || len(a.Covered) < prevCovered {
@@ -215,12 +225,12 @@ func TestEvaluateUnknownQuestion(t *testing.T) {
 	iv := New()
 	bq := iv.bank.byID["frontend-easy-02"]
 	// Looked up by text when the id is foreign (for example "q3").
-	byText, err := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: "q3", Text: strings.ToUpper(bq.Text)},
+	byText, err := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: "q3", Text: strings.ToUpper(bq.Text)}, nil,
 		"Content, padding, border and margin make the box; box-sizing border-box includes padding in the width.")
 	if err != nil || strings.Contains(byText.Feedback, "not in the practice bank") || byText.TechnicalAccuracy == 0 {
 		t.Fatalf("lookup by text failed: %+v %v", byText, err)
 	}
-	foreign, _ := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: "q9", Text: "How does consistent hashing distribute cache entries?"},
+	foreign, _ := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: "q9", Text: "How does consistent hashing distribute cache entries?"}, nil,
 		"Consistent hashing places nodes on a ring so adding one moves few cache entries; virtual nodes distribute load evenly.")
 	if !strings.Contains(foreign.Feedback, "not in the practice bank") || foreign.TechnicalAccuracy < 50 {
 		t.Fatalf("foreign question: %+v", foreign)
@@ -393,7 +403,7 @@ func TestCanceledContext(t *testing.T) {
 	if _, err := iv.Open(ctx, interviewer.Setup{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Open: %v", err)
 	}
-	if _, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{}, "x"); !errors.Is(err, context.Canceled) {
+	if _, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{}, nil, "x"); !errors.Is(err, context.Canceled) {
 		t.Errorf("Evaluate: %v", err)
 	}
 	if _, err := iv.Next(ctx, interviewer.Setup{}, nil); !errors.Is(err, context.Canceled) {
@@ -412,7 +422,7 @@ func FuzzEvaluate(f *testing.F) {
 	}
 	iv := New()
 	f.Fuzz(func(t *testing.T, answer string) {
-		e, err := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: "backend-easy-04"}, answer)
+		e, err := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: "backend-easy-04"}, nil, answer)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
+	"github.com/judgeworks/shared/words"
 )
 
 // Rubric weights. docs/interviewer.md explains each one; change both together.
@@ -31,9 +32,24 @@ var (
 		"at my last", "at my previous", "in one project", "in a previous", "i once", "we once", "suppose", "imagine", "let's say", "say we")
 	stepMarkers = phrases("first", "firstly", "second", "secondly", "third", "then", "next", "finally", "lastly",
 		"step", "afterwards", "after that", "because", "so that", "therefore", "which means", "as a result", "since")
-	// "It depends" alone weighs nothing: it is what a vague answer says.
-	tradeoffMarkers = phrases("trade off", "tradeoff", "trade-off", "however", "but", "downside", "drawback",
-		"on the other hand", "versus", "vs", "pros", "cons", "whereas", "instead", "at the cost", "risk", "cost")
+	// A trade-off weighs options: a sentence that sets one thing against
+	// another (contrastCues) and names what it costs or gains (costWords).
+	// A hedge ("I'm not sure, but I think I'd try a few things") sets
+	// nothing against anything, and "it depends" names no cost.
+	contrastCues = phrases("but", "however", "whereas", "while", "although", "though", "on the other hand", "at the cost of",
+		"at the expense of", "in exchange", "in return", "versus", "vs", "compared to", "compared with", "instead of",
+		"rather than", "unlike", "trade off", "tradeoff", "downside", "drawback", "the catch", "the price", "pros", "cons")
+	costWords = phrases("cost", "expensive", "cheap", "slow", "fast", "quick", "speed", "latency", "overhead", "complex",
+		"complexity", "simple", "hard", "harder", "easy", "easier", "memory", "storage", "disk", "cpu", "bandwidth",
+		"throughput", "consisten", "availab", "durab", "accura", "precision", "recall", "risk", "safe", "stale", "scal",
+		"maintain", "maintenance", "effort", "time", "money", "budget", "burst", "lose", "gain", "weak", "strong",
+		"lock in", "flexib", "control", "downtime", "coupling", "isolation", "readab", "reliab", "secur", "privacy",
+		"bias", "variance", "load", "traffic", "extra", "fewer", "more", "less", "lower", "higher", "bigger", "smaller",
+		"idempot", "cacheable", "bookmark", "retry", "portab", "testab", "boilerplate", "verbose")
+	// hedges are what an answer says when it does not know; a sentence
+	// with one weighs nothing, whatever else it holds.
+	hedges = phrases("not sure", "not totally sure", "not certain", "no idea", "dont know", "see what works",
+		"it depends", "a few things", "try things")
 	// A short, deliberately incomplete list: naming a real tool, product or
 	// protocol is a sign of hands-on experience, whichever family.
 	toolNames = phrases("postgres", "postgresql", "mysql", "sqlite", "redis", "memcached", "kafka", "rabbitmq", "sqs",
@@ -49,30 +65,26 @@ var (
 	listItem = regexp.MustCompile(`(?m)^\s*(\d+[.)]|[-*•])\s+\S`)
 )
 
-func phrases(ss ...string) [][]string {
-	out := make([][]string, 0, len(ss))
-	for _, s := range ss {
-		out = append(out, phrase(s))
-	}
-	return out
-}
-
-// countPhrases counts how many distinct phrases of the list occur in toks.
-func countPhrases(toks []string, list [][]string) int {
-	n := 0
-	for _, p := range list {
-		if containsPhrase(toks, p) {
-			n++
-		}
-	}
-	return n
-}
-
 // How a key point was found in an answer.
 const (
-	foundKeyword = "keyword" // one of its keywords occurs
+	foundKeyword = "keyword" // a sentence that says something holds one of its keywords
 	foundMeaning = "meaning" // a sentence says it in other words
 	foundPartly  = "partly"  // a sentence comes near it
+	foundNamed   = "named"   // a sentence names it and says nothing about it ("Use Redis.")
+	foundEarlier = "earlier" // a follow-up's point that an earlier answer covered
+)
+
+// A point is covered only where the answer says something about it. A
+// sentence (or pair read together) of fewer than minSaying content words
+// names things ("Use Redis.", "I'd use RICE scoring."): a keyword there
+// only names the point (namedCredit, touched on), and a match in other
+// words there touches it at most (namingMeaning).
+const (
+	minSaying   = 4
+	namedCredit = 0.4
+	// namingMeaning is the highest meaning score a sentence that names
+	// things keeps: halfway between meaningFloor and meaningFull.
+	namingMeaning = (meaningFloor + meaningFull) / 2
 )
 
 // Matching by meaning: a point's meaning score (how much of its label or of
@@ -105,16 +117,18 @@ type span struct{ first, last int }
 // feedback can say exactly why a score is what it is.
 type assessment struct {
 	Points []pointResult
-	// Each key point is in Covered, Partly (touched on, not made
-	// explicit) or Untouched; Missed is Partly and Untouched, in order.
-	Covered, Partly, Untouched, Missed []string
-	Words                              int
-	Sentences                          int
-	HasExample                         bool
-	StepMarkers                        int
-	HasNumber                          bool
-	Tools                              int
-	HasTradeoff                        bool
+	// Each key point is in Covered, Partly (touched on or named, not made
+	// explicit; Named lists those only named), Untouched or, for a
+	// follow-up, Earlier (covered by an earlier answer); Missed is Partly
+	// and Untouched, in order.
+	Covered, Partly, Named, Untouched, Missed, Earlier []string
+	Words                                              int
+	Sentences                                          int
+	HasExample                                         bool
+	StepMarkers                                        int
+	HasNumber                                          bool
+	Tools                                              int
+	HasTradeoff                                        bool
 
 	Coverage, Structure, Specificity, LengthFit float64
 
@@ -122,66 +136,30 @@ type assessment struct {
 
 	text relevance.Text
 	// sentence tokens, for finding which sentence holds a keyword or marker
-	sentTokens [][]string
+	sentTokens []words.Passage
 }
 
 // assess scores answer against the key points, reading meaning with rd.
 func assess(rd *relevance.Reader, points []point, answer string) assessment {
-	toks := tokens(answer)
+	toks := read(answer)
 	a := assessment{text: rd.Read(answer)}
 	for _, sn := range a.text.Sentences {
-		a.sentTokens = append(a.sentTokens, tokens(answer[sn.Start:sn.End]))
+		a.sentTokens = append(a.sentTokens, read(answer[sn.Start:sn.End]))
 	}
 	credit := 0.0
 	for _, p := range points {
-		pr := pointResult{Label: p.Label}
-		for i, st := range a.sentTokens {
-			if slices.ContainsFunc(p.phrases, func(kw []string) bool { return containsPhrase(st, kw) }) {
-				pr.Spans = append(pr.Spans, span{i, i})
-			}
-		}
-		if len(pr.Spans) > 0 {
-			pr.Found, pr.Credit = foundKeyword, 1
-		} else {
-			best := relevance.Match{Sentence: -1}
-			for _, ph := range p.meaning {
-				if m := a.text.Best(ph); m.Score > best.Score {
-					best = m
-				}
-			}
-			pr.Meaning = best.Score
-			pr.Credit = math.Max(0, math.Min(1, (best.Score-meaningFloor)/(meaningFull-meaningFloor)))
-			switch {
-			case pr.Credit >= 1:
-				pr.Found = foundMeaning
-			case pr.Credit > 0:
-				pr.Found = foundPartly
-			}
-			if pr.Credit > 0 {
-				// What says it: one sentence, or a pair read together.
-				pr.Spans = []span{{best.First, best.Last}}
-			}
-		}
+		pr := a.find(p)
 		credit += pr.Credit
-		switch pr.Found {
-		case foundKeyword, foundMeaning:
-			a.Covered = append(a.Covered, p.Label)
-		case foundPartly:
-			a.Partly = append(a.Partly, p.Label)
-			a.Missed = append(a.Missed, p.Label)
-		default:
-			a.Untouched = append(a.Untouched, p.Label)
-			a.Missed = append(a.Missed, p.Label)
-		}
 		a.Points = append(a.Points, pr)
 	}
+	a.list()
 	a.Words = len(strings.Fields(answer))
 	a.Sentences = sentences(answer)
-	a.HasExample = countPhrases(toks, exampleMarkers) > 0
-	a.StepMarkers = countPhrases(toks, stepMarkers) + len(listItem.FindAllStringIndex(answer, -1))
-	a.HasNumber = slices.ContainsFunc(toks, func(t string) bool { return strings.ContainsAny(t, "0123456789") })
-	a.Tools = countPhrases(toks, toolNames)
-	a.HasTradeoff = countPhrases(toks, tradeoffMarkers) > 0
+	a.HasExample = exampleMarkers.count(toks) > 0 || dated.MatchString(answer)
+	a.StepMarkers = stepMarkers.count(toks) + len(listItem.FindAllStringIndex(answer, -1))
+	a.HasNumber = hasDigit(toks)
+	a.Tools = toolNames.count(toks)
+	a.HasTradeoff = len(a.tradeoffs()) > 0
 
 	if len(points) > 0 {
 		a.Coverage = credit / float64(len(points))
@@ -202,14 +180,131 @@ func assess(rd *relevance.Reader, points []point, answer string) assessment {
 	if len(a.Covered) == 0 && a.Communication > offTopicCommCap {
 		a.Communication = offTopicCommCap
 	}
-	a.Score = int(math.Round(weightTechnical*float64(a.Technical) + weightComm*float64(a.Communication)))
+	a.Score = overall(a.Technical, a.Communication)
 	return a
 }
 
-// sentenceWith returns the first sentence holding one of the phrases, or -1.
-func (a assessment) sentenceWith(list [][]string) int {
+func overall(technical, communication int) int {
+	return int(math.Round(weightTechnical*float64(technical) + weightComm*float64(communication)))
+}
+
+// says reports whether sentences sp say something: at least minSaying
+// content words.
+func (a assessment) says(sp span) bool { return a.text.ContentWords(sp.first, sp.last) >= minSaying }
+
+// find is how the answer fares on p: covered by a keyword in a sentence
+// that says something, or by a sentence saying it in other words; named
+// or touched on; or not at all.
+func (a assessment) find(p point) pointResult {
+	pr := pointResult{Label: p.Label}
+	var named []span
 	for i, st := range a.sentTokens {
-		if slices.ContainsFunc(list, func(kw []string) bool { return containsPhrase(st, kw) }) {
+		if !p.phrases.in(st) {
+			continue
+		}
+		if a.says(span{i, i}) {
+			pr.Spans = append(pr.Spans, span{i, i})
+		} else {
+			named = append(named, span{i, i})
+		}
+	}
+	if len(pr.Spans) > 0 {
+		pr.Found, pr.Credit = foundKeyword, 1
+		return pr
+	}
+	best := relevance.Match{Sentence: -1}
+	for _, ph := range p.meaning {
+		m := a.text.Best(ph)
+		if !a.says(span{m.First, m.Last}) {
+			m.Score = min(m.Score, namingMeaning)
+		}
+		if m.Score > best.Score {
+			best = m
+		}
+	}
+	pr.Meaning = best.Score
+	pr.Credit = math.Max(0, math.Min(1, (best.Score-meaningFloor)/(meaningFull-meaningFloor)))
+	switch {
+	case pr.Credit >= 1:
+		pr.Found = foundMeaning
+	case len(named) > 0:
+		pr.Found, pr.Credit, pr.Spans = foundNamed, math.Max(pr.Credit, namedCredit), named
+		return pr
+	case pr.Credit > 0:
+		pr.Found = foundPartly
+	}
+	if pr.Credit > 0 {
+		// What says it: one sentence, or a pair read together.
+		pr.Spans = []span{{best.First, best.Last}}
+	}
+	return pr
+}
+
+// list files every point under its state.
+func (a *assessment) list() {
+	a.Covered, a.Partly, a.Named, a.Untouched, a.Missed, a.Earlier = nil, nil, nil, nil, nil, nil
+	for _, p := range a.Points {
+		switch p.Found {
+		case foundKeyword, foundMeaning:
+			a.Covered = append(a.Covered, p.Label)
+		case foundEarlier:
+			a.Earlier = append(a.Earlier, p.Label)
+		case foundPartly, foundNamed:
+			a.Partly = append(a.Partly, p.Label)
+			a.Missed = append(a.Missed, p.Label)
+			if p.Found == foundNamed {
+				a.Named = append(a.Named, p.Label)
+			}
+		default:
+			a.Untouched = append(a.Untouched, p.Label)
+			a.Missed = append(a.Missed, p.Label)
+		}
+	}
+}
+
+// with is a, a follow-up's answer, read with whole, everything said on its
+// main question, this answer included: a point whole covers and a does
+// not was covered earlier, and technical accuracy is what the answers
+// show together. Everything else stays a's own.
+func (a assessment) with(whole assessment) assessment {
+	a.Points = slices.Clone(a.Points)
+	for i := range a.Points {
+		p, w := &a.Points[i], whole.Points[i]
+		if p.Found != foundKeyword && p.Found != foundMeaning && (w.Found == foundKeyword || w.Found == foundMeaning) {
+			p.Found, p.Credit, p.Spans = foundEarlier, w.Credit, nil
+		}
+	}
+	a.list()
+	a.Technical = max(a.Technical, whole.Technical)
+	a.Score = overall(a.Technical, a.Communication)
+	return a
+}
+
+// tradeoffs lists the sentences that weigh options: one thing set against
+// another (a contrast), with what it costs or gains, in that sentence or
+// the one before ("A fixed window is simple; however, it lets a client
+// send twice the limit"), and no hedge. It is the one reading of a
+// trade-off, for scoring and for asking about one that is missing.
+func (a assessment) tradeoffs() []span {
+	var out []span
+	for i, st := range a.sentTokens {
+		if !contrastCues.in(st) || hedges.in(st) {
+			continue
+		}
+		switch {
+		case costWords.in(st):
+			out = append(out, span{i, i})
+		case i > 0 && costWords.in(a.sentTokens[i-1]) && !hedges.in(a.sentTokens[i-1]):
+			out = append(out, span{i - 1, i})
+		}
+	}
+	return out
+}
+
+// sentenceWith returns the first sentence holding one of the phrases, or -1.
+func (a assessment) sentenceWith(list phraseList) int {
+	for i, st := range a.sentTokens {
+		if list.in(st) {
 			return i
 		}
 	}
@@ -315,11 +410,23 @@ func (a assessment) quoteSpan(sp span) string {
 	return string(r)
 }
 
-// sentencesWith lists the sentences holding one of the phrases.
-func (a assessment) sentencesWith(list [][]string) []span {
+// examples lists the sentences that give an example: a marker ("for
+// example", "at my last job") or a date.
+func (a assessment) examples() []span {
 	var out []span
 	for i, st := range a.sentTokens {
-		if slices.ContainsFunc(list, func(kw []string) bool { return containsPhrase(st, kw) }) {
+		if exampleMarkers.in(st) || dated.MatchString(a.text.Quote(i)) {
+			out = append(out, span{i, i})
+		}
+	}
+	return out
+}
+
+// sentencesWith lists the sentences holding one of the phrases.
+func (a assessment) sentencesWith(list phraseList) []span {
+	var out []span
+	for i, st := range a.sentTokens {
+		if list.in(st) {
 			out = append(out, span{i, i})
 		}
 	}
@@ -332,7 +439,7 @@ func (a assessment) sentencesWith(list [][]string) []span {
 // improvement) or missed (no quote: no sentence of the answer holds it).
 // A quote stands under one bullet at most; a point whose sentences are
 // all quoted already is listed without one.
-func (a assessment) feedback(total int) written {
+func (a assessment) feedback(total int, story []storyPart) written {
 	var w written
 	var b strings.Builder
 	var other []string
@@ -342,6 +449,8 @@ func (a assessment) feedback(total int) written {
 		}
 	}
 	switch {
+	case len(a.Covered) == 0 && len(a.Earlier) > 0:
+		fmt.Fprintf(&b, "This answer adds none of the %d key points. ", total)
 	case len(a.Covered) == 0:
 		fmt.Fprintf(&b, "The answer covers none of the %d key points. ", total)
 	default:
@@ -350,8 +459,14 @@ func (a assessment) feedback(total int) written {
 	if len(other) > 0 {
 		fmt.Fprintf(&b, "Said in other words than the usual terms: %s. ", strings.Join(other, "; "))
 	}
-	if len(a.Partly) > 0 {
-		fmt.Fprintf(&b, "Touched on but not made explicit: %s. ", strings.Join(a.Partly, "; "))
+	if len(a.Earlier) > 0 {
+		fmt.Fprintf(&b, "Already covered in the earlier answers: %s. ", strings.Join(a.Earlier, "; "))
+	}
+	if touched := slices.DeleteFunc(slices.Clone(a.Partly), func(l string) bool { return slices.Contains(a.Named, l) }); len(touched) > 0 {
+		fmt.Fprintf(&b, "Touched on but not made explicit: %s. ", strings.Join(touched, "; "))
+	}
+	if len(a.Named) > 0 {
+		fmt.Fprintf(&b, "Named but not explained: %s. ", strings.Join(a.Named, "; "))
 	}
 	if len(a.Untouched) > 0 {
 		fmt.Fprintf(&b, "Missed: %s. ", strings.Join(a.Untouched, "; "))
@@ -363,10 +478,21 @@ func (a assessment) feedback(total int) written {
 			w.strength("Covered: "+p.Label, w.free(a, p.Spans))
 		}
 	}
+	// Then the parts of a story: what the answer tells, what it leaves out.
+	for _, p := range story {
+		switch {
+		case len(p.spans) > 0:
+			w.strength(p.told, w.free(a, p.spans))
+		case !p.earlier:
+			w.improvement(p.ask, "")
+		}
+	}
 	for _, p := range a.Points {
 		switch p.Found {
 		case foundPartly:
 			w.improvement("Cover: "+p.Label, w.free(a, p.Spans))
+		case foundNamed:
+			w.improvement("Explain, do not only name: "+p.Label, w.free(a, p.Spans))
 		case "":
 			w.improvement("Cover: "+p.Label, "")
 		}
@@ -382,7 +508,7 @@ func (a assessment) feedback(total int) written {
 		w.improvement("Tighten the answer: main point first, then details", "")
 	}
 	if a.HasExample {
-		w.strength("Gave a concrete example", w.free(a, a.sentencesWith(exampleMarkers)))
+		w.strength("Gave a concrete example", w.free(a, a.examples()))
 	} else {
 		b.WriteString("No concrete example was given. ")
 		w.improvement("Illustrate with a concrete example from experience", "")
@@ -393,7 +519,7 @@ func (a assessment) feedback(total int) written {
 	if a.HasNumber || a.Tools > 0 {
 		spans := a.sentencesWith(toolNames)
 		for i, st := range a.sentTokens {
-			if slices.ContainsFunc(st, func(t string) bool { return strings.ContainsAny(t, "0123456789") }) {
+			if hasDigit(st) {
 				spans = append(spans, span{i, i})
 			}
 		}
@@ -402,7 +528,7 @@ func (a assessment) feedback(total int) written {
 		w.improvement("Name the tools you would use and give numbers where they matter", "")
 	}
 	if a.HasTradeoff {
-		w.strength("Discussed trade-offs", w.free(a, a.sentencesWith(tradeoffMarkers)))
+		w.strength("Discussed trade-offs", w.free(a, a.tradeoffs()))
 	} else {
 		b.WriteString("Trade-offs were not discussed. ")
 		w.improvement("Discuss trade-offs and when you would choose differently", "")

@@ -2,87 +2,62 @@ package offline
 
 import (
 	"strings"
-	"unicode"
+
+	"github.com/judgeworks/shared/words"
 )
 
-// tokens lowercases s, splits it into words and stems each one. '+' and '#'
-// stay inside words so "c++" and "c#" survive; everything else separates, so
-// "node.js" and "node js" tokenize alike.
-func tokens(s string) []string {
-	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '+' && r != '#'
-	})
-	for i, w := range words {
-		words[i] = stem(w)
-	}
-	return words
-}
+// reader reads answers, key point keywords, role keywords and the rubric's
+// cues alike, through shared/words: every word folded (words.Fold: British
+// spellings, plurals and other inflections), phrases found across hyphens
+// and words written together ("post-mortem" and "postmortem"). '+' and '#'
+// stay inside words so "c++" and "c#" survive; everything else parts words,
+// so "node.js" and "node js" read alike.
+var reader = words.Tokenizer{Digits: true, Joiners: "+#"}
 
-// phrase tokenizes a bank keyword the same way answers are tokenized.
-func phrase(s string) []string { return tokens(s) }
+// read reads s for finding phrases in it.
+func read(s string) words.Passage { return reader.Passage(s) }
 
-// stem is a deliberately light suffix stripper: it only has to make
-// "caching", "cached" and "cache" (or "partitions" and "partitioning") meet,
-// not to produce dictionary words. Keywords and answers go through the same
-// function, so its quirks cancel out.
-func stem(w string) string {
-	if len(w) <= 3 {
-		return w
-	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
-		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	switch {
-	case strings.HasSuffix(w, "ing") && len(w) >= 6:
-		w = w[:len(w)-3]
-	case strings.HasSuffix(w, "ed") && len(w) >= 5:
-		w = w[:len(w)-2]
-	}
-	switch {
-	case strings.HasSuffix(w, "ation") && len(w) >= 7:
-		w = w[:len(w)-3]
-	case strings.HasSuffix(w, "tion") && len(w) >= 6:
-		w = w[:len(w)-3]
-	case strings.HasSuffix(w, "ly") && len(w) >= 6:
-		w = w[:len(w)-2]
-	}
-	if strings.HasSuffix(w, "e") && len(w) > 4 {
-		w = w[:len(w)-1]
-	}
-	return w
-}
+// phraseList is a list of phrases to look for: keywords or cues.
+type phraseList []words.Passage
 
-// wordMatches reports whether an answer word matches a keyword word. A
-// keyword word of five or more letters also matches as a prefix, so the bank
-// can write "invalidat" or "synchroni" once for every derived form; shorter
-// ones must match exactly, or "log" would match "login".
-func wordMatches(answer, keyword string) bool {
-	if answer == keyword {
-		return true
-	}
-	return len(keyword) >= 5 && strings.HasPrefix(answer, keyword)
-}
-
-// containsPhrase reports whether the keyword phrase occurs as consecutive
-// words in toks.
-func containsPhrase(toks, kw []string) bool {
-	if len(kw) == 0 || len(kw) > len(toks) {
-		return false
-	}
-outer:
-	for i := 0; i+len(kw) <= len(toks); i++ {
-		for j, k := range kw {
-			if !wordMatches(toks[i+j], k) {
-				continue outer
-			}
+// phrases reads each of ss as a phrase, leaving out any without a word.
+func phrases(ss ...string) phraseList {
+	out := make(phraseList, 0, len(ss))
+	for _, s := range ss {
+		if p := read(s); p.Len() > 0 {
+			out = append(out, p)
 		}
-		return true
+	}
+	return out
+}
+
+// in reports whether one of the phrases occurs in p.
+func (l phraseList) in(p words.Passage) bool {
+	for _, ph := range l {
+		if p.Has(ph) {
+			return true
+		}
+	}
+	return false
+}
+
+// count counts how many distinct phrases of the list occur in p.
+func (l phraseList) count(p words.Passage) int {
+	n := 0
+	for _, ph := range l {
+		if p.Has(ph) {
+			n++
+		}
+	}
+	return n
+}
+
+// hasDigit reports whether a word of p holds a digit.
+func hasDigit(p words.Passage) bool {
+	for i := range p.Len() {
+		if strings.ContainsAny(p.Word(i), "0123456789") {
+			return true
+		}
 	}
 	return false
 }

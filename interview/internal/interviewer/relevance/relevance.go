@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -143,6 +144,9 @@ func (r *Reader) Without(p Phrase, s string) Phrase {
 // Empty reports whether the phrase has no content word.
 func (p Phrase) Empty() bool { return len(p.terms) == 0 }
 
+// Words is the number of content words of the phrase.
+func (p Phrase) Words() int { return len(p.terms) }
+
 // Sentence is one sentence of a text, with its byte range in the text.
 type Sentence struct {
 	Start, End int
@@ -155,22 +159,26 @@ type Text struct {
 	Sentences []Sentence
 	// Words counts the words; Known those the vectors hold (or numbers
 	// such as "429"); Mashed the unknown ones that look typed at random
-	// (see mashed); Content the words that are not stop words.
+	// (see mashed) or placeholders; Content the words that are not stop
+	// words.
 	Words, Known, Mashed, Content int
 }
 
 // Read splits s into sentences and reads each.
 func (r *Reader) Read(s string) Text {
 	t := Text{Source: s}
-	for _, sp := range sentences(s) {
-		t.Sentences = append(t.Sentences, Sentence{Start: sp.start, End: sp.end, terms: r.terms(s[sp.start:sp.end])})
+	for _, sp := range words.Sentences(s) {
+		t.Sentences = append(t.Sentences, Sentence{Start: sp.Start, End: sp.End, terms: r.terms(s[sp.Start:sp.End])})
 	}
 	for _, wd := range tokenizer.Words(s) {
 		w := wd.Text
 		t.Words++
-		if _, ok := known(r.vec, w); ok || isNumber(w) {
+		switch _, ok := known(r.vec, w); {
+		case placeholders[w]:
+			t.Mashed++
+		case ok || isNumber(w):
 			t.Known++
-		} else if mashed(w) {
+		case mashed(w):
 			t.Mashed++
 		}
 	}
@@ -178,6 +186,16 @@ func (r *Reader) Read(s string) Text {
 		t.Content += len(sn.terms)
 	}
 	return t
+}
+
+// ContentWords counts the content words (not stop words) of sentences
+// first to last.
+func (t Text) ContentWords(first, last int) int {
+	n := 0
+	for i := max(first, 0); i <= last && i < len(t.Sentences); i++ {
+		n += len(t.Sentences[i].terms)
+	}
+	return n
 }
 
 // Quote is the text of sentence i.
@@ -349,10 +367,13 @@ const (
 )
 
 // Screen returns why t is not enough to score, or "" when it may be
-// scored. It needs no question: it catches empty text, keyboard mashing
-// (most words unknown to the vectors and unlike English) and answers of fewer than three
-// content words ("I like pizza", "I don't know"). Whether a longer answer
-// is on topic is the caller's to judge, with what it knows of the question.
+// scored. It needs no question: it catches empty text, noise (most words
+// keyboard mashing, unknown to the vectors and unlike English, or
+// placeholders such as "blah" and "lorem ipsum") and answers of fewer than
+// three content words ("I like pizza", "I don't know", what a dictation
+// that failed leaves). Whether a longer answer is on topic is the caller's
+// to judge, with what it knows of the question: one that is not is still
+// an answer, and scored.
 func Screen(t Text) string {
 	switch {
 	case t.Words == 0:
@@ -368,6 +389,11 @@ func Screen(t Text) string {
 // minContent is the fewest content words (not stop words) of a scorable
 // answer: "Use a token bucket" has three.
 const minContent = 3
+
+// placeholders are what is typed to fill a box, not to say anything; they
+// count as mashing.
+var placeholders = words.Set("blah", "lorem", "ipsum", "dolor", "foo", "baz", "asdf", "qwerty", "xyz", "aaa", "la",
+	"na", "hmm", "meh")
 
 // keyboardRuns are letters in keyboard order, which mashing produces.
 var keyboardRuns = []string{"qwe", "wer", "ert", "rty", "tyu", "yui", "uio", "iop", "asd", "sdf", "dfg", "fgh",

@@ -11,6 +11,8 @@ func TestFold(t *testing.T) {
 		{"process", "processes"},
 		{"database", "databases"},
 		{"query", "queries"},
+		{"optimize", "optimise", "optimisation"},
+		{"behavior", "behaviour"},
 	} {
 		for _, w := range group[1:] {
 			if fold(w) != fold(group[0]) {
@@ -18,25 +20,8 @@ func TestFold(t *testing.T) {
 			}
 		}
 	}
-	if fold("speed") == fold("spe") || fold("status") != "status" {
-		t.Errorf("fold over-reaches: speed %q status %q", fold("speed"), fold("status"))
-	}
-}
-
-func TestSentences(t *testing.T) {
-	s := "Node.js runs 3.5 times faster. Really?  Yes; it does!\nDone"
-	var got []string
-	for _, sp := range sentences(s) {
-		got = append(got, s[sp.start:sp.end])
-	}
-	want := []string{"Node.js runs 3.5 times faster.", "Really?", "Yes;", "it does!", "Done"}
-	if len(got) != len(want) {
-		t.Fatalf("got %q", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("sentence %d: %q, want %q", i, got[i], want[i])
-		}
+	if fold("process") == fold("proces") || fold("read") == fold("ready") {
+		t.Errorf("fold over-reaches: process %q, read %q ready %q", fold("process"), fold("read"), fold("ready"))
 	}
 }
 

@@ -2,8 +2,6 @@ package relevance
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/judgeworks/shared/words"
 	"github.com/judgeworks/shared/wordvec"
@@ -67,42 +65,9 @@ var contrasts = func() map[string][]string {
 	return words.Opposites(pairs, fold)
 }()
 
-// fold reduces common inflections so that "caching", "cached" and
-// "caches" meet "cache", and "stopped" meets "stop". It only has to make
-// the forms of one word agree, not produce dictionary words.
-func fold(w string) string {
-	if len(w) <= 3 {
-		return w
-	}
-	b := w
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		b = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "ing") && len(w) >= 6:
-		b = undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "eed"):
-		// "speed", "need": not a past tense.
-	case strings.HasSuffix(w, "ed") && len(w) >= 5:
-		b = undouble(w[:len(w)-2])
-	case strings.HasSuffix(w, "es") && len(w) >= 5 && !strings.HasSuffix(w, "ses"):
-		b = w[:len(w)-2]
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		b = w[:len(w)-1]
-	}
-	if len(b) > 3 {
-		b = strings.TrimSuffix(b, "e")
-	}
-	return b
-}
-
-// undouble turns "stopp" into "stop" and "plann" into "plan"; "ll", "ss"
-// and "ff" stay ("calling" → "call").
-func undouble(b string) string {
-	if n := len(b); n >= 3 && b[n-1] == b[n-2] && !strings.ContainsRune("aeioulsfz", rune(b[n-1])) {
-		return b[:n-1]
-	}
-	return b
-}
+// fold is the one reading of a word's form (words.Fold): "caching",
+// "cached" and "caches" meet "cache", "optimise" meets "optimized".
+func fold(w string) string { return words.Fold(w) }
 
 // known finds the vocabulary form of w: w itself, w without a plural or
 // tense ending, w in American spelling (the vectors' source is mostly
@@ -112,12 +77,8 @@ func known(vec *wordvec.Table, w string) (string, bool) {
 	if b, ok := vec.Base(w); ok {
 		return b, true
 	}
-	for _, sp := range spellings {
-		if i := strings.LastIndex(w, sp[0]); i > 0 {
-			if a := w[:i] + sp[1] + w[i+len(sp[0]):]; vec.Has(a) {
-				return a, true
-			}
-		}
+	if a := words.American(w); a != w && vec.Has(a) {
+		return a, true
 	}
 	for _, d := range derivations {
 		if b, ok := strings.CutSuffix(w, d[0]); ok && len(b) >= 4 && vec.Has(b+d[1]) {
@@ -127,61 +88,9 @@ func known(vec *wordvec.Table, w string) (string, bool) {
 	return w, false
 }
 
-// spellings are British endings and their American forms.
-var spellings = [][2]string{
-	{"isation", "ization"}, {"ising", "izing"}, {"ised", "ized"}, {"ises", "izes"}, {"ise", "ize"},
-	{"yse", "yze"}, {"our", "or"}, {"tre", "ter"}, {"ogue", "og"},
-}
-
 // derivations strip a suffix to reach a base word the vectors know.
 var derivations = [][2]string{
 	{"ability", "able"}, {"ibility", "ible"}, {"icity", "ic"}, {"ity", ""}, {"ness", ""},
 	{"ization", "ize"}, {"isation", "ize"}, {"ation", "e"}, {"ation", ""}, {"ment", ""},
 	{"ically", "ic"}, {"ly", ""}, {"ies", "y"}, {"able", ""},
-}
-
-// span is a sentence of a text: its byte range, trimmed of spaces.
-type span struct{ start, end int }
-
-// sentenceEnd reports whether r ends a sentence. A full stop between two
-// letters or digits ("node.js", "3.5") does not.
-func sentences(s string) []span {
-	var out []span
-	start := 0
-	add := func(end int) {
-		a, b := start, end
-		for a < b {
-			r, n := utf8.DecodeRuneInString(s[a:])
-			if !unicode.IsSpace(r) {
-				break
-			}
-			a += n
-		}
-		for b > a {
-			r, n := utf8.DecodeLastRuneInString(s[:b])
-			if !unicode.IsSpace(r) {
-				break
-			}
-			b -= n
-		}
-		if b > a {
-			out = append(out, span{a, b})
-		}
-	}
-	for i, r := range s {
-		end := false
-		switch r {
-		case '!', '?', ';', '\n':
-			end = true
-		case '.':
-			next, _ := utf8.DecodeRuneInString(s[i+1:])
-			end = !(unicode.IsLetter(next) || unicode.IsDigit(next))
-		}
-		if end {
-			add(i + utf8.RuneLen(r))
-			start = i + utf8.RuneLen(r)
-		}
-	}
-	add(len(s))
-	return out
 }

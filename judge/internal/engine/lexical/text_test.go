@@ -9,48 +9,6 @@ import (
 	"github.com/judgeworks/shared/words"
 )
 
-func TestStem(t *testing.T) {
-	groups := [][]string{
-		{"charge", "charges", "charged", "charging"},
-		{"refund", "refunds", "refunded", "refunding"},
-		{"urgent", "urgency"},
-		{"crash", "crashes", "crashed"},
-		{"invoice", "invoices"},
-		{"stop", "stopped", "stopping"},
-	}
-	for _, g := range groups {
-		want := stem(g[0])
-		for _, w := range g[1:] {
-			if got := stem(w); got != want {
-				t.Errorf("stem(%q) = %q, stem(%q) = %q: want the same stem", w, got, g[0], want)
-			}
-		}
-	}
-	for _, w := range []string{"class", "bus", "is", "ok"} {
-		if got := stem(w); len(got) < min(3, len(w)) {
-			t.Errorf("stem(%q) = %q: too short", w, got)
-		}
-	}
-}
-
-// FuzzStem holds stem, which tries only the suffixes a word ends in, to
-// trying them all.
-func FuzzStem(f *testing.F) {
-	for _, w := range []string{"relational", "organization", "hopefulness", "activities", "urgency", "classes", "class",
-		"ies", "tied", "readings", "stopped", "careless", "ly", "eed", "über", "happiness", "fizzing"} {
-		f.Add(w)
-	}
-	f.Fuzz(func(t *testing.T, w string) {
-		want := w
-		if len(w) > 3 {
-			want = stemWith(w, suffixes)
-		}
-		if got := stem(w); got != want {
-			t.Fatalf("stem(%q) = %q, want %q", w, got, want)
-		}
-	})
-}
-
 func TestTerms(t *testing.T) {
 	tests := []struct {
 		text string
