@@ -846,7 +846,9 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
   });
 
   await t.test('a person\'s interview: a hedge is not a trade-off; its follow-up is judged on its own words', async () => {
-    walk.hedge = "I'm not totally sure, but I think I would try a few things and see what works.";
+    // A hedge as people say it, naming the question and saying nothing on it.
+    const asked = (await page.locator('#question-title').innerText()).trim().replace(/[?.]+$/, '');
+    walk.hedge = `I'm not totally sure how I would answer "${asked}", but I think I would try a few things and see what works.`;
     await page.getByLabel('Your answer', { exact: true }).fill(walk.hedge);
     await page.getByRole('button', { name: 'Submit answer' }).click();
     await page.getByRole('heading', { name: 'Feedback on question 3' }).waitFor();
@@ -907,7 +909,7 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     await rows.nth(2).locator('summary').first().click();
     const followUp = rows.nth(2).locator('.follow-up');
     await assertOwnWords(followUp.locator('.evaluation').first(), walk.followUp, 'the follow-up in the report');
-    assert.match(await page.locator('section[aria-labelledby="integrity-title"]').innerText(), /0 warnings during this interview/);
+    assert.match(await page.locator('section[aria-labelledby="integrity-title"]').innerText(), /No warnings recorded|0 warnings during this interview/);
     await page.setViewportSize({ width: 390, height: 844 });
     await noHorizontalScroll(page);
     await shot(page, '22-report-person-390');
