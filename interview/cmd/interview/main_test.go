@@ -231,7 +231,7 @@ func (cs *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewDecoder(r.Body).Decode(&body)
 	replies := map[string]string{
 		"opening":    `{"welcome":"Welcome. We will cover backend design.","question":"How would you design a rate limiter for an API?"}`,
-		"evaluation": `{"score":72,"technicalAccuracy":75,"communication":65,"feedback":"Solid on token buckets.","strengths":["Named the token bucket"],"improvements":["Discuss shared state"],"scorable":true,"evidence":[],"star":{"situation":false,"task":false,"action":false,"result":false}}`,
+		"evaluation": `{"offTopic":false,"score":72,"technicalAccuracy":75,"communication":65,"feedback":"Solid on token buckets.","strengths":["Named the token bucket"],"improvements":["Discuss shared state"],"scorable":true,"evidence":[],"star":{"situation":false,"task":false,"action":false,"result":false}}`,
 		"question":   `{"question":"How do you make a payment endpoint idempotent?"}`,
 		"summary":    `{"strengths":["Rate limiting"],"weaknesses":["Distributed state"],"suggestedTopics":["Idempotency keys"],"feedback":"A solid interview."}`,
 		"follow_up":  `{"ask":false,"question":""}`,

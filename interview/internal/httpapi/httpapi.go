@@ -103,6 +103,7 @@ func New(d Deps) (*echo.Echo, *API) {
 	api.POST("/interview/start", a.start)
 	api.GET("/interview/history", a.history)
 	api.GET("/interview/active", a.active)
+	api.GET("/interview/families", a.families)
 	api.GET("/interview/:id", a.get)
 	api.DELETE("/interview/:id", a.discard)
 	api.POST("/interview/answer", a.answer)

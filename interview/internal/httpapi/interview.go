@@ -284,6 +284,19 @@ func historyPage(c echo.Context) (int, time.Time, error) {
 	return limit, before, nil
 }
 
+// families says which question families an interview for ?role would
+// draw from, so the setup page can say so before it starts.
+func (a *API) families(c echo.Context) error {
+	if _, err := a.UserID(c); err != nil {
+		return err
+	}
+	f, err := a.d.Interviews.Families(c.QueryParam("role"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"families": f.Names, "general": f.General})
+}
+
 func (a *API) active(c echo.Context) error {
 	uid, err := a.UserID(c)
 	if err != nil {

@@ -116,3 +116,40 @@ func TestFollowUpEvaluationIsOfItsAnswer(t *testing.T) {
 		t.Errorf("delivery %+v, want the follow-up's %d words", ev.Delivery, len(strings.Fields(answer)))
 	}
 }
+
+// The setup page says, before an interview starts, which families of the
+// bank a role's questions come from: the nearest family, or the general
+// behavioural questions for a role the bank does not know.
+func TestQuestionFamiliesOfARole(t *testing.T) {
+	e := newOfflineEnv(t)
+	c := e.signUp()
+	type families struct {
+		Families []string `json:"families"`
+		General  bool     `json:"general"`
+	}
+	var f families
+	must(t, c.do("GET", "/api/interview/families?role=Data%20analyst", nil), http.StatusOK).json(t, &f)
+	if f.General || len(f.Families) != 2 || f.Families[0] != "data engineering" || f.Families[1] != "data science and machine learning" {
+		t.Fatalf("data analyst: %+v", f)
+	}
+	must(t, c.do("GET", "/api/interview/families?role=Pastry%20chef", nil), http.StatusOK).json(t, &f)
+	if !f.General || len(f.Families) != 1 || f.Families[0] != "behavioural and leadership" {
+		t.Fatalf("pastry chef: %+v", f)
+	}
+	for _, bad := range []string{"", "role=", "role=%20%20", "role=" + strings.Repeat("x", 101), "role=a%00b"} {
+		if code := must(t, c.do("GET", "/api/interview/families?"+bad, nil), http.StatusBadRequest).errCode(t); code != "invalid_argument" {
+			t.Errorf("%q: %s", bad, code)
+		}
+	}
+	// The interview then asks what the page said.
+	s := c.startWith(map[string]any{"role": "Pastry chef", "followUps": 0})
+	if !strings.HasPrefix(s.Question.ID, "behavioural-") || !strings.Contains(s.Welcome, "general behavioural and leadership") {
+		t.Fatalf("a pastry chef's interview opens with %s: %q", s.Question.ID, s.Welcome)
+	}
+	// A language model writes questions for any role: no family to name.
+	var lm families
+	must(t, newEnv(t).signUp().do("GET", "/api/interview/families?role=Pastry%20chef", nil), http.StatusOK).json(t, &lm)
+	if lm.General || lm.Families == nil || len(lm.Families) != 0 {
+		t.Fatalf("with another interviewer: %+v", lm)
+	}
+}

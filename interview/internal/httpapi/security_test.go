@@ -76,6 +76,7 @@ func TestProtectedEndpointsNeedASession(t *testing.T) {
 		{"POST", "/api/interview/" + s.SessionID + "/share", "", ""},
 		{"DELETE", "/api/interview/" + s.SessionID + "/share", "", ""},
 		{"GET", "/api/interview/history", "", ""},
+		{"GET", "/api/interview/families?role=Data%20analyst", "", ""},
 		{"POST", "/api/voice/transcribe", mpType, mpBody},
 		{"POST", "/api/voice/speech", "application/json", `{"text":"hello"}`},
 	}

@@ -16,7 +16,7 @@ import (
 const followUpPrompt = `
 Task: decide whether to ask one follow-up question on the candidate's answers to the main question, and write it.
 Ask when the answers leave out something an interviewer would probe: no result or outcome, no number or measure of impact, "we" where the candidate's own part is unclear, no trade-off, or a key point of the question missed.
-Aim the follow-up at the single most important gap. Do not ask for what the answers already say, and do not repeat an earlier follow-up.
+Aim the follow-up at the single most important gap, and refer to what the candidate said: quote a short phrase of their answer (a few words, copied exactly) or name the gap it left. Do not ask for what the answers already say, and do not repeat an earlier follow-up.
 If nothing important is missing, set ask to false and question to "".
 The follow-up is one question, answerable in a minute or two of speech, at most 40 words.`
 

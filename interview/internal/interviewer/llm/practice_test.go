@@ -42,6 +42,10 @@ func TestFollowUp(t *testing.T) {
 		strings.Count(user, "</candidate_answer>") != 1 {
 		t.Errorf("follow-up prompt %q", user)
 	}
+	// The follow-up is to refer to what the candidate said.
+	if sys := texts[0]; !strings.Contains(sys, "quote a short phrase of their answer") || !strings.Contains(sys, "name the gap it left") {
+		t.Errorf("the follow-up instructions do not ask to refer to the answer: %q", sys)
+	}
 }
 
 func TestFollowUpRejectsRepeatsAndEmptyQuestions(t *testing.T) {

@@ -116,9 +116,16 @@ type summaryReply struct {
 	Feedback        string   `json:"feedback"`
 }
 
+// lateFields are properties added to a schema after the first replies
+// without them: the model is asked for them (strict mode lists every
+// property as required), but a reply that leaves one out reads it as its
+// zero value (offTopic false) rather than failing, so a provider or stand-in
+// answering in the earlier shape keeps working.
+var lateFields = map[string]bool{"offTopic": true}
+
 // decodeStrict decodes one JSON object holding exactly the schema's
-// properties, none null, into dst. Integers must be written as integers:
-// 85.5 or 8.5e1 fail to decode into int.
+// properties (lateFields may be missing), none null, into dst. Integers
+// must be written as integers: 85.5 or 8.5e1 fail to decode into int.
 func decodeStrict(content string, schema map[string]any, dst any) error {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(content))
@@ -139,6 +146,9 @@ func decodeStrict(content string, schema map[string]any, dst any) error {
 	}
 	for _, k := range schema["required"].([]string) {
 		v, ok := raw[k]
+		if !ok && lateFields[k] {
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("missing field %q", k)
 		}

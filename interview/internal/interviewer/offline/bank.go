@@ -10,6 +10,7 @@ import (
 
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
+	"github.com/judgeworks/shared/words"
 )
 
 // The bank is one JSON file per role family so that each family can be
@@ -47,6 +48,9 @@ type family struct {
 	ID       string
 	Name     string
 	keywords phraseList // role keyword phrases, read
+	// words are the distinctive words of its role keywords, folded:
+	// "cloud" of "cloud engineer", never "engineer".
+	words map[string]bool
 	// questions by difficulty, in file order.
 	questions map[string][]*question
 }
@@ -115,8 +119,9 @@ func (b *bank) corpus() []string {
 }
 
 // fallbackFamily is used when the free-text role names no known family:
-// backend questions are the most general software-engineering ones we have.
-const fallbackFamily = "backend"
+// behavioural questions suit every profession, where another family's
+// technical questions would suit none.
+const fallbackFamily = "behavioural"
 
 func loadBank(fsys fs.FS) (*bank, error) {
 	names, err := fs.Glob(fsys, "bank/*.json")
@@ -159,6 +164,14 @@ func (b *bank) addFamily(ff fileFamily) (*family, error) {
 	}
 	f := &family{ID: ff.ID, Name: ff.Name, questions: map[string][]*question{}}
 	f.keywords = phrases(ff.Keywords...)
+	f.words = map[string]bool{}
+	for _, kw := range ff.Keywords {
+		for _, w := range reader.Words(kw) {
+			if !roleWords[w.Text] {
+				f.words[words.Fold(w.Text)] = true
+			}
+		}
+	}
 	lists := map[string][]fileQuestion{"easy": ff.Easy, "medium": ff.Medium, "hard": ff.Hard}
 	for _, d := range difficulties {
 		for i, fq := range lists[d] {
@@ -220,34 +233,68 @@ func normText(s string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
 
-// resolveFamilies picks the families whose role keywords best match the
-// free-text role. Every family tied at the best score is returned, so
-// "full-stack developer" (a keyword of both backend and frontend) draws from
-// both. No match at all falls back to backend and reports matched false.
+// roleWords name a rank or a kind of job in any profession, not its
+// field: they never choose a family alone.
+var roleWords = words.StopWords("engineer", "engineering", "developer", "development", "manager", "management", "lead",
+	"leader", "senior", "junior", "staff", "principal", "head", "director", "officer", "specialist", "analyst",
+	"architect", "consultant", "administrator", "intern", "associate", "assistant", "representative", "coordinator",
+	"expert", "designer", "owner", "scientist", "researcher", "technician", "professional", "executive", "chief")
+
+// resolveFamilies picks the families nearest the free-text role: those
+// whose role keywords it holds, the longest phrase winning ("data
+// engineer" beats "engineer"); failing that, those sharing most of its
+// distinctive words ("cloud" of "cloud architect" is "cloud engineer"'s).
+// Every family tied at the best is returned, so "full-stack developer"
+// (a keyword of both backend and frontend) draws from both. A role that
+// names no family gets the general behavioural questions, and matched
+// false.
 func (b *bank) resolveFamilies(role string) (fams []*family, matched bool) {
 	r := read(role)
-	best := 0
-	var out []*family
-	for _, f := range b.families {
+	if out := b.best(func(f *family) int {
 		score := 0
 		for _, kw := range f.keywords {
 			if r.Has(kw) {
-				// Longer phrases are more specific: "data engineer" beats "engineer".
 				score += kw.Len()
 			}
 		}
-		switch {
-		case score == 0:
-		case score > best:
-			best, out = score, []*family{f}
-		case score == best:
+		return score
+	}); len(out) > 0 {
+		return out, true
+	}
+	var distinct []string
+	for _, w := range reader.Words(role) {
+		if !roleWords[w.Text] {
+			distinct = append(distinct, words.Fold(w.Text))
+		}
+	}
+	if out := b.best(func(f *family) int {
+		score := 0
+		for _, w := range distinct {
+			if f.words[w] {
+				score++
+			}
+		}
+		return score
+	}); len(out) > 0 {
+		return out, true
+	}
+	return []*family{b.fallback}, false
+}
+
+// best returns the families of the highest positive score, in bank order.
+func (b *bank) best(score func(*family) int) []*family {
+	top := 0
+	var out []*family
+	for _, f := range b.families {
+		switch s := score(f); {
+		case s == 0 || s < top:
+		case s > top:
+			top, out = s, []*family{f}
+		default:
 			out = append(out, f)
 		}
 	}
-	if len(out) == 0 {
-		return []*family{b.fallback}, false
-	}
-	return out, true
+	return out
 }
 
 // normDifficulty maps the free-text difficulty to a bank difficulty;
@@ -274,6 +321,17 @@ func neighbours(d string) []string {
 	default:
 		return []string{"medium", "hard", "easy"}
 	}
+}
+
+// FamiliesFor names the families a role's questions come from, and
+// whether the role named them (false: the general behavioural questions
+// any role gets), so the setup page can say so before an interview starts.
+func (iv *Interviewer) FamiliesFor(role string) (names []string, matched bool) {
+	fams, matched := iv.bank.resolveFamilies(role)
+	for _, f := range fams {
+		names = append(names, f.Name)
+	}
+	return names, matched
 }
 
 // Families names the role families the bank holds questions for, and the

@@ -89,10 +89,49 @@ func TestQuotesCarryTheirPoint(t *testing.T) {
 	}
 }
 
-// The page names the families the bank covers before an interview starts.
+// The page names the families the bank covers, and those a role's
+// questions come from, before an interview starts; a role the bank does
+// not know gets the general behavioural questions, never another
+// profession's technical ones.
 func TestFamiliesAreNamed(t *testing.T) {
-	names, fallback := New().Families()
-	if len(names) < 5 || !slices.Contains(names, "frontend engineering") || fallback != "backend engineering" {
+	iv := New()
+	names, fallback := iv.Families()
+	if len(names) < 5 || !slices.Contains(names, "frontend engineering") || fallback != "behavioural and leadership" {
 		t.Fatalf("families %q, fallback %q", names, fallback)
+	}
+	if got, matched := iv.FamiliesFor("Data analyst"); !matched || !slices.Equal(got, []string{"data engineering", "data science and machine learning"}) {
+		t.Errorf("a data analyst's questions come from %q (%v)", got, matched)
+	}
+	if got, matched := iv.FamiliesFor("Physiotherapist"); matched || !slices.Equal(got, []string{"behavioural and leadership"}) {
+		t.Errorf("a physiotherapist's questions come from %q (%v)", got, matched)
+	}
+}
+
+// An interview for a role the bank does not know asks the general
+// behavioural questions and says so; a data analyst's asks data ones.
+func TestOpenForRolesOutsideTheBank(t *testing.T) {
+	iv := New()
+	ctx := t.Context()
+	o, err := iv.Open(ctx, interviewer.Setup{CandidateName: "Ada", Role: "Physiotherapist", Difficulty: "medium", TotalQuestions: 3})
+	if err != nil || !strings.HasPrefix(o.Question.ID, "behavioural-") || !strings.Contains(o.Welcome, "general behavioural and leadership") {
+		t.Fatalf("physiotherapist: %v %q %q", err, o.Question.ID, o.Welcome)
+	}
+	s := interviewer.Setup{CandidateName: "Ada", Role: "Data analyst", Difficulty: "medium", TotalQuestions: 5}
+	o, err = iv.Open(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := []interviewer.Result{{Question: o.Question}}
+	for range 4 {
+		q, err := iv.Next(ctx, s, done)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done = append(done, interviewer.Result{Question: q})
+	}
+	for _, r := range done {
+		if !strings.HasPrefix(r.Question.ID, "data-engineering-") && !strings.HasPrefix(r.Question.ID, "machine-learning-") {
+			t.Errorf("a data analyst was asked %s: %q", r.Question.ID, r.Question.Text)
+		}
 	}
 }

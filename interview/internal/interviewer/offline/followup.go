@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/judgeworks/interview/internal/interviewer"
@@ -14,7 +15,8 @@ import (
 // Everything the candidate said on the main question (the counted
 // answer of the main question and of each follow-up so far) is read
 // together, and the first gap below that has not been asked about yet is
-// the follow-up.
+// the follow-up. It refers to the answer: it quotes a phrase of it (the
+// sentence nearest the gap) and names what it left out.
 //
 // For a behavioural question ("Tell me about a time…"):
 //   - no result: none of the words that report an outcome;
@@ -24,12 +26,15 @@ import (
 // For any other question:
 //   - fewer than half of its key points covered, by the rubric's reading of
 //     words and meaning: the first one missed;
-//   - no trade-off: none of the words that weigh one option against another.
+//   - no trade-off, by the rubric's reading of one.
 //
 // An empty answer has no gap to ask about: it has not started.
 type gap struct {
-	kind     string
-	question string
+	// ask is the part of the question that names the gap; it is the same
+	// whatever the answer said, so a gap is asked about once.
+	ask string
+	// near is the sentence of the answer the follow-up quotes.
+	near string
 }
 
 var (
@@ -38,6 +43,7 @@ var (
 		"launch", "shipped", "resolv", "fixed", "succeed", "success", "fail", "learned", "afterwards")
 	numberWords = phrases("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 		"dozen", "hundred", "thousand", "million", "billion", "half", "twice", "double", "percent", "percentage")
+	weWords = phrases("we", "our", "us")
 )
 
 // FollowUp asks about the first clear gap of thread not yet asked about.
@@ -48,45 +54,98 @@ func (iv *Interviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread
 	if len(thread) == 0 {
 		return interviewer.Question{}, false, nil
 	}
-	asked := map[string]bool{}
-	for _, r := range thread[1:] {
-		asked[r.Question.Text] = true
-	}
 	for _, g := range iv.gaps(thread[0].Question, interviewer.Combined(thread)) {
-		if !asked[g.question] {
-			return interviewer.Question{Text: g.question}, true, nil
+		if !slices.ContainsFunc(thread[1:], func(r interviewer.Result) bool { return strings.Contains(r.Question.Text, g.ask) }) {
+			return interviewer.Question{Text: g.question()}, true, nil
 		}
 	}
 	return interviewer.Question{}, false, nil
 }
 
+// question is the follow-up on g: the phrase of the answer it refers to,
+// then what it asks.
+func (g gap) question() string {
+	if p := phrase(g.near, maxPhraseWords); p != "" {
+		return fmt.Sprintf("You said “%s”. %s", p, g.ask)
+	}
+	return g.ask
+}
+
+// maxPhraseWords bounds the phrase of an answer a follow-up quotes.
+const maxPhraseWords = 14
+
+// phrase is s cut to at most n words at a word boundary, an ellipsis
+// marking the cut, without the full stop that ends it.
+func phrase(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) > n {
+		return strings.Join(f[:n], " ") + "…"
+	}
+	return strings.TrimRight(strings.Join(f, " "), ".!?;:,")
+}
+
 // gaps lists the clear gaps of answer to main question q, most important
-// first.
+// first, each with the sentence of the answer nearest it.
 func (iv *Interviewer) gaps(q interviewer.Question, answer string) []gap {
 	if strings.TrimSpace(answer) == "" {
 		return nil
 	}
-	toks := read(answer)
 	var out []gap
 	if interviewer.Behavioural(q.Text) {
+		a := assess(iv.rd, nil, answer)
+		parts := a.storyParts()
+		// The sentence a gap is nearest: the action for a missing
+		// result, the result for a missing number, else the first.
+		near := func(prefer ...int) string {
+			for _, i := range prefer {
+				if i >= 0 {
+					return a.text.Quote(i)
+				}
+			}
+			return a.quote(0)
+		}
+		toks := read(answer)
 		if !resultWords.in(toks) {
-			out = append(out, gap{"result", "What was the result? Say what changed because of what you did, and how you knew."})
+			out = append(out, gap{"What was the result? Say what changed because of what you did, and how you knew.", near(parts[2], parts[1])})
 		}
 		if !strings.ContainsAny(answer, "0123456789") && !numberWords.in(toks) {
-			out = append(out, gap{"number", "Can you put a number on it: how much time, money, traffic, users or errors did it change?"})
+			out = append(out, gap{"Can you put a number on it: how much time, money, traffic, users or errors did it change?", near(parts[3], parts[2])})
 		}
 		if we, i := pronouns(answer); we >= 2 && i == 0 {
-			out = append(out, gap{"ownership", "You described what the team did. What did you do yourself, and which decision was yours?"})
+			weSentence := -1
+			for k, st := range a.sentTokens {
+				if weWords.in(st) {
+					weSentence = k
+					break
+				}
+			}
+			out = append(out, gap{"That is what the team did. What did you do yourself, and which decision was yours?", near(weSentence)})
 		}
 		return out
 	}
 	points, _ := iv.pointsFor(q)
 	a := assess(iv.rd, points, answer)
 	if len(points) > 0 && 2*len(a.Missed) > len(points) {
-		out = append(out, gap{"point", fmt.Sprintf("One point your answer did not reach: %s. Can you explain it and how it applies here?", lowerFirst(a.Missed[0]))})
+		// A point the answer named or touched on comes first: its
+		// sentence is something to build on. Else the first one missed.
+		g := gap{fmt.Sprintf("One key point it did not reach: %s. Can you explain it and how it applies here?", lowerFirst(a.Missed[0])), a.quote(0)}
+		for _, p := range a.Points {
+			if (p.Found == foundNamed || p.Found == foundPartly) && len(p.Spans) > 0 {
+				g = gap{fmt.Sprintf("It touched on a key point without explaining it: %s. Can you explain it and how it applies here?", lowerFirst(p.Label)), a.quoteSpan(p.Spans[0])}
+				break
+			}
+		}
+		out = append(out, g)
 	}
 	if !a.HasTradeoff {
-		out = append(out, gap{"tradeoff", "What are the trade-offs of your approach, and when would you choose differently?"})
+		near := a.quote(0)
+		for _, p := range a.Points {
+			if (p.Found == foundKeyword || p.Found == foundMeaning) && len(p.Spans) > 0 {
+				near = a.quoteSpan(p.Spans[0]) // the approach the answer chose
+				break
+			}
+		}
+		out = append(out, gap{"What are the trade-offs of that approach: what does it cost, and when would you choose differently?", near})
 	}
 	return out
 }

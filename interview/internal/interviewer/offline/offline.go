@@ -366,38 +366,53 @@ func (iv *Interviewer) Summarize(ctx context.Context, s interviewer.Setup, resul
 			Feedback:        "No answers were submitted, so there is nothing to assess yet. This report comes from the offline practice mode's rubric, not a language model.",
 		}, nil
 	}
+	// Each answer is judged by its stored evaluation (the one that
+	// counts, as scored); its points and habits are read again. An answer
+	// off its question shows no habit: its example is of something else.
 	type scored struct {
-		q string
-		a assessment
+		q     string
+		a     assessment
+		score int
+		off   bool
 	}
 	var all []scored
 	missCount := map[string]int{}
 	var missOrder []string
-	covered, totalPoints, examples, tradeoffs, specific, words := 0, 0, 0, 0, 0, 0
+	covered, totalPoints, examples, tradeoffs, specific, words, offTopic := 0, 0, 0, 0, 0, 0, 0
 	for _, r := range results {
 		points, _ := iv.pointsFor(r.Question)
 		a := assess(iv.rd, points, r.Answer)
-		all = append(all, scored{q: r.Question.Text, a: a})
 		covered += len(a.Covered)
 		totalPoints += len(points)
 		words += a.Words
-		examples += btoi(a.HasExample)
-		tradeoffs += btoi(a.HasTradeoff)
-		specific += btoi(a.HasNumber || a.Tools > 0)
 		for _, m := range a.Missed {
 			if missCount[m] == 0 {
 				missOrder = append(missOrder, m)
 			}
 			missCount[m]++
 		}
+		if !r.Evaluation.Scorable {
+			continue
+		}
+		all = append(all, scored{q: r.Question.Text, a: a, score: r.Evaluation.Score, off: r.Evaluation.OffTopic})
+		if r.Evaluation.OffTopic {
+			offTopic++
+			continue
+		}
+		examples += btoi(a.HasExample)
+		tradeoffs += btoi(a.HasTradeoff)
+		specific += btoi(a.HasNumber || a.Tools > 0)
 	}
 	n := len(results)
 	var sum interviewer.Summary
 
-	best := slices.MaxFunc(all, func(x, y scored) int { return x.a.Score - y.a.Score })
-	worst := slices.MinFunc(all, func(x, y scored) int { return x.a.Score - y.a.Score })
+	var best, worst scored
+	if len(all) > 0 {
+		best = slices.MaxFunc(all, func(x, y scored) int { return x.score - y.score })
+		worst = slices.MinFunc(all, func(x, y scored) int { return x.score - y.score })
+	}
 	for _, r := range all {
-		if r.a.Score >= 75 {
+		if r.score >= 75 && !r.off {
 			sum.Strengths = append(sum.Strengths, "Strong answer: "+truncate(r.q, 120))
 		}
 	}
@@ -416,7 +431,10 @@ func (iv *Interviewer) Summarize(ctx context.Context, s interviewer.Setup, resul
 	}
 
 	for _, r := range all {
-		if r.a.Score < 50 {
+		switch {
+		case r.off:
+			sum.Weaknesses = append(sum.Weaknesses, "Off-topic: the answer to "+truncate(r.q, 120)+" did not address it")
+		case r.score < 50:
 			w := "Weak answer: " + truncate(r.q, 120)
 			if len(r.a.Missed) > 0 {
 				w += " (missed: " + strings.Join(capList(r.a.Missed, 3), "; ") + ")"
@@ -445,7 +463,13 @@ func (iv *Interviewer) Summarize(ctx context.Context, s interviewer.Setup, resul
 		fb.WriteString("s")
 	}
 	fmt.Fprintf(&fb, " you covered %d of %d key points. ", covered, totalPoints)
-	if n > 1 && best.a.Score != worst.a.Score {
+	switch {
+	case offTopic == 1:
+		fmt.Fprintf(&fb, "One answer did not address its question; it counts in the scores, at most %d. ", interviewer.MaxOffTopicScore)
+	case offTopic > 1:
+		fmt.Fprintf(&fb, "%d answers did not address their question; each counts in the scores, at most %d. ", offTopic, interviewer.MaxOffTopicScore)
+	}
+	if len(all) > 1 && best.score != worst.score {
 		fmt.Fprintf(&fb, "Your strongest answer was to %q and your weakest to %q. ", truncate(best.q, 100), truncate(worst.q, 100))
 	}
 	if len(sum.SuggestedTopics) > 0 {

@@ -70,8 +70,16 @@ func TestResolveFamilies(t *testing.T) {
 		{"Android developer", []string{"mobile"}, true},
 		{"Product Manager", []string{"product-management"}, true},
 		{"QA automation engineer", []string{"qa-testing"}, true},
-		{"Pastry chef", []string{"backend"}, false},
-		{"", []string{"backend"}, false},
+		{"Data analyst", []string{"data-engineering", "machine-learning"}, true},
+		{"Senior data analyst", []string{"data-engineering", "machine-learning"}, true},
+		{"Business intelligence developer", []string{"data-engineering"}, true},
+		{"Cloud architect", []string{"devops-sre"}, true},
+		{"Head of data", []string{"data-engineering", "machine-learning"}, true},
+		{"Financial analyst", []string{"behavioural"}, false},
+		{"Registered nurse", []string{"behavioural"}, false},
+		{"Pastry chef", []string{"behavioural"}, false},
+		{"Engineer", []string{"behavioural"}, false},
+		{"", []string{"behavioural"}, false},
 	}
 	for _, c := range cases {
 		fams, matched := b.resolveFamilies(c.role)
@@ -352,10 +360,11 @@ func TestSummarize(t *testing.T) {
 	ctx := context.Background()
 	good := iv.bank.byID["backend-medium-02"]
 	weak := iv.bank.byID["backend-medium-01"] // rate limiter
-	results := []interviewer.Result{
-		{Question: interviewer.Question{ID: good.ID, Text: good.Text}, Answer: goodIdempotency},
-		{Question: interviewer.Question{ID: weak.ID, Text: weak.Text}, Answer: "I would limit requests per user."},
+	// Results as stored: each with its evaluation.
+	result := func(q *question, answer string) interviewer.Result {
+		return interviewer.Result{Question: interviewer.Question{ID: q.ID, Text: q.Text}, Answer: answer, Evaluation: evaluate(t, q.ID, answer)}
 	}
+	results := []interviewer.Result{result(good, goodIdempotency), result(weak, "I would limit requests per user.")}
 	sum, err := iv.Summarize(ctx, interviewer.Setup{}, results)
 	if err != nil {
 		t.Fatal(err)
@@ -384,10 +393,20 @@ func TestSummarize(t *testing.T) {
 	}
 
 	// A point missed twice is suggested before one missed once.
-	twice := []interviewer.Result{results[1], results[1], {Question: interviewer.Question{ID: good.ID}, Answer: "Send an idempotency key."}}
+	twice := []interviewer.Result{results[1], results[1], result(good, "Send an idempotency key.")}
 	sum, _ = iv.Summarize(ctx, interviewer.Setup{}, twice)
 	if sum.SuggestedTopics[0] != a.Missed[0] {
 		t.Errorf("most-missed topic not first: %v", sum.SuggestedTopics)
+	}
+
+	// An answer off its question is a weakness, said so, and its habits
+	// (a dated story, numbers) are not strengths.
+	const hiking = "Last summer I hiked the Tour du Mont Blanc with two friends. I booked the mountain huts four months in advance " +
+		"because they fill up quickly, and we walked about twenty kilometres a day. The views from the Col de la Seigne were the best part."
+	sum, _ = iv.Summarize(ctx, interviewer.Setup{}, []interviewer.Result{result(good, goodIdempotency), result(weak, hiking)})
+	if !slices.ContainsFunc(sum.Weaknesses, func(s string) bool { return strings.HasPrefix(s, "Off-topic") && strings.Contains(s, weak.Text) }) ||
+		!strings.Contains(sum.Feedback, "One answer did not address its question") {
+		t.Errorf("the off-topic answer is not named: %v %s", sum.Weaknesses, sum.Feedback)
 	}
 
 	empty, err := iv.Summarize(ctx, interviewer.Setup{}, nil)

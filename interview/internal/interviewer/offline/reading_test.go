@@ -170,3 +170,35 @@ func TestOffTopicAnswerIsScoredLow(t *testing.T) {
 		}
 	}
 }
+
+// A follow-up refers to the answer: it quotes a phrase of it, the sentence
+// nearest the gap, and names what it left out; a phrase cut short says
+// so with an ellipsis.
+func TestFollowUpsReferToTheAnswer(t *testing.T) {
+	iv := New()
+	rate := iv.bank.byID["backend-medium-01"] // rate limiter
+	q := interviewer.Question{ID: rate.ID, Text: rate.Text}
+	cases := []struct {
+		answers []string
+		quote   string // the phrase the follow-up must quote
+		asks    string
+	}{
+		// Names a tool and nothing more: asked to explain what it named.
+		{[]string{"Use Redis."}, "“Use Redis”", "touched on a key point without explaining it: shared state for many instances"},
+		{[]string{"Use Redis. I would limit each client somehow."}, "“I would limit each client somehow”", "touched on a key point without explaining it: key the limit per user"},
+		// Covers points without weighing them: the approach it chose.
+		{[]string{"I would use a token bucket per API key, with the counters in Redis so every instance agrees, " +
+			"and answer 429 with a Retry-After header when the bucket is empty."}, "“I would use a token bucket per API key, with the counters in Redis…”", "trade-offs"},
+	}
+	for _, c := range cases {
+		got, ok := followUpOn(t, iv, q, c.answers...)
+		if !ok || !strings.Contains(got, c.quote) || !strings.Contains(got, c.asks) {
+			t.Errorf("after %q: follow-up %q (%v), want it to quote %s and ask about %q", c.answers, got, ok, c.quote, c.asks)
+		}
+	}
+	story := interviewer.Question{ID: "q1", Text: "Tell me about a time you improved the performance of a service."}
+	got, ok := followUpOn(t, iv, story, "The checkout API was slow in 2023. I profiled it and added a cache in front of the database.")
+	if !ok || !strings.Contains(got, "“I profiled it and added a cache in front of the database”") || !strings.Contains(got, "What was the result?") {
+		t.Errorf("a story without its result: follow-up %q (%v)", got, ok)
+	}
+}

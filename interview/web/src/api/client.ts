@@ -12,6 +12,7 @@ import {
   type Evaluated,
   type HistoryItem,
   type HistoryPage,
+  type QuestionFamilies,
   type Report,
   type Retried,
   type Session,
@@ -89,6 +90,8 @@ export interface Api {
   shared(token: string, signal?: AbortSignal): Promise<SharedReport>;
   history(page?: HistoryPage, signal?: AbortSignal): Promise<HistoryItem[]>;
   active(signal?: AbortSignal): Promise<ActiveItem[]>;
+  /** Which question families an interview for role would draw from. */
+  families(role: string, signal?: AbortSignal): Promise<QuestionFamilies>;
   discard(id: string): Promise<void>;
   changePassword(currentPassword: string, newPassword: string): Promise<void>;
   logoutAll(): Promise<void>;
@@ -184,6 +187,7 @@ export function createApi(fetchFn: FetchLike = (i, init) => fetch(i, init), onSe
       return request('GET', qs ? `/api/interview/history?${qs}` : '/api/interview/history', (b) => decode.list(b, decode.historyItem), { signal });
     },
     active: (signal) => request('GET', '/api/interview/active', (b) => decode.list(b, decode.activeItem), { signal }),
+    families: (role, signal) => request('GET', `/api/interview/families?role=${encodeURIComponent(role)}`, one(decode.questionFamilies), { signal }),
     discard: (sid) => request('DELETE', `/api/interview/${id(sid)}`, none),
     changePassword: (currentPassword, newPassword) => request('POST', '/api/auth/password', none, { body: { currentPassword, newPassword } }),
     logoutAll: () => request('POST', '/api/auth/logout-all', none),

@@ -18,6 +18,7 @@ import type {
   Evidence,
   HistoryItem,
   Question,
+  QuestionFamilies,
   QuestionResult,
   Report,
   Requirement,
@@ -326,6 +327,11 @@ export function historyItem(f: Fields): HistoryItem {
     communicationScore: f.numOrNull('communicationScore'),
     date: f.str('date'),
   };
+}
+
+/** GET /api/interview/families. */
+export function questionFamilies(f: Fields): QuestionFamilies {
+  return { families: f.strs('families'), general: f.bool('general') };
 }
 
 /** GET /api/interview/active: one item. */

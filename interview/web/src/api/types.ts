@@ -208,6 +208,14 @@ export interface HistoryItem {
   date: string;
 }
 
+/** Where an interview's questions for a role come from (offline bank). */
+export interface QuestionFamilies {
+  /** The bank's families; empty when a language model writes the questions. */
+  families: string[];
+  /** The role names no family: the general questions every role gets. */
+  general: boolean;
+}
+
 /** An interview in progress, as the list for resuming or discarding shows it. */
 export interface ActiveItem {
   _id: string;

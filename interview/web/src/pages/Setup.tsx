@@ -1,6 +1,6 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { api } from '../api';
-import { ApiError, type Config, type User } from '../api/types';
+import { ApiError, type Config, type QuestionFamilies, type User } from '../api/types';
 import { navigate } from '../router';
 import { fullscreenByDefault, rememberFullscreen, requestFullscreen } from '../anticheat';
 import { ActiveInterviews } from '../components/ActiveInterviews';
@@ -82,12 +82,7 @@ export function SetupPage({ user, config }: { user: User; config: Config }) {
             aria-describedby={config.roleFamilies.length > 0 ? 'role-families' : undefined}
           />
         </label>
-        {config.roleFamilies.length > 0 && (
-          <p id="role-families" className="hint">
-            The practice bank has questions for {config.roleFamilies.join(', ')}. A role it does not know gets {config.fallbackFamily || 'general'} questions,
-            unless a job description you paste below points to another family.
-          </p>
-        )}
+        {config.roleFamilies.length > 0 && <RoleFamilies role={role} config={config} />}
         <label>
           Experience
           <select name="experience" value={experience} onChange={(e) => setExperience(e.target.value)}>
@@ -171,5 +166,39 @@ export function SetupPage({ user, config }: { user: User; config: Config }) {
         </button>
       </form>
     </section>
+  );
+}
+
+/** Which families of the practice bank the questions for the role typed
+ * come from, said before the interview starts (the server's reading of
+ * the role, asked once typing pauses). */
+function RoleFamilies({ role, config }: { role: string; config: Config }) {
+  const [read, setRead] = useState<{ role: string; families: QuestionFamilies } | null>(null);
+  const typed = role.trim();
+  useEffect(() => {
+    if (!typed) return;
+    const ctl = new AbortController();
+    const timer = setTimeout(() => {
+      api.families(typed, ctl.signal).then(
+        (families) => setRead({ role: typed, families }),
+        () => setRead(null),
+      );
+    }, 400);
+    return () => {
+      clearTimeout(timer);
+      ctl.abort();
+    };
+  }, [typed]);
+  const names = (l: string[]) => (l.length > 1 ? `${l.slice(0, -1).join(', ')} and ${l.at(-1)}` : l[0]);
+  let line = `The practice bank has questions for ${config.roleFamilies.join(', ')}. A role it does not know gets ${config.fallbackFamily || 'general'} questions.`;
+  if (typed && read?.role === typed && read.families.families.length > 0) {
+    line = read.families.general
+      ? `“${typed}” names no family of the practice bank, so the questions will be general ${names(read.families.families)} questions.`
+      : `Questions for “${typed}” come from the practice bank's ${names(read.families.families)} questions.`;
+  }
+  return (
+    <p id="role-families" className="hint" aria-live="polite">
+      {line} A job description you paste below can point to another family.
+    </p>
   );
 }
