@@ -40,7 +40,8 @@ async function startService(bin, databaseURL) {
   // The offline interviewer: no model settings reach the binary.
   for (const k of ['LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL', 'GOOGLE_CLIENT_ID', 'JUDGE_URL', 'JUDGE_API_KEY']) delete env[k];
   const logs = [];
-  const child = spawn(bin, [], { env, cwd: mkdtempSync(join(tmpdir(), 'interview-e2e-cwd-')), stdio: ['ignore', 'pipe', 'pipe'] });
+  const cwd = mkdtempSync(join(tmpdir(), 'interview-e2e-cwd-'));
+  const child = spawn(bin, [], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => logs.push(d.toString()));
   child.stderr.on('data', (d) => logs.push(d.toString()));
   let exited = null;
@@ -57,12 +58,15 @@ async function startService(bin, databaseURL) {
   return {
     base,
     logs,
-    stop: () =>
-      new Promise((res) => {
-        if (exited !== null) return res();
-        child.once('exit', res);
-        child.kill('SIGTERM');
-      }),
+    stop: async () => {
+      if (exited === null) {
+        await new Promise((res) => {
+          child.once('exit', res);
+          child.kill('SIGTERM');
+        });
+      }
+      rmSync(cwd, { recursive: true, force: true });
+    },
   };
 }
 
@@ -268,8 +272,10 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     assert.match(await page.locator('#resume-hint').innerText(), /interface only/);
     // Before starting, the page says which roles the bank covers and what
     // any other role gets.
-    assert.match(await page.locator('#role-families').innerText(), /questions for backend engineering, [\s\S]*frontend engineering[\s\S]*A role it does not know gets backend engineering questions/);
+    assert.match(await page.locator('#role-families').innerText(), /questions for backend engineering, [\s\S]*frontend engineering[\s\S]*A role it does not know gets behavioural and leadership questions/);
     await page.getByLabel('Role you are applying for').fill(role);
+    // Once the role is typed, the page says where its questions come from.
+    await page.locator('#role-families', { hasText: `Questions for “${role}” come from the practice bank's backend engineering questions.` }).waitFor();
     await page.getByLabel('Number of questions').fill('3');
     await page.getByLabel('Hard').check();
     await page.getByLabel('Use full screen during the interview').uncheck();
