@@ -59,7 +59,13 @@ lint:
 tidy:
 	@set -e; for dir in $(MODULES); do (cd $$dir && $(GO) mod tidy); done
 
-run: deps build
+# The builds say what they are doing first: the first one takes minutes
+# and go build prints nothing while it works.
+run: deps
+	@echo "[run] building the web client: npm ci, then vite build (a minute or more the first time)"
+	@$(MAKE) --no-print-directory build-web
+	@echo "[run] building the judge and the interview service: go build (several minutes the first time, while every dependency compiles)"
+	@$(MAKE) --no-print-directory build-go
 	@bash deploy/run.sh
 
 # Figures a busy machine moves, which tests only bound: see docs/resilience.md.

@@ -21,7 +21,7 @@ const (
 	MaxEmailChars     = 254
 	MinPasswordChars  = 8
 	MaxPasswordBytes  = auth.MaxPasswordBytes
-	loginFailedReason = "email or password is incorrect"
+	loginFailedReason = "Email or password is incorrect."
 )
 
 // RecentSignIn is how recent a Google-only account's sign-in must be to

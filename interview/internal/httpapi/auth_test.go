@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
+	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 )
 
@@ -90,6 +92,12 @@ func TestLoginFailureIsUniform(t *testing.T) {
 	malformed := must(t, c.do("POST", "/api/auth/login", map[string]string{"email": "not an email", "password": "x"}), http.StatusUnauthorized)
 	if string(wrongPassword.body) != string(unknown.body) || string(unknown.body) != string(malformed.body) {
 		t.Fatalf("bodies differ:\n%s\n%s\n%s", wrongPassword.body, unknown.body, malformed.body)
+	}
+	// The page shows the message as it comes: a sentence.
+	var body struct{ Error struct{ Message string } }
+	wrongPassword.json(t, &body)
+	if body.Error.Message != "Email or password is incorrect." {
+		t.Fatalf("message %q", body.Error.Message)
 	}
 	if wrongPassword.header.Get("Set-Cookie") != "" {
 		t.Fatal("failed login set a cookie")
@@ -231,12 +239,24 @@ func TestServiceEndpoints(t *testing.T) {
 		Voice          struct {
 			Transcribe, Speech bool
 		} `json:"voice"`
-		Mode   string         `json:"mode"`
-		Limits map[string]int `json:"limits"`
+		Mode              string         `json:"mode"`
+		Limits            map[string]int `json:"limits"`
+		Difficulties      []string       `json:"difficulties"`
+		DefaultDifficulty string         `json:"defaultDifficulty"`
 	}
 	must(t, c.do("GET", "/api/config", nil), http.StatusOK).json(t, &cfg)
 	if cfg.Mode != "fake" || cfg.GoogleClientID != "" {
 		t.Fatalf("config %+v", cfg)
+	}
+	// The difficulty levels the page offers are the ones a start accepts,
+	// easiest first, and the default is one of them.
+	if !slices.Equal(cfg.Difficulties, interviewer.Difficulties()) || !slices.Contains(cfg.Difficulties, cfg.DefaultDifficulty) {
+		t.Fatalf("config difficulties %v, default %q", cfg.Difficulties, cfg.DefaultDifficulty)
+	}
+	user := e.signUp()
+	for _, d := range cfg.Difficulties {
+		s := user.startWith(map[string]any{"difficulty": d, "totalQuestions": 1})
+		must(t, user.do("DELETE", "/api/interview/"+s.SessionID, nil), http.StatusNoContent)
 	}
 	// The page's bounds are the service's own, and nothing else.
 	want := map[string]int{

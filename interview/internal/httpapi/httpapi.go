@@ -24,6 +24,7 @@ import (
 
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
+	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/throttle"
@@ -185,6 +186,10 @@ func (a *API) config(c echo.Context) error {
 		"mode":           a.d.Interviews.Mode(),
 		"roleFamilies":   nonNilStrings(a.d.RoleFamilies),
 		"fallbackFamily": a.d.FallbackFamily,
+		// Easiest first: the page offers them in this order and steps one
+		// down for easier practice.
+		"difficulties":      interviewer.Difficulties(),
+		"defaultDifficulty": interviewer.DefaultDifficulty,
 		"limits": limits{
 			MinQuestions: interviews.MinQuestions, MaxQuestions: interviews.MaxQuestions,
 			MaxFollowUps: interviews.MaxFollowUps, DefaultFollowUps: interviews.DefaultFollowUps,

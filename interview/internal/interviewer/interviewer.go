@@ -25,6 +25,21 @@ type Setup struct {
 	JobDescription string `json:"-"`
 }
 
+// Difficulty levels, easiest first. Difficulties is the one list of them:
+// a start is checked against it, the offline bank is written in it,
+// GET /api/config serves it to the page (which copies none), and the
+// database's CHECK on interviews.difficulty is a guard a test ties to it.
+const (
+	Easy   = "easy"
+	Medium = "medium"
+	Hard   = "hard"
+	// DefaultDifficulty is the level the setup form starts on.
+	DefaultDifficulty = Medium
+)
+
+// Difficulties returns the difficulty levels, easiest first.
+func Difficulties() []string { return []string{Easy, Medium, Hard} }
+
 // Question kinds.
 const (
 	Main     = "main"

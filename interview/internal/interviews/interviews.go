@@ -66,9 +66,6 @@ const (
 	maxRequirementChars = 120
 )
 
-// Difficulties are the accepted difficulty values.
-var Difficulties = []string{"easy", "medium", "hard"}
-
 // Interview is one session as stored.
 type Interview struct {
 	ID      string

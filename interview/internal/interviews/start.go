@@ -2,6 +2,7 @@ package interviews
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -32,12 +33,8 @@ func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
 		}
 	}
 	in.Difficulty = strings.ToLower(strings.TrimSpace(in.Difficulty))
-	ok := false
-	for _, d := range Difficulties {
-		ok = ok || in.Difficulty == d
-	}
-	if !ok {
-		return in, problem.New(problem.Invalid, "difficulty must be one of easy, medium, hard")
+	if levels := interviewer.Difficulties(); !slices.Contains(levels, in.Difficulty) {
+		return in, problem.New(problem.Invalid, "difficulty must be one of %s", strings.Join(levels, ", "))
 	}
 	if in.TotalQuestions < MinQuestions || in.TotalQuestions > MaxQuestions {
 		return in, problem.New(problem.Invalid, "totalQuestions must be between %d and %d", MinQuestions, MaxQuestions)

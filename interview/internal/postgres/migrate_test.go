@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"os"
+	"regexp"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/pgtest"
@@ -218,5 +221,37 @@ func TestLimitRowsMoveToQuota(t *testing.T) {
 		if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&exists); err != nil || exists {
 			t.Errorf("table %s still there (%v)", table, err)
 		}
+	}
+}
+
+// The CHECK on interviews.difficulty guards the rows; the levels are
+// interviewer.Difficulties. A level added there needs a migration here,
+// or starting an interview at it would fail on insert.
+func TestDifficultyCheckHoldsTheLevels(t *testing.T) {
+	ctx := context.Background()
+	pool, err := Open(ctx, pgtest.NewDatabase(t), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	var def string
+	if err := pool.QueryRow(ctx, `
+		SELECT pg_get_constraintdef(c.oid) FROM pg_constraint c
+		JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey)
+		WHERE c.conrelid = 'interviews'::regclass AND c.contype = 'c' AND a.attname = 'difficulty'`).Scan(&def); err != nil {
+		t.Fatal(err)
+	}
+	var allowed []string
+	for _, m := range regexp.MustCompile(`'([^']*)'::text`).FindAllStringSubmatch(def, -1) {
+		allowed = append(allowed, m[1])
+	}
+	want := interviewer.Difficulties()
+	slices.Sort(allowed)
+	slices.Sort(want)
+	if !slices.Equal(allowed, want) {
+		t.Fatalf("the database allows difficulties %v (%s); the service offers %v", allowed, def, want)
 	}
 }

@@ -8,12 +8,12 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { chromium } from 'playwright-core';
+import { chromium, request } from 'playwright-core';
 import { startPostgres } from './postgres.mjs';
 import { freePort, waitFor } from './util.mjs';
 
@@ -40,7 +40,8 @@ async function startService(bin, databaseURL) {
   // The offline interviewer: no model settings reach the binary.
   for (const k of ['LLM_BASE_URL', 'LLM_API_KEY', 'LLM_MODEL', 'GOOGLE_CLIENT_ID', 'JUDGE_URL', 'JUDGE_API_KEY']) delete env[k];
   const logs = [];
-  const child = spawn(bin, [], { env, cwd: mkdtempSync(join(tmpdir(), 'interview-e2e-cwd-')), stdio: ['ignore', 'pipe', 'pipe'] });
+  const cwd = mkdtempSync(join(tmpdir(), 'interview-e2e-cwd-'));
+  const child = spawn(bin, [], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => logs.push(d.toString()));
   child.stderr.on('data', (d) => logs.push(d.toString()));
   let exited = null;
@@ -57,12 +58,15 @@ async function startService(bin, databaseURL) {
   return {
     base,
     logs,
-    stop: () =>
-      new Promise((res) => {
-        if (exited !== null) return res();
-        child.once('exit', res);
-        child.kill('SIGTERM');
-      }),
+    stop: async () => {
+      if (exited === null) {
+        await new Promise((res) => {
+          child.once('exit', res);
+          child.kill('SIGTERM');
+        });
+      }
+      rmSync(cwd, { recursive: true, force: true });
+    },
   };
 }
 
@@ -89,6 +93,66 @@ async function answerFollowUps(page, want) {
     await followUp.waitFor({ state: 'detached' });
   }
   await target.waitFor();
+}
+
+// strongAnswer is what a well-prepared candidate says to a question of
+// the practice bank: something about each key point the bank lists for it
+// (in its own words and keywords), an example with figures and a trade-off.
+function strongAnswer(question) {
+  const dir = join(repo, 'interview', 'internal', 'interviewer', 'offline', 'bank');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+    const family = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    for (const list of Object.values(family).filter(Array.isArray)) {
+      const q = list.find((x) => x && x.q && x.q.trim() === question.trim());
+      if (!q) continue;
+      const points = q.p.map((raw) => {
+        const [label, keywords = ''] = raw.split(' = ');
+        const kw = keywords.split('|').map((k) => k.trim()).filter(Boolean);
+        return `${label}: I would rely on ${kw.slice(0, 2).join(' and ')} here, because that keeps the system correct when it is under load.`;
+      });
+      return `${points.join(' ')} For example, at my last job I did this for a payments API serving 2,000 requests per second, and p95 latency fell from 900 ms to 120 ms. The trade-off is more moving parts and a higher bill, so for a small internal service I would choose a simpler design.`;
+    }
+  }
+  throw new Error(`the question "${question}" is not in the practice bank`);
+}
+
+// The quotes shown in an evaluation, as the words of the answer they show:
+// without the quotation marks and ellipses the page adds.
+async function quotesIn(scope) {
+  return (await scope.locator('blockquote.quote').allInnerTexts()).map((q) => q.trim().replace(/^“…?/, '').replace(/…?”$/, ''));
+}
+
+const squash = (s) => s.replace(/\s+/g, ' ').trim();
+const wordCount = (s) => s.split(/\s+/).filter(Boolean).length;
+
+// assertOwnWords checks an evaluation on the page against the one answer
+// it judged: every quote is words of that answer, and a word count the
+// feedback gives is that answer's.
+async function assertOwnWords(scope, answer, what) {
+  for (const q of await quotesIn(scope)) assert.ok(squash(answer).includes(squash(q)), `${what}: the quote "${q}" is not words of the answer judged: ${answer}`);
+  const said = /At (\d+) words/.exec(await scope.innerText());
+  if (said) {
+    const n = Number(said[1]);
+    const words = wordCount(answer);
+    assert.ok(Math.abs(n - words) <= Math.max(3, words / 10), `${what}: the feedback counts ${n} words, the answer has ${words}`);
+  }
+}
+
+// tabThrough presses Tab through every control of the page and past the
+// last one, where focus leaves the page for the browser's own toolbar (the
+// window is blurred, the page stays in view): using the keyboard records
+// no integrity warning.
+async function tabThrough(page) {
+  const before = await page.locator('.integrity').innerText();
+  const controls = await page.evaluate(() => {
+    window.e2eBlurs = 0;
+    window.addEventListener('blur', () => window.e2eBlurs++);
+    return document.querySelectorAll('a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"])').length;
+  });
+  for (let i = 0; i < controls + 3; i++) await page.keyboard.press('Tab');
+  assert.ok((await page.evaluate(() => window.e2eBlurs)) >= 1, 'Tab moved the focus out of the page at least once');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(await page.locator('.integrity').innerText(), before, 'the keyboard recorded a warning');
 }
 
 // The job description pasted for the first interview: the report lists
@@ -208,8 +272,10 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     assert.match(await page.locator('#resume-hint').innerText(), /interface only/);
     // Before starting, the page says which roles the bank covers and what
     // any other role gets.
-    assert.match(await page.locator('#role-families').innerText(), /questions for backend engineering, [\s\S]*frontend engineering[\s\S]*A role it does not know gets backend engineering questions/);
+    assert.match(await page.locator('#role-families').innerText(), /questions for backend engineering, [\s\S]*frontend engineering[\s\S]*A role it does not know gets behavioural and leadership questions/);
     await page.getByLabel('Role you are applying for').fill(role);
+    // Once the role is typed, the page says where its questions come from.
+    await page.locator('#role-families', { hasText: `Questions for “${role}” come from the practice bank's backend engineering questions.` }).waitFor();
     await page.getByLabel('Number of questions').fill('3');
     await page.getByLabel('Hard').check();
     await page.getByLabel('Use full screen during the interview').uncheck();
@@ -272,9 +338,13 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     await page.getByRole('button', { name: 'Submit second try' }).click();
     const change = page.locator('.score-change');
     await change.waitFor();
-    const [before, after] = (await change.locator('strong').allInnerTexts()).map(Number);
-    assert.ok(after > before, `the second try scored ${after}, the first ${before}`);
-    assert.match(await change.innerText(), /counts your second try/);
+    // "Your first answer scored 12; this one scores 80 (+68)." or, when
+    // the vague first answer had nothing to score, that in words.
+    const said = await change.innerText();
+    const m = /^Your first answer (?:scored (\d+)|had nothing to score); this one scores (\d+)\b/.exec(said);
+    assert.ok(m, `the second try reads: ${said}`);
+    if (m[1] !== undefined) assert.ok(Number(m[2]) > Number(m[1]), `the second try scored ${m[2]}, the first ${m[1]}`);
+    assert.match(said, /The better of your two answers counts\./);
     assert.equal(await page.getByRole('button', { name: 'Try this question again' }).count(), 0, 'one second try only');
     // The follow-up asked of the vague first try is asked again of the
     // second, which covers what it asked about: it gives way to question 2.
@@ -335,11 +405,11 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     await page.locator('form.follow-up-question .progress', { hasText: /^Follow-up to question 2/ }).waitFor();
   });
 
-  await t.test('answer the follow-up: evaluated with its parent, then question 3', async () => {
+  await t.test('answer the follow-up: judged on its own, then question 3', async () => {
     await page.getByLabel('Your answer', { exact: true }).fill('In that project I chose the cache myself; as a result p95 latency fell by 80 percent, however memory use grew, which was the trade-off.');
     await page.getByRole('button', { name: 'Submit answer' }).click();
     await page.getByRole('heading', { name: 'Feedback on the follow-up to question 2' }).waitFor();
-    assert.match(await page.locator('.feedback').innerText(), /Evaluated together with your answer to question 2/);
+    assert.match(await page.locator('.feedback').innerText(), /Judged on this answer alone, with your answer to question 2 as context/);
     await page.getByText('Question 3 of 3', { exact: true }).waitFor();
     await shot(page, '05b-follow-up-feedback');
   });
@@ -506,7 +576,7 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     assert.deepEqual(errors, []);
   });
 
-  await t.test('a blocked microphone, an answer to another question and gibberish: not scored, not "spoken"', async () => {
+  await t.test('a blocked microphone, noise and gibberish: not scored, not "spoken"', async () => {
     // A second, shorter interview finished later must come first in history.
     await page.goto('/');
     await page.getByLabel('Role you are applying for').fill('Frontend developer');
@@ -523,19 +593,15 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     await page.getByRole('alert').filter({ hasText: 'microphone is blocked' }).waitFor();
     await page.evaluate(() => localStorage.removeItem('e2e-mic-blocked'));
     await shot(page, '09c-microphone-blocked');
-    // Then a typed answer, about web performance, not the question asked.
-    await page.getByLabel('Your answer', { exact: true }).fill(
-      'To make the page fast I would first measure with Lighthouse and look at LCP. Then I would split the JavaScript bundle into chunks so each route loads only its code, and lazy-load images below the fold. ' +
-        'I compress assets with brotli and serve them from a CDN with long cache lifetimes. For example, on my last project this cut load time from 4 seconds to 1.5 seconds. The trade-off is more build complexity.',
-    );
+    // Then a typed answer with nothing in it but the sounds of hesitation.
+    await page.getByLabel('Your answer', { exact: true }).fill('Um, uh, hmm.');
     const [res] = await Promise.all([page.waitForResponse('**/api/interview/answer'), page.getByRole('button', { name: 'Submit answer' }).click()]);
     assert.equal(JSON.parse(res.request().postData()).recordingSeconds, undefined, 'a typed answer is not sent as spoken');
     const ev = (await res.json()).evaluation;
     assert.equal(ev.delivery ?? null, null);
     await page.getByText('Not enough to score.').waitFor();
-    assert.match(await page.locator('.feedback').innerText(), /addresses another question \("How do you make a web page load faster\?"\)/);
     assert.equal(await page.locator('.feedback').getByRole('heading', { name: 'Delivery' }).count(), 0, 'no delivery figures for a typed answer');
-    await shot(page, '09d-off-topic');
+    await shot(page, '09d-noise');
     // Keyboard mashing is not scored either, and the page says so.
     await page.getByLabel('Your answer', { exact: true }).fill('asdkjh qwe zxcmnb');
     await page.getByRole('button', { name: 'Submit answer' }).click();
@@ -716,6 +782,172 @@ test('interview web client end to end', { timeout: 480_000 }, async (t) => {
     const deep = await page.request.get('/report/some-id');
     assert.equal(deep.status(), 200);
     assert.match(await deep.text(), /<div id="root">/);
+  });
+
+  // A person's interview, as the issue that asked for it tells it: a
+  // dictation that caught nothing and a strong second try, an answer about
+  // a hiking trip instead of the question, a hedge, and a follow-up; with
+  // the keyboard only, full screen turned off, answering quickly.
+  const walk = { id: '', strong: '', strongScore: 0, offTopicScore: 0, hedge: '', followUp: '' };
+  await t.test('a person\'s interview: Tab through every control records no warning; full screen off says nothing of it', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto('/');
+    await page.getByRole('heading', { name: 'Set up your interview' }).waitFor();
+    assert.equal(await page.getByLabel('Use full screen during the interview').isChecked(), false, 'the last choice is the default');
+    await page.getByLabel('Role you are applying for').fill('Backend engineer');
+    await page.getByLabel('Number of questions').fill('3');
+    await page.getByLabel('Medium').check();
+    await page.getByRole('button', { name: 'Start interview' }).click();
+    await page.getByText('Question 1 of 3', { exact: true }).waitFor();
+    walk.id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop());
+    assert.match(await page.locator('.integrity').innerText(), /Warnings: 0/);
+    await tabThrough(page);
+    assert.doesNotMatch(await page.locator('.integrity').innerText(), /full screen/i);
+    assert.equal(await page.getByRole('button', { name: 'Enter full screen' }).count(), 0);
+  });
+
+  await t.test('a person\'s interview: a first answer with nothing to score, then a second try, said in words', async () => {
+    // Dictation that caught only the sounds of hesitation, sent as it is.
+    await page.getByLabel('Your answer', { exact: true }).fill('Um, uh, hmm.');
+    await page.getByRole('button', { name: 'Submit answer' }).click();
+    await page.getByRole('heading', { name: 'Feedback on question 1' }).waitFor();
+    await page.getByText('Not enough to score.').waitFor();
+    await tabThrough(page);
+    await page.getByRole('button', { name: 'Try this question again' }).click();
+    walk.strong = strongAnswer(await page.locator('.feedback .asked').innerText());
+    await page.getByLabel('Answer the same question again, using the feedback above').fill(walk.strong);
+    await page.getByRole('button', { name: 'Submit second try' }).click();
+    const change = page.locator('.score-change');
+    await change.waitFor();
+    const said = await change.innerText();
+    const m = /^Your first answer had nothing to score; this one scores (\d+)\. The better of your two answers counts\.$/.exec(said);
+    assert.ok(m, `the second try reads: ${said}`);
+    walk.strongScore = Number(m[1]);
+    assert.ok(walk.strongScore >= 60, `a strong answer scored ${walk.strongScore}`);
+    assert.doesNotMatch(said, /→|\+\d|\b0\b/);
+    await assertOwnWords(page.locator('.feedback .second-try .evaluation'), walk.strong, 'the second try');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalScroll(page);
+    await shot(page, '19-second-try-after-nothing-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await answerFollowUps(page, 'Question 2 of 3');
+  });
+
+  await t.test('a person\'s interview: an answer about something else is scored low, said to be off-topic, and gets no follow-up', async () => {
+    const hiking =
+      'Last summer I walked the Tour du Mont Blanc with two friends. I booked the mountain huts four months in advance, because they fill up quickly in July, ' +
+      'and we carried light packs of about seven kilos each. The hardest day was the climb to the Col de la Seigne in the rain, but the view of the glacier made it worth it.';
+    await page.getByLabel('Your answer', { exact: true }).fill(hiking);
+    await page.getByRole('button', { name: 'Submit answer' }).click();
+    await page.getByRole('heading', { name: 'Feedback on question 2' }).waitFor();
+    const feedback = page.locator('.feedback');
+    assert.equal(await feedback.getByText('Not enough to score.').count(), 0, 'an answer that misses the question is still an answer');
+    walk.offTopicScore = Number((await feedback.locator('dl.scores > div').first().locator('dd').innerText()).replace('/100', ''));
+    assert.ok(walk.offTopicScore <= 35, `an off-topic answer scored ${walk.offTopicScore}`);
+    assert.match(await feedback.locator('.verdict.off-topic').innerText(), /^Off the question\. This answer does not address the question asked/);
+    await assertOwnWords(feedback.locator('.evaluation'), hiking, 'the off-topic answer');
+    await page.getByText('Question 3 of 3', { exact: true }).waitFor();
+    assert.equal(await page.locator('form.follow-up-question').count(), 0, 'no follow-up after an off-topic answer');
+    await shot(page, '20-off-topic');
+  });
+
+  await t.test('a person\'s interview: a hedge is not a trade-off; its follow-up is judged on its own words', async () => {
+    // A hedge as people say it, naming the question and saying nothing on it.
+    const asked = (await page.locator('#question-title').innerText()).trim().replace(/[?.]+$/, '');
+    walk.hedge = `I'm not totally sure how I would answer "${asked}", but I think I would try a few things and see what works.`;
+    await page.getByLabel('Your answer', { exact: true }).fill(walk.hedge);
+    await page.getByRole('button', { name: 'Submit answer' }).click();
+    await page.getByRole('heading', { name: 'Feedback on question 3' }).waitFor();
+    const feedback = page.locator('.feedback');
+    await feedback.locator('dl.scores').waitFor();
+    const wentWell = feedback.locator('h3', { hasText: 'What went well' }).locator('xpath=following-sibling::ul[1]');
+    const went = (await wentWell.count()) ? await wentWell.innerText() : '';
+    assert.doesNotMatch(went, /trade-off/i, 'a hedge is credited as a trade-off');
+    await assertOwnWords(feedback.locator('.evaluation'), walk.hedge, 'the hedge');
+    await page.locator('form.follow-up-question .progress', { hasText: /^Follow-up to question 3/ }).waitFor();
+
+    // The follow-up is dictated, for as long as a person takes to say it.
+    await page.getByRole('button', { name: 'Dictate answer' }).click();
+    await waitFor(async () => (await page.getByLabel('Your answer', { exact: true }).inputValue()).includes('Postgres with 3 replicas'), { what: 'the dictated follow-up' });
+    const words = wordCount(await page.getByLabel('Your answer', { exact: true }).inputValue());
+    await new Promise((r) => setTimeout(r, Math.ceil((words * 60 * 1000) / 150)));
+    await page.getByRole('button', { name: 'Stop dictating' }).click();
+    await page.getByRole('button', { name: 'Dictate answer' }).waitFor();
+    const [res] = await Promise.all([page.waitForResponse('**/api/interview/answer'), page.getByRole('button', { name: 'Submit answer' }).click()]);
+    assert.equal(res.status(), 200, 'answering quickly is not refused');
+    const sent = JSON.parse(res.request().postData());
+    walk.followUp = sent.answer;
+    await page.getByRole('heading', { name: 'Feedback on the follow-up to question 3' }).waitFor();
+    // Its quotes are its own words, never the hedge's; its delivery is
+    // its own too: the pace of this answer's words over its seconds.
+    await assertOwnWords(feedback.locator('.evaluation').first(), walk.followUp, 'the follow-up');
+    for (const q of await quotesIn(feedback)) assert.ok(!walk.hedge.includes(q) || walk.followUp.includes(q), `the follow-up quotes the earlier answer: ${q}`);
+    const pace = /(\d+) words per minute/.exec(await feedback.locator('.delivery').innerText());
+    assert.ok(pace, 'the dictated follow-up shows its pace');
+    const expected = (wordCount(walk.followUp) * 60) / sent.recordingSeconds;
+    assert.ok(Math.abs(Number(pace[1]) - expected) <= expected * 0.2, `pace ${pace[1]} words per minute; this answer's words over its seconds make ${expected.toFixed(0)}`);
+    await page.getByRole('heading', { name: 'All 3 questions answered' }).waitFor();
+    await shot(page, '21-follow-up-own-words');
+    // Nothing on the way counted as leaving, and after a reload the page
+    // still says nothing of full screen.
+    await page.reload();
+    await page.getByRole('heading', { name: 'All 3 questions answered' }).waitFor();
+    assert.match(await page.locator('.integrity').innerText(), /Warnings: 0/);
+    assert.doesNotMatch(await page.locator('.integrity').innerText(), /full screen/i);
+    assert.equal(await page.getByRole('button', { name: 'Enter full screen' }).count(), 0);
+  });
+
+  await t.test('a person\'s interview: the report counts the off-topic answer and says what the second try replaced', async () => {
+    await page.getByRole('button', { name: 'Finish and see my report' }).click();
+    await page.getByRole('heading', { name: 'Interview report: Backend engineer' }).waitFor();
+    const overallText = await page.locator('.report-scores .overall').innerText();
+    const overall = Number(await page.locator('.report-scores .overall strong').innerText());
+    assert.doesNotMatch(overallText, /not scored/, 'every answer of this interview was scored');
+    assert.ok(overall < walk.strongScore, `the overall ${overall} is not below the strong answer's ${walk.strongScore}: the off-topic answer was not counted`);
+    const rows = page.locator('.results > li');
+    assert.equal(await rows.count(), 3);
+    assert.match(await rows.nth(1).locator('summary .q-score').innerText(), new RegExp(`^${walk.offTopicScore}/100$`));
+    await rows.first().locator('summary').first().click();
+    const first = await rows.first().innerText();
+    assert.match(first, new RegExp(`Your second try \\(${walk.strongScore}; your first answer had nothing to score\\)`));
+    assert.match(await rows.first().locator('.counted').innerText(), new RegExp(`^Counted: your second try \\(${walk.strongScore}; your first answer had nothing to score\\)\\.$`));
+    assert.doesNotMatch(first, /\+\d+ on your first|→/);
+    await rows.nth(2).locator('summary').first().click();
+    const followUp = rows.nth(2).locator('.follow-up');
+    await assertOwnWords(followUp.locator('.evaluation').first(), walk.followUp, 'the follow-up in the report');
+    assert.match(await page.locator('section[aria-labelledby="integrity-title"]').innerText(), /No warnings recorded|0 warnings during this interview/);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noHorizontalScroll(page);
+    await shot(page, '22-report-person-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto('/history');
+    await page.locator('.history .h-score').first().waitFor();
+    assert.equal(squash(await page.locator('.history .h-score').first().innerText()), `${overall}/100`, 'history shows the overall the report shows');
+  });
+
+  await t.test('answering every 10 seconds for a whole interview is never refused', async () => {
+    // A fresh account drives a 20-question interview through the API, the
+    // database's clock moved 10 s on before each answer (the user's buckets
+    // are dated 10 s earlier): what a person answering every 10 s meets.
+    const api = await request.newContext({ baseURL: svc.base });
+    t.after(() => api.dispose());
+    const who = `pace.${randomBytes(4).toString('hex')}@example.com`;
+    const reg = await api.post('/api/auth/register', { data: { fullName: 'Pace', email: who, password: 'correct horse battery' } });
+    assert.equal(reg.status(), 201);
+    const uid = (await reg.json()).user._id;
+    const started = await api.post('/api/interview/start', { data: { candidateName: 'Pace', role: 'Backend engineer', experience: 'Senior (6–9 years)', difficulty: 'medium', totalQuestions: 20, followUps: 0 } });
+    assert.equal(started.status(), 201);
+    const { sessionId } = await started.json();
+    let question = (await started.json()).question;
+    for (let i = 1; question; i++) {
+      pg.sql(`UPDATE quota_buckets SET updated_at = updated_at - interval '10 seconds' WHERE user_id = '${uid}'`);
+      const r = await api.post('/api/interview/answer', {
+        data: { sessionId, questionId: question.id, answer: 'I would measure first, then fix the slowest part; for example an index cut a query from 900 ms to 20 ms. The trade-off is slower writes.' },
+      });
+      assert.equal(r.status(), 200, `answer ${i}, 10 s after the one before, was refused: ${await r.text()}`);
+      question = (await r.json()).nextQuestion;
+      assert.ok(i <= 20, 'more questions than the interview has');
+    }
   });
 
   await t.test('no console errors', () => {

@@ -122,7 +122,7 @@ export function App() {
         page = <ReportPage key={route.id} id={route.id} />;
         break;
       case 'history':
-        page = <HistoryPage limits={config.limits} />;
+        page = <HistoryPage config={config} />;
         break;
       case 'account':
         page = <AccountPage user={user} minPassword={config.limits.minPassword} onSignedOut={signedOut} />;

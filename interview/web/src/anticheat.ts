@@ -1,11 +1,15 @@
-// Client-side integrity checks during an interview: leaving full screen,
-// hiding the tab, leaving the window and pressing Back are each shown as a
-// warning and counted. They run only in this browser, so the server cannot
-// enforce them; the page says so. The count is kept per interview in
-// sessionStorage so that a reload neither loses nor resets it.
+// Client-side integrity checks during an interview. What counts is really
+// leaving it: the page hidden (another tab or app brought to the front, the
+// window minimised), full screen left when the candidate chose full screen,
+// and Back. Using the keyboard on the page never counts: Tab past the last
+// control moves focus to the browser's own toolbar, which blurs the window
+// while the page stays in view, so a blur alone is not leaving. They run
+// only in this browser, so the server cannot enforce them; the page says
+// so. The count is kept per interview in sessionStorage so that a reload
+// neither loses nor resets it.
 import { useCallback, useEffect, useRef, useState } from 'react';
 
-export type WarningKind = 'fullscreen-exit' | 'tab-hidden' | 'window-blur' | 'back-navigation';
+export type WarningKind = 'fullscreen-exit' | 'tab-hidden' | 'back-navigation';
 
 export interface IntegrityWarning {
   kind: WarningKind;
@@ -19,8 +23,7 @@ export interface IntegrityRecord {
 
 export const warningText: Record<WarningKind, string> = {
   'fullscreen-exit': 'You left full screen.',
-  'tab-hidden': 'You switched to another tab or minimised the window.',
-  'window-blur': 'You moved to another window.',
+  'tab-hidden': 'You switched to another tab or app, or minimised the window.',
   'back-navigation': 'You tried to go back; the interview stays on this page.',
 };
 
@@ -46,17 +49,107 @@ function writeIntegrity(id: string, r: IntegrityRecord) {
   }
 }
 
-// Switching tabs fires blur and visibilitychange together; one user action
-// should count once.
+// The candidate's choice of full screen, per interview and as the setup
+// form's next default. Kept in localStorage: an interview resumed in
+// another tab of the same browser keeps the choice it was started with.
+const noFullscreenKey = (id: string) => `noFullscreen:${id}`;
+const fullscreenDefaultKey = 'fullscreenDefault';
+
+/** Records whether interview id is taken in full screen. */
+export function rememberFullscreen(id: string, chosen: boolean): void {
+  try {
+    if (chosen) localStorage.removeItem(noFullscreenKey(id));
+    else localStorage.setItem(noFullscreenKey(id), '1');
+    localStorage.setItem(fullscreenDefaultKey, chosen ? 'on' : 'off');
+  } catch {
+    // Storage blocked: the interview page asks for full screen as usual.
+  }
+}
+
+/** Whether interview id was started with full screen chosen (yes unless
+ * the candidate unticked it in this browser). */
+export function fullscreenChosen(id: string): boolean {
+  try {
+    return localStorage.getItem(noFullscreenKey(id)) !== '1';
+  } catch {
+    return true;
+  }
+}
+
+/** Forgets interview id's choice once it is finished. */
+export function forgetFullscreen(id: string): void {
+  try {
+    localStorage.removeItem(noFullscreenKey(id));
+  } catch {
+    // Nothing to forget.
+  }
+}
+
+/** The setup form's default: the candidate's last choice, else full screen. */
+export function fullscreenByDefault(): boolean {
+  try {
+    return localStorage.getItem(fullscreenDefaultKey) !== 'off';
+  } catch {
+    return true;
+  }
+}
+
+/** What watchLeaving listens on: the window and its document, or stand-ins
+ * in tests. */
+export interface Watched {
+  win: EventTarget;
+  doc: EventTarget & { readonly visibilityState: string; readonly fullscreenElement: Element | null };
+}
+
+/**
+ * watchLeaving calls warn each time the candidate really leaves the page:
+ * it is hidden, or, when full screen was chosen, full screen is left. A
+ * window blur is not leaving (keyboard focus on the browser's toolbar
+ * blurs it), and neither is reloading or closing the page, which hides it
+ * too. onFullscreen hears every change of full screen. It returns the
+ * function that stops watching.
+ */
+export function watchLeaving(w: Watched, chosen: boolean, warn: (kind: WarningKind) => void, onFullscreen: (on: boolean) => void = () => {}): () => void {
+  let unloading = false;
+  const onVisibility = () => {
+    if (w.doc.visibilityState === 'hidden' && !unloading) warn('tab-hidden');
+  };
+  const onFullscreenChange = () => {
+    const on = !!w.doc.fullscreenElement;
+    onFullscreen(on);
+    if (!on && chosen && !unloading) warn('fullscreen-exit');
+  };
+  const onLeave = () => {
+    unloading = true;
+  };
+  const onShow = () => {
+    unloading = false;
+  };
+  w.doc.addEventListener('visibilitychange', onVisibility);
+  w.doc.addEventListener('fullscreenchange', onFullscreenChange);
+  w.win.addEventListener('beforeunload', onLeave);
+  w.win.addEventListener('pagehide', onLeave);
+  w.win.addEventListener('pageshow', onShow);
+  return () => {
+    w.doc.removeEventListener('visibilitychange', onVisibility);
+    w.doc.removeEventListener('fullscreenchange', onFullscreenChange);
+    w.win.removeEventListener('beforeunload', onLeave);
+    w.win.removeEventListener('pagehide', onLeave);
+    w.win.removeEventListener('pageshow', onShow);
+  };
+}
+
+// Switching apps in full screen hides the page and leaves full screen
+// together; one user action should count once.
 const coalesceMs = 1500;
 
-export function useIntegrity(sessionId: string, active: boolean) {
+/** The integrity checks of interview sessionId while active; chosen says
+ * whether the candidate chose full screen. */
+export function useIntegrity(sessionId: string, active: boolean, chosen: boolean) {
   const [record, setRecord] = useState<IntegrityRecord>(() => readIntegrity(sessionId) ?? { count: 0, warnings: [] });
   const [fullscreen, setFullscreen] = useState(() => typeof document !== 'undefined' && !!document.fullscreenElement);
   const last = useRef(0);
   const current = useRef(record);
-  // Reloading or leaving the page hides it too; that is not switching away.
-  const unloading = useRef(false);
 
   useEffect(() => {
     const r = readIntegrity(sessionId) ?? { count: 0, warnings: [] };
@@ -67,7 +160,7 @@ export function useIntegrity(sessionId: string, active: boolean) {
   const warn = useCallback(
     (kind: WarningKind) => {
       const now = Date.now();
-      if (unloading.current || now - last.current < coalesceMs) return;
+      if (now - last.current < coalesceMs) return;
       last.current = now;
       const next = { count: current.current.count + 1, warnings: [...current.current.warnings, { kind, at: new Date(now).toISOString() }] };
       current.current = next;
@@ -79,21 +172,7 @@ export function useIntegrity(sessionId: string, active: boolean) {
 
   useEffect(() => {
     if (!active) return;
-    const onFullscreen = () => {
-      const on = !!document.fullscreenElement;
-      setFullscreen(on);
-      if (!on) warn('fullscreen-exit');
-    };
-    const onVisibility = () => {
-      if (document.visibilityState === 'hidden') warn('tab-hidden');
-    };
-    const onBlur = () => warn('window-blur');
-    const onLeave = () => {
-      unloading.current = true;
-    };
-    const onShow = () => {
-      unloading.current = false;
-    };
+    const stop = watchLeaving({ win: window, doc: document }, chosen, warn, setFullscreen);
     // A duplicate history entry absorbs Back: the URL stays on the
     // interview and the attempt is counted.
     const here = location.pathname;
@@ -104,23 +183,12 @@ export function useIntegrity(sessionId: string, active: boolean) {
         history.pushState({ integrityGuard: true }, '', here);
       }
     };
-    document.addEventListener('fullscreenchange', onFullscreen);
-    document.addEventListener('visibilitychange', onVisibility);
-    window.addEventListener('blur', onBlur);
     window.addEventListener('popstate', onPop);
-    window.addEventListener('beforeunload', onLeave);
-    window.addEventListener('pagehide', onLeave);
-    window.addEventListener('pageshow', onShow);
     return () => {
-      window.removeEventListener('beforeunload', onLeave);
-      window.removeEventListener('pagehide', onLeave);
-      window.removeEventListener('pageshow', onShow);
-      document.removeEventListener('fullscreenchange', onFullscreen);
-      document.removeEventListener('visibilitychange', onVisibility);
-      window.removeEventListener('blur', onBlur);
+      stop();
       window.removeEventListener('popstate', onPop);
     };
-  }, [active, warn]);
+  }, [active, chosen, warn]);
 
   const enterFullscreen = useCallback(() => {
     requestFullscreen();

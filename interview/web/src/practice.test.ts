@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Evaluation, HistoryItem, Limits, QuestionResult } from './api/types';
 import {
+  allAnswered,
   canRetry,
+  count,
   countedNote,
   followUpChoices,
   coverageText,
@@ -14,11 +16,13 @@ import {
   questionName,
   readPrefill,
   scoreChange,
+  secondTryNote,
   threads,
+  tryChange,
   weakestArea,
 } from './practice';
 
-const ev = (score: number): Evaluation => ({ scorable: true, score, technicalAccuracy: score, communication: score, feedback: '', strengths: [], improvements: [], evidence: [], star: null, delivery: null });
+const ev = (score: number): Evaluation => ({ scorable: true, offTopic: false, score, technicalAccuracy: score, communication: score, feedback: '', strengths: [], improvements: [], evidence: [], star: null, delivery: null });
 
 function main(id: string, score: number, extra: Partial<QuestionResult> = {}): QuestionResult {
   return { question: { id, text: `${id}?`, kind: 'main' }, answer: `${id} answer`, evaluation: ev(score), retry: null, counted: '', ...extra };
@@ -30,6 +34,9 @@ function followUp(id: string, parent: string, score: number, extra: Partial<Ques
 
 // The server's limits as GET /api/config gives them by default.
 const limits: Limits = { minQuestions: 1, maxQuestions: 20, maxFollowUps: 2, defaultFollowUps: 1, maxSetupText: 100, minPassword: 8, maxAnswer: 10000, maxJobDescription: 10000, maxInProgress: 3 };
+
+// The difficulty levels as GET /api/config gives them.
+const levels = { difficulties: ['easy', 'medium', 'hard'], defaultDifficulty: 'medium' };
 
 const results = [main('q1', 40), followUp('q1-f1', 'q1', 70), followUp('q1-f2', 'q1', 75), main('q2', 60), followUp('q2-f1', 'q2', 50)];
 
@@ -70,14 +77,46 @@ describe('second tries', () => {
     expect(scoreChange(50, 50)).toBe('no change');
   });
 
+  it('says a second try\'s result in words when an answer had nothing to score', () => {
+    const none = { ...ev(0), scorable: false };
+    expect(secondTryNote(ev(45), ev(72))).toBe('Your first answer scored 45; this one scores 72 (+27).');
+    expect(secondTryNote(ev(60), ev(30))).toBe('Your first answer scored 60; this one scores 30 (\u221230).');
+    expect(secondTryNote(none, ev(46))).toBe('Your first answer had nothing to score; this one scores 46.');
+    expect(secondTryNote(ev(46), none)).toBe('This answer had nothing to score; your first answer keeps its 46.');
+    expect(secondTryNote(none, none)).toBe('Neither answer had anything to score, so this question has no score yet.');
+    for (const [a, b] of [[none, ev(46)], [ev(46), none], [none, none]]) {
+      expect(secondTryNote(a, b)).not.toMatch(/\b0\b|\+46|\u221246/);
+      expect(tryChange(a, b)).not.toMatch(/\b0\b|\+46|\u221246/);
+    }
+    expect(tryChange(none, ev(97))).toBe('97; your first answer had nothing to score');
+    expect(tryChange(none, ev(97), 'guest')).toBe("97; the candidate's first answer had nothing to score");
+  });
+
   it('says what the report counted', () => {
     const retried = threads([main('q1', 45, { retry: { answer: 'b', evaluation: ev(72) }, counted: 'retry' })])[0];
     expect(countedNote(retried)).toBe('Counted: your second try (72, +27 on your first answer).');
     const kept = threads([main('q1', 60, { retry: { answer: 'b', evaluation: ev(30) }, counted: 'answer' })])[0];
     expect(countedNote(kept)).toBe('Counted: your first try (60); the second try scored 30.');
     const viaFollowUp = threads([main('q1', 40), followUp('q1-f1', 'q1', 66, { counted: 'answer' })])[0];
-    expect(countedNote(viaFollowUp)).toBe('Counted: your answer with the follow-up (66, +26 on your first answer).');
+    expect(countedNote(viaFollowUp)).toBe('Counted: your answer to the follow-up (66, +26 on your first answer).');
     expect(countedNote(threads([main('q1', 40, { counted: 'answer' })])[0])).toBe('');
+    // A first answer with nothing to score has no score to rise from.
+    const none = { ...ev(0), scorable: false };
+    const afterNothing = threads([main('q1', 0, { evaluation: none, retry: { answer: 'b', evaluation: ev(97) }, counted: 'retry' })])[0];
+    expect(countedNote(afterNothing)).toBe('Counted: your second try (97; your first answer had nothing to score).');
+    expect(countedNote(afterNothing, 'guest')).toBe("Counted: the candidate's second try (97; the candidate's first answer had nothing to score).");
+    const keptOverNothing = threads([main('q1', 60, { retry: { answer: 'b', evaluation: none }, counted: 'answer' })])[0];
+    expect(countedNote(keptOverNothing)).toBe('Counted: your first try (60); the second try had nothing to score.');
+    expect(countedNote(threads([main('q1', 0, { evaluation: none, retry: { answer: 'b', evaluation: none }, counted: 'answer' })])[0])).toBe('');
+  });
+
+  it('counts with the right noun', () => {
+    expect(count(1, 'question')).toBe('1 question');
+    expect(count(3, 'question')).toBe('3 questions');
+    expect(count(0, 'warning')).toBe('0 warnings');
+    expect(count(1, 'main requirement')).toBe('1 main requirement');
+    expect(allAnswered(1)).toBe('The question is answered');
+    expect(allAnswered(3)).toBe('All 3 questions answered');
   });
 });
 
@@ -113,21 +152,32 @@ describe('progress', () => {
       hist('old', '2026-01-01T00:00:00Z', 10, 90), // outside the latest five
       ...[1, 2, 3, 4, 5].map((d) => hist(`n${d}`, `2026-03-0${d}T00:00:00Z`, 70, 40, 'hard', d === 5 ? 'Data engineer' : 'Backend')),
     ];
-    const w = weakestArea(items);
+    const w = weakestArea(items, levels);
     expect(w).toEqual({ area: 'communication', mean: 40, over: 5, role: 'Data engineer', difficulty: 'medium' });
     expect(practiceLink(w!, limits)).toBe('/?role=Data+engineer&difficulty=medium&followUps=2&focus=communication');
     expect(practiceLink(w!, { ...limits, maxFollowUps: 3 })).toContain('followUps=3');
     // At 50 or more the difficulty stays.
-    expect(weakestArea([hist('a', '2026-03-01T00:00:00Z', 55, 80, 'hard')])).toMatchObject({ area: 'technical', difficulty: 'hard' });
-    expect(weakestArea([])).toBeNull();
+    expect(weakestArea([hist('a', '2026-03-01T00:00:00Z', 55, 80, 'hard')], levels)).toMatchObject({ area: 'technical', difficulty: 'hard' });
+    expect(weakestArea([], levels)).toBeNull();
+  });
+
+  it('steps down the levels the server gives, not a list of its own', () => {
+    const five = { difficulties: ['intro', 'easy', 'medium', 'hard', 'expert'], defaultDifficulty: 'easy' };
+    expect(weakestArea([hist('a', '2026-03-01T00:00:00Z', 30, 80, 'easy')], five)?.difficulty).toBe('intro');
+    expect(weakestArea([hist('a', '2026-03-01T00:00:00Z', 30, 80, 'expert')], five)?.difficulty).toBe('hard');
+    expect(weakestArea([hist('a', '2026-03-01T00:00:00Z', 30, 80, 'intro')], five)?.difficulty).toBe('intro');
+    // A level the server no longer offers: its default.
+    expect(weakestArea([hist('a', '2026-03-01T00:00:00Z', 30, 80, 'insane')], five)?.difficulty).toBe('easy');
+    expect(readPrefill('?difficulty=expert', limits, five.difficulties)).toEqual({ difficulty: 'expert' });
+    expect(readPrefill('?difficulty=expert', limits, levels.difficulties)).toEqual({});
   });
 
   it('leaves interviews with nothing scored out of the chart and the weakest area', () => {
     const gibberish = { ...hist('g', '2026-03-03T00:00:00Z', 0, 0), overallScore: null, technicalAccuracy: null, communicationScore: null };
     const items = [hist('a', '2026-03-01T00:00:00Z', 50, 80), gibberish];
     expect(progressSeries(items).map((p) => p.id)).toEqual(['a']);
-    expect(weakestArea(items)).toMatchObject({ area: 'technical', mean: 50, over: 1 });
-    expect(weakestArea([gibberish])).toBeNull();
+    expect(weakestArea(items, levels)).toMatchObject({ area: 'technical', mean: 50, over: 1 });
+    expect(weakestArea([gibberish], levels)).toBeNull();
     expect(rolesOf([gibberish])).toEqual([]);
   });
 
@@ -146,18 +196,18 @@ describe('progress', () => {
   });
 
   it('reads a practice link back into the setup, and nothing else', () => {
-    expect(readPrefill('?role=Data+engineer&difficulty=medium&followUps=2&focus=communication', limits)).toEqual({
+    expect(readPrefill('?role=Data+engineer&difficulty=medium&followUps=2&focus=communication', limits, levels.difficulties)).toEqual({
       role: 'Data engineer',
       difficulty: 'medium',
       followUps: 2,
       focus: 'communication',
     });
-    expect(readPrefill('?difficulty=insane&followUps=7&focus=charm&role=%20', limits)).toEqual({});
-    expect(readPrefill('?followUps=-1', limits)).toEqual({});
-    expect(readPrefill(`?role=${'x'.repeat(300)}`, limits).role).toHaveLength(100);
+    expect(readPrefill('?difficulty=insane&followUps=7&focus=charm&role=%20', limits, levels.difficulties)).toEqual({});
+    expect(readPrefill('?followUps=-1', limits, levels.difficulties)).toEqual({});
+    expect(readPrefill(`?role=${'x'.repeat(300)}`, limits, levels.difficulties).role).toHaveLength(100);
     // The server's limits, not copies: a server allowing three follow-ups
     // and longer roles is read as such.
-    expect(readPrefill(`?followUps=3&role=${'x'.repeat(300)}`, { ...limits, maxFollowUps: 3, maxSetupText: 200 })).toEqual({ followUps: 3, role: 'x'.repeat(200) });
+    expect(readPrefill(`?followUps=3&role=${'x'.repeat(300)}`, { ...limits, maxFollowUps: 3, maxSetupText: 200 }, levels.difficulties)).toEqual({ followUps: 3, role: 'x'.repeat(200) });
   });
 
   it('offers the follow-up settings the server allows, its default first', () => {

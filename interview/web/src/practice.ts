@@ -1,7 +1,7 @@
 // The logic of practice that teaches, kept out of the pages so it can be
 // tested without a browser: follow-up threads, second tries, requirement
 // coverage, and progress across interviews.
-import type { HistoryItem, Limits, Question, QuestionResult, Requirement } from './api/types';
+import type { Config, Evaluation, HistoryItem, Limits, Question, QuestionResult, Requirement } from './api/types';
 
 /** A main question's result and its follow-ups' (which come right after
  * it), numbered as the candidate saw them. */
@@ -56,27 +56,71 @@ export function canRetry(results: QuestionResult[], inProgress: boolean): boolea
   return inProgress && !!last && !last.retry;
 }
 
-/** A score change as a person reads it: "+23", "−5", "no change". */
+/** A count with its noun: "1 question", "3 questions". */
+export function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The heading once every question is answered. */
+export const allAnswered = (n: number): string => (n === 1 ? 'The question is answered' : `All ${n} questions answered`);
+
+/** Who reads a report: the candidate who took it, or someone they shared
+ * it with, to whom it speaks of "the candidate". */
+export type Reader = 'candidate' | 'guest';
+
+/** "your" for the candidate, "the candidate's" for a guest. */
+export const whose = (reader: Reader): string => (reader === 'guest' ? "the candidate's" : 'your');
+
+/** The same, to start a sentence. */
+export const Whose = (reader: Reader): string => (reader === 'guest' ? "The candidate's" : 'Your');
+
+/** A score change as a person reads it: "+23", "−5", "no change". Only
+ * between two scores: an answer with nothing to score has none to compare
+ * (see tryChange). */
 export function scoreChange(before: number, after: number): string {
   const d = after - before;
   if (d === 0) return 'no change';
   return d > 0 ? `+${d}` : `\u2212${-d}`;
 }
 
+/** A later answer's score beside the first answer's, for a parenthesis:
+ * "72, +27 on your first answer", or, when one of them had nothing to
+ * score, that in words ("72; your first answer had nothing to score"). */
+export function tryChange(first: Evaluation, later: Evaluation, reader: Reader = 'candidate'): string {
+  const w = whose(reader);
+  if (!later.scorable) return first.scorable ? `nothing to score; ${w} first answer scored ${first.score}` : `nothing to score, like ${w} first answer`;
+  if (!first.scorable) return `${later.score}; ${w} first answer had nothing to score`;
+  return `${later.score}, ${scoreChange(first.score, later.score)} on ${w} first answer`;
+}
+
+/** A second try's result right after it, in a sentence: its score beside
+ * the first answer's. Which one counts is the server's rule (the better of
+ * the two); the page states it, and the report says which it counted. */
+export function secondTryNote(first: Evaluation, second: Evaluation): string {
+  if (!first.scorable && !second.scorable) return 'Neither answer had anything to score, so this question has no score yet.';
+  if (!first.scorable) return `Your first answer had nothing to score; this one scores ${second.score}.`;
+  if (!second.scorable) return `This answer had nothing to score; your first answer keeps its ${first.score}.`;
+  return `Your first answer scored ${first.score}; this one scores ${second.score} (${scoreChange(first.score, second.score)}).`;
+}
+
 /** What the report counted for a thread, in a sentence; '' when it is
- * simply the first answer to the main question. */
-export function countedNote(t: Thread): string {
+ * simply the first answer to the main question, or nothing was scored. */
+export function countedNote(t: Thread, reader: Reader = 'candidate'): string {
   const items = [t.main, ...t.followUps];
   const i = items.findIndex((r) => r.counted);
   if (i < 0) return '';
   const r = items[i];
-  const first = t.main.evaluation.score;
+  const first = t.main.evaluation;
+  const w = whose(reader);
+  const counted = r.counted === 'retry' && r.retry ? r.retry.evaluation : r.evaluation;
+  if (!counted.scorable) return '';
   if (i === 0 && r.counted === 'answer') {
-    return r.retry ? `Counted: your first try (${first}); the second try scored ${r.retry.evaluation.score}.` : '';
+    if (!r.retry) return '';
+    const second = r.retry.evaluation;
+    return `Counted: ${w} first try (${first.score}); the second try ${second.scorable ? `scored ${second.score}` : 'had nothing to score'}.`;
   }
-  const score = r.counted === 'retry' && r.retry ? r.retry.evaluation.score : r.evaluation.score;
-  const what = i === 0 ? 'your second try' : r.counted === 'retry' ? 'your second try at the follow-up' : 'your answer with the follow-up';
-  return `Counted: ${what} (${score}, ${scoreChange(first, score)} on your first answer).`;
+  const what = i === 0 ? `${w} second try` : r.counted === 'retry' ? `${w} second try at the follow-up` : `${w} answer to the follow-up`;
+  return `Counted: ${what} (${tryChange(first, counted, reader)}).`;
 }
 
 /** A requirement's coverage in words. */
@@ -155,11 +199,22 @@ export interface Weakest {
  * on: the last few say more about where one stands now than old ones. */
 export const recent = 5;
 
+/** The difficulty levels as GET /api/config gives them: easiest first,
+ * and the one a new interview starts on. */
+export type Levels = Pick<Config, 'difficulties' | 'defaultDifficulty'>;
+
+/** A word with its first letter in capitals: a level's label ("Medium"). */
+export const capitalise = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** "a" or "an" before a word, by its first letter. */
+export const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
+
 /** The weaker of technical accuracy and communication over the latest
  * interviews (ties: technical), with the role of the latest one and a
- * difficulty to practise at: one step easier when the area averages under
- * 50, the same otherwise. */
-export function weakestArea(items: HistoryItem[], role?: string): Weakest | null {
+ * difficulty to practise at: one level easier when the area averages under
+ * 50, the same otherwise (a level the server no longer offers: its
+ * default). */
+export function weakestArea(items: HistoryItem[], levels: Levels, role?: string): Weakest | null {
   const series = progressSeries(items, role).slice(-recent);
   if (series.length === 0) return null;
   const mean = (f: (p: ProgressPoint) => number) => Math.round(series.reduce((s, p) => s + f(p), 0) / series.length);
@@ -168,8 +223,8 @@ export function weakestArea(items: HistoryItem[], role?: string): Weakest | null
   const area: Area = comm < tech ? 'communication' : 'technical';
   const score = Math.min(tech, comm);
   const latest = series[series.length - 1];
-  const easier: Record<string, string> = { hard: 'medium', medium: 'easy', easy: 'easy' };
-  const difficulty = score < 50 ? (easier[latest.difficulty] ?? 'easy') : latest.difficulty || 'medium';
+  const at = levels.difficulties.indexOf(latest.difficulty);
+  const difficulty = at < 0 ? levels.defaultDifficulty : levels.difficulties[score < 50 ? Math.max(0, at - 1) : at];
   return { area, mean: score, over: series.length, role: latest.role, difficulty };
 }
 
@@ -204,14 +259,14 @@ export function followUpChoices(l: Limits): { value: string; label: string }[] {
 }
 
 /** Reads a setup page's query string; anything unknown, malformed or out
- * of the server's limits is left out. */
-export function readPrefill(search: string, l: Limits): Prefill {
+ * of the server's limits and levels is left out. */
+export function readPrefill(search: string, l: Limits, levels: string[]): Prefill {
   const q = new URLSearchParams(search);
   const out: Prefill = {};
   const role = q.get('role')?.trim();
   if (role) out.role = role.slice(0, l.maxSetupText);
   const d = q.get('difficulty');
-  if (d === 'easy' || d === 'medium' || d === 'hard') out.difficulty = d;
+  if (d && levels.includes(d)) out.difficulty = d;
   const f = q.get('followUps');
   if (f && /^\d+$/.test(f) && Number(f) <= l.maxFollowUps) out.followUps = Number(f);
   const focus = q.get('focus');

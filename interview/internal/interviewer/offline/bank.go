@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/shared/words"
 )
@@ -18,8 +19,8 @@ import (
 //go:embed bank/*.json
 var bankFiles embed.FS
 
-// Difficulties in the order the bank files list them.
-var difficulties = []string{"easy", "medium", "hard"}
+// The bank's files list questions by these levels.
+var difficulties = interviewer.Difficulties()
 
 // point is one thing a good answer covers, with the phrases that count as
 // mentioning it.

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/judgeworks/interview/internal/interviewer"
@@ -499,10 +500,16 @@ func nonNil(l []string) []string {
 	return l
 }
 
+// truncate cuts s to at most n runes between words, with an ellipsis
+// where it was cut: a question quoted in the report's prose never stops
+// inside a word. A first word longer than that is cut inside it.
 func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	r := string([]rune(s)[:n-1])
+	if i := strings.LastIndexFunc(r, unicode.IsSpace); i > 0 {
+		r = r[:i]
+	}
+	return strings.TrimRightFunc(r, func(c rune) bool { return unicode.IsSpace(c) || unicode.IsPunct(c) }) + "…"
 }

@@ -182,6 +182,8 @@ describe('api client', () => {
       mode: 'offline',
       roleFamilies: ['backend engineering'],
       fallbackFamily: 'backend engineering',
+      difficulties: ['easy', 'medium', 'hard'],
+      defaultDifficulty: 'medium',
       limits: { minQuestions: 1, maxQuestions: 20, maxFollowUps: 2, defaultFollowUps: 1, maxSetupText: 100, minPassword: 8, maxAnswer: 10000, maxJobDescription: 10000, maxInProgress: 3 },
     });
   });
@@ -285,7 +287,7 @@ describe('a lost session', () => {
   it('is not a wrong password, nobody signed in yet, or a shared page', async () => {
     let lost = 0;
     const f = fakeFetch([
-      json(401, { error: { code: 'unauthenticated', message: 'email or password is incorrect' } }),
+      json(401, { error: { code: 'unauthenticated', message: 'Email or password is incorrect.' } }),
       unauthenticated(),
       unauthenticated(),
       unauthenticated(),
@@ -293,7 +295,7 @@ describe('a lost session', () => {
     ]);
     const api = createApi(f.fn, () => lost++);
     const wrong = await api.login('a@b.c', 'nope').catch((e: unknown) => e);
-    expect(wrong).toMatchObject({ status: 401, message: 'email or password is incorrect' });
+    expect(wrong).toMatchObject({ status: 401, message: 'Email or password is incorrect.' });
     expect(await api.me()).toBeNull();
     await api.google('token').catch(() => undefined);
     await api.shared('tok').catch(() => undefined);

@@ -58,6 +58,9 @@ describe('decoding server JSON', () => {
     },
     { name: 'a list that is an object', body: wireReport({ strengths: { a: 1 } }), read: decode.report, want: 'strengths: expected a list, got an object' },
     { name: 'a body that is a list', body: [], read: decode.report, want: 'the body: expected an object, got a list' },
+    { name: 'a config without difficulty levels', body: { ...wireConfig(), difficulties: undefined }, read: decode.config, want: 'difficulties: expected a list, got nothing' },
+    { name: 'a config with no difficulty level', body: wireConfig({ difficulties: [] }), read: decode.config, want: 'difficulties: no difficulty level' },
+    { name: 'a default difficulty that is not offered', body: wireConfig({ defaultDifficulty: 'insane' }), read: decode.config, want: 'defaultDifficulty: "insane" is not one of the difficulties' },
     { name: 'a config without limits', body: { ...wireConfig(), limits: undefined }, read: decode.config, want: 'limits: expected an object, got nothing' },
     { name: 'a session without the answered count', body: { ...wireSession(), answeredQuestions: undefined }, read: decode.session, want: 'answeredQuestions: expected a number, got nothing' },
   ];
@@ -66,6 +69,12 @@ describe('decoding server JSON', () => {
       expect(problem(c.body, c.read)).toBe(c.want);
     });
   }
+
+  it('reads an off-topic evaluation, and one kept from before the field as on topic', () => {
+    expect(decode.decode(wireEvaluation({ offTopic: true, score: 20 }), decode.evaluation)).toMatchObject({ offTopic: true, score: 20, scorable: true });
+    expect(decode.decode(wireEvaluation({ offTopic: undefined }), decode.evaluation).offTopic).toBe(false);
+    expect(problem(wireEvaluation({ offTopic: 'yes' }), decode.evaluation)).toBe('offTopic: expected true or false, got a string');
+  });
 
   it('refuses a list body that is not a list, naming the item of one that is', () => {
     expect(() => decode.list({}, decode.historyItem)).toThrow('the body: expected a list, got an object');

@@ -164,10 +164,12 @@ function delivery(f: Fields): Delivery {
   };
 }
 
-/** An evaluation. `scorable` is required: the server always sends it. */
+/** An evaluation. `scorable` is required: the server always sends it;
+ * `offTopic` may be absent (false), as in evaluations kept from before it. */
 export function evaluation(f: Fields): Evaluation {
   return {
     scorable: f.bool('scorable'),
+    offTopic: f.has('offTopic') ? f.bool('offTopic') : false,
     score: f.num('score'),
     technicalAccuracy: f.num('technicalAccuracy'),
     communication: f.num('communication'),
@@ -220,6 +222,16 @@ export function user(body: Fields): User {
   return { _id: f.str('_id'), fullName: f.str('fullName'), email: f.str('email'), hasPassword: f.bool('hasPassword') };
 }
 
+/** The difficulty levels of GET /api/config: at least one, and the
+ * default among them, or the setup form would have nothing to offer. */
+function difficulties(f: Fields): { difficulties: string[]; defaultDifficulty: string } {
+  const levels = f.strs('difficulties');
+  if (levels.length === 0) throw new DecodeError(join(f.path, 'difficulties'), 'no difficulty level');
+  const def = f.str('defaultDifficulty');
+  if (!levels.includes(def)) throw new DecodeError(join(f.path, 'defaultDifficulty'), `"${def}" is not one of the difficulties`);
+  return { difficulties: levels, defaultDifficulty: def };
+}
+
 /** GET /api/config. */
 export function config(f: Fields): Config {
   const voice = f.obj('voice');
@@ -230,6 +242,7 @@ export function config(f: Fields): Config {
     mode: f.str('mode'),
     roleFamilies: f.strs('roleFamilies'),
     fallbackFamily: f.str('fallbackFamily'),
+    ...difficulties(f),
     limits: {
       minQuestions: l.num('minQuestions'),
       maxQuestions: l.num('maxQuestions'),

@@ -7,6 +7,7 @@ type Body = Record<string, unknown>;
 /** An evaluation as the page holds it once decoded. */
 export const evaluation: Evaluation = {
   scorable: true,
+  offTopic: false,
   score: 72,
   technicalAccuracy: 70,
   communication: 75,
@@ -83,6 +84,8 @@ export const wireConfig = (o: Body = {}): Body => ({
   mode: 'offline',
   roleFamilies: ['backend engineering'],
   fallbackFamily: 'backend engineering',
+  difficulties: ['easy', 'medium', 'hard'],
+  defaultDifficulty: 'medium',
   limits: wireLimits(),
   ...o,
 });

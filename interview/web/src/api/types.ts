@@ -38,6 +38,10 @@ export interface Config {
    * other role gets; empty with a language model. */
   roleFamilies: string[];
   fallbackFamily: string;
+  /** The difficulty levels a start accepts, easiest first, and the one
+   * the setup form starts on. */
+  difficulties: string[];
+  defaultDifficulty: string;
   limits: Limits;
 }
 
@@ -71,8 +75,11 @@ export interface Delivery {
 }
 
 export interface Evaluation {
-  /** False: "not enough to score" (empty, nonsense or off-topic); every score is 0. */
+  /** False: "not enough to score" (empty, noise, a failed dictation); every score is 0. */
   scorable: boolean;
+  /** The answer does not address its question: scored (low) and counted
+   * like any other answer. */
+  offTopic: boolean;
   score: number;
   technicalAccuracy: number;
   communication: number;

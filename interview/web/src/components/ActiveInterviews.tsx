@@ -4,6 +4,7 @@ import { link } from '../router';
 import { ApiError } from '../api/types';
 import { useLoad } from '../load';
 import { loadFailure } from './LoadFailed';
+import { count } from '../practice';
 
 // The interviews in progress, to resume or discard. The server caps how
 // many one may have at once; this list is how nobody is locked out by it.
@@ -36,7 +37,7 @@ export function ActiveInterviews({ maxInProgress, onDiscarded }: { maxInProgress
     <section className="card" aria-labelledby="active-title">
       <h2 id="active-title">Interviews in progress</h2>
       <p className="hint">
-        {maxInProgress > 0 ? `Up to ${maxInProgress} interviews can be in progress at once.` : 'Interviews you have not finished stay here.'} Resume one, or discard one you
+        {maxInProgress > 0 ? `Up to ${count(maxInProgress, 'interview')} can be in progress at once.` : 'Interviews you have not finished stay here.'} Resume one, or discard one you
         will not finish{maxInProgress > 0 ? ' to make room' : ''}.
       </p>
       {error && (
@@ -58,7 +59,7 @@ export function ActiveInterviews({ maxInProgress, onDiscarded }: { maxInProgress
             const started = new Date(a.createdAt);
             const where =
               a.questionNumber === 0
-                ? `All ${a.totalQuestions} answered, ready to finish`
+                ? `${a.totalQuestions === 1 ? 'Answered' : `All ${a.totalQuestions} answered`}, ready to finish`
                 : a.followUp
                   ? `Follow-up to question ${a.questionNumber} of ${a.totalQuestions}`
                   : `Question ${a.questionNumber} of ${a.totalQuestions}`;

@@ -5,6 +5,7 @@ import { against, duration, EvaluationView, lengthBand } from './EvaluationView'
 
 const base: Evaluation = {
   scorable: true,
+  offTopic: false,
   score: 64,
   technicalAccuracy: 70,
   communication: 50,
@@ -34,6 +35,14 @@ describe('EvaluationView', () => {
     expect(html).not.toContain('What went well');
   });
 
+  it('says an off-topic answer is off the question, with its score', () => {
+    const html = render({ ...base, offTopic: true, score: 20, strengths: [], evidence: [] });
+    expect(html).toContain('Off the question.');
+    expect(html).toContain('counts in your averages');
+    expect(html).toContain('20/100');
+    expect(render(base)).not.toContain('Off the question');
+  });
+
   it('shows STAR parts told and missing', () => {
     const html = render({ ...base, star: { situation: true, task: false, action: true, result: false } });
     expect(html).toContain('Situation: told');
@@ -49,6 +58,22 @@ describe('EvaluationView', () => {
     expect(html).toContain('faster than the target of 120 to 160');
     expect(html).toContain('“um” ×3');
     expect(html).toMatch(/speech-to-text systems leave out filler words/);
+    expect(html).toContain('may not mean you said none');
+  });
+
+  it('shows a quote cut inside the answer as whole words with an ellipsis', () => {
+    const answer = 'First, the client sends a unique key with each payment, and the server stores it. That is all.';
+    const html = renderToStaticMarkup(<EvaluationView evaluation={{ ...base, evidence: [{ ...base.evidence[0], quote: 'e client sends a unique key with each paym' }] }} answer={answer} />);
+    expect(html).toContain('“…the client sends a unique key with each payment…”');
+  });
+
+  it('speaks of the candidate to someone the report was shared with', () => {
+    const html = renderToStaticMarkup(
+      <EvaluationView evaluation={{ ...base, delivery: { seconds: 40, wordsPerMinute: 130, words: 87, fillers: [] } }} answer="the client sends a unique key with each payment" reader="guest" />,
+    );
+    expect(html).toContain('may not mean the candidate said none');
+    // “you know” is a filler word the note names, not the reader.
+    expect(html).not.toMatch(/\byou\b(?! know)/i);
   });
 });
 

@@ -1,4 +1,6 @@
 import type { Delivery, Evaluation, Evidence, Star } from '../api/types';
+import { type Reader } from '../practice';
+import { shownQuote } from '../quote';
 
 /** Speaking pace a listener follows comfortably, in words per minute. */
 export const paceBand = { min: 120, max: 160 };
@@ -21,7 +23,9 @@ export function against(value: number, band: { min: number; max: number }, low: 
   return { ok: true, text: 'within the target' };
 }
 
-export function EvaluationView({ evaluation: e }: { evaluation: Evaluation }) {
+/** An evaluation of answer (its quotes are shown as excerpts of it), for
+ * the candidate or for someone they shared the report with. */
+export function EvaluationView({ evaluation: e, answer, reader = 'candidate' }: { evaluation: Evaluation; answer?: string; reader?: Reader }) {
   if (!e.scorable) {
     return (
       <div className="evaluation not-scorable">
@@ -36,12 +40,18 @@ export function EvaluationView({ evaluation: e }: { evaluation: Evaluation }) {
             ))}
           </ul>
         )}
-        {e.delivery && <DeliveryView delivery={e.delivery} behavioural={e.star !== null} />}
+        {e.delivery && <DeliveryView delivery={e.delivery} behavioural={e.star !== null} reader={reader} />}
       </div>
     );
   }
   return (
     <div className="evaluation">
+      {e.offTopic && (
+        <p className="verdict off-topic" role="status">
+          <strong>Off the question.</strong> This answer does not address the question asked, so it scores low and counts in{' '}
+          {reader === 'guest' ? 'the' : 'your'} averages like any other answer.
+        </p>
+      )}
       <dl className="scores">
         <div>
           <dt>Score</dt>
@@ -57,15 +67,15 @@ export function EvaluationView({ evaluation: e }: { evaluation: Evaluation }) {
         </div>
       </dl>
       {e.feedback && <p>{e.feedback}</p>}
-      <PointList title="What went well" points={e.strengths} evidence={e.evidence} kind="strength" />
-      <PointList title="To improve" points={e.improvements} evidence={e.evidence} kind="improvement" />
+      <PointList title="What went well" points={e.strengths} evidence={e.evidence} kind="strength" answer={answer} />
+      <PointList title="To improve" points={e.improvements} evidence={e.evidence} kind="improvement" answer={answer} />
       {e.star && <StarView star={e.star} />}
-      {e.delivery && <DeliveryView delivery={e.delivery} behavioural={e.star !== null} />}
+      {e.delivery && <DeliveryView delivery={e.delivery} behavioural={e.star !== null} reader={reader} />}
     </div>
   );
 }
 
-function PointList({ title, points, evidence, kind }: { title: string; points: string[]; evidence: Evidence[]; kind: Evidence['kind'] }) {
+function PointList({ title, points, evidence, kind, answer }: { title: string; points: string[]; evidence: Evidence[]; kind: Evidence['kind']; answer?: string }) {
   if (points.length === 0) return null;
   return (
     <>
@@ -78,7 +88,7 @@ function PointList({ title, points, evidence, kind }: { title: string; points: s
               {p}
               {quotes.map((q, j) => (
                 <blockquote key={j} className="quote">
-                  “{q.quote}”
+                  {shownQuote(answer, q.quote)}
                 </blockquote>
               ))}
             </li>
@@ -111,7 +121,7 @@ function StarView({ star }: { star: Star }) {
   );
 }
 
-function DeliveryView({ delivery: d, behavioural }: { delivery: Delivery; behavioural: boolean }) {
+function DeliveryView({ delivery: d, behavioural, reader }: { delivery: Delivery; behavioural: boolean; reader: Reader }) {
   const pace = against(d.wordsPerMinute, paceBand, 'slower than the target', 'faster than the target');
   const band = lengthBand(behavioural);
   const length = against(d.seconds, band, 'shorter than the target', 'longer than the target');
@@ -143,7 +153,7 @@ function DeliveryView({ delivery: d, behavioural }: { delivery: Delivery; behavi
           <dd>{d.fillers.length === 0 ? 'none found' : d.fillers.map((f) => `“${f.word}” ×${f.count}`).join(', ')}</dd>
         </div>
       </dl>
-      <p className="hint">Many speech-to-text systems leave out filler words such as “um”, “uh” or “you know”, so a transcript without them may not mean you said none.</p>
+      <p className="hint">Many speech-to-text systems leave out filler words such as “um”, “uh” or “you know”, so a transcript without them may not mean {reader === 'guest' ? 'the candidate' : 'you'} said none.</p>
     </>
   );
 }

@@ -5,6 +5,7 @@ import { oneLine, ReportView } from './ReportView';
 
 const ev = (score: number, feedback: string, scorable = true): Evaluation => ({
   scorable,
+  offTopic: false,
   score,
   technicalAccuracy: score,
   communication: score,
@@ -70,5 +71,9 @@ describe('ReportView', () => {
   it('cuts a feedback to its first sentence', () => {
     expect(oneLine('Covered 2 of 4 key points: A; B. Missed: C.')).toBe('Covered 2 of 4 key points: A; B.');
     expect(oneLine('x'.repeat(200))).toHaveLength(140);
+    // A long sentence stops between words, with an ellipsis.
+    const long = oneLine(`Covered 1 of 5 key points: ${'idempotency keys stored with the response, '.repeat(5)}and retries.`);
+    expect(long.length).toBeLessThanOrEqual(140);
+    expect(long).toMatch(/ (idempotency|keys|stored|with|the|response)…$/);
   });
 });

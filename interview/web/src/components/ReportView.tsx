@@ -1,11 +1,7 @@
 import type { Evaluation, QuestionResult, Report } from '../api/types';
-import { countedNote, coverageText, scoreChange, threads, type Thread } from '../practice';
+import { count, countedNote, coverageText, threads, tryChange, Whose, type Reader, type Thread } from '../practice';
 import { ScoreChart } from './ScoreChart';
 import { EvaluationView } from './EvaluationView';
-
-/** Who reads a report: the candidate who took it, or someone they shared
- * it with, to whom it speaks of "the candidate". */
-export type Reader = 'candidate' | 'guest';
 
 // The body of a report, shared by the report page and a shared link's
 // page. It reads summary first: the scores and what to work on, then the
@@ -29,7 +25,7 @@ export function ReportView({ report, reader = 'candidate' }: { report: Report; r
               {unscored > 0 && (
                 <span className="hint">
                   {' '}
-                  (over the {report.scoredQuestions} scored question{report.scoredQuestions === 1 ? '' : 's'}; {unscored} not scored)
+                  (over the {count(report.scoredQuestions, 'scored question')}; {unscored} not scored)
                 </span>
               )}
             </p>
@@ -43,7 +39,12 @@ export function ReportView({ report, reader = 'candidate' }: { report: Report; r
             />
           </>
         )}
-        {report.feedback && <p>{report.feedback}</p>}
+        {report.feedback && (
+          <>
+            {reader === 'guest' && <p className="hint">The interviewer&apos;s summary, written to the candidate:</p>}
+            <p>{report.feedback}</p>
+          </>
+        )}
       </section>
 
       <div className="columns">
@@ -57,7 +58,7 @@ export function ReportView({ report, reader = 'candidate' }: { report: Report; r
       <section aria-labelledby="questions-title">
         <h2 id="questions-title">Question by question</h2>
         {ts.some((t) => countedNote(t)) && (
-          <p className="hint">Each question counts once, with its best answer: a second try or an answer completed by a follow-up counts when it scored higher.</p>
+          <p className="hint">Each question counts once, with its best answer: a second try or the answer to a follow-up counts when it scored higher.</p>
         )}
         <ol className="results">
           {ts.map((t) => (
@@ -77,15 +78,19 @@ function countedEvaluation(t: Thread): Evaluation {
   return r.counted === 'retry' && r.retry ? r.retry.evaluation : r.evaluation;
 }
 
-/** The first sentence of a feedback, for a collapsed question. */
+/** The first sentence of a feedback, for a collapsed question: at most
+ * 140 characters, cut between words. */
 export function oneLine(feedback: string): string {
   const m = /^(.+?[.!?])(\s|$)/.exec(feedback.trim());
   const line = m ? m[1] : feedback.trim();
-  return line.length > 140 ? `${line.slice(0, 139)}…` : line;
+  if (line.length <= 140) return line;
+  const cut = line.slice(0, 139);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 70 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, '')}…`;
 }
 
 function ThreadView({ thread: t, reader }: { thread: Thread; reader: Reader }) {
-  const note = countedNote(t);
+  const note = countedNote(t, reader);
   const e = countedEvaluation(t);
   return (
     <details>
@@ -103,11 +108,11 @@ function ThreadView({ thread: t, reader }: { thread: Thread; reader: Reader }) {
           <h4>
             <span className="badge">Follow-up{t.followUps.length > 1 ? ` ${i + 1}` : ''}</span> {f.question.text}
           </h4>
-          <p className="hint">Evaluated together with the answer to question {t.number}.</p>
+          <p className="hint">Judged on its own, with the answer to question {t.number} as context.</p>
           <Answers result={f} reader={reader} />
         </div>
       ))}
-      {note && <p className="counted">{reader === 'guest' ? note.replace(/\byour\b/g, 'the') : note}</p>}
+      {note && <p className="counted">{note}</p>}
     </details>
   );
 }
@@ -115,31 +120,31 @@ function ThreadView({ thread: t, reader }: { thread: Thread; reader: Reader }) {
 /** An answer with its evaluation, and the second try when there is one:
  * the first try's feedback is folded away behind the second's. */
 function Answers({ result: r, reader }: { result: QuestionResult; reader: Reader }) {
-  const whose = reader === 'guest' ? 'The candidate' : 'Your';
+  const whose = Whose(reader);
   if (!r.retry) {
     return (
       <>
         <p className="answer">
-          <strong>{reader === 'guest' ? "The candidate's answer:" : 'Your answer:'}</strong> {r.answer}
+          <strong>{whose} answer:</strong> {r.answer}
         </p>
-        <EvaluationView evaluation={r.evaluation} />
+        <EvaluationView evaluation={r.evaluation} answer={r.answer} reader={reader} />
       </>
     );
   }
   return (
     <>
       <p className="answer">
-        <strong>{reader === 'guest' ? "The candidate's first try:" : 'Your first try:'}</strong> {r.answer}
+        <strong>{whose} first try:</strong> {r.answer}
       </p>
       <details className="first-try">
-        <summary>Feedback on the first try ({r.evaluation.scorable ? `${r.evaluation.score}/100` : 'not scored'})</summary>
-        <EvaluationView evaluation={r.evaluation} />
+        <summary>Feedback on the first try ({r.evaluation.scorable ? `${r.evaluation.score}/100` : 'nothing to score'})</summary>
+        <EvaluationView evaluation={r.evaluation} answer={r.answer} reader={reader} />
       </details>
       <div className="second-try">
         <p className="answer">
-          <strong>{whose === 'Your' ? 'Your second try' : "The candidate's second try"}</strong> (score {r.retry.evaluation.score}, {scoreChange(r.evaluation.score, r.retry.evaluation.score)}): {r.retry.answer}
+          <strong>{whose} second try</strong> ({tryChange(r.evaluation, r.retry.evaluation, reader)}): {r.retry.answer}
         </p>
-        <EvaluationView evaluation={r.retry.evaluation} />
+        <EvaluationView evaluation={r.retry.evaluation} answer={r.retry.answer} reader={reader} />
       </div>
     </>
   );
@@ -151,7 +156,7 @@ function Requirements({ report, reader }: { report: Report; reader: Reader }) {
     <section aria-labelledby="requirements-title" className="card">
       <h2 id="requirements-title">Job requirements</h2>
       <p>
-        {reader === 'guest' ? "The candidate's answers" : 'Your answers'} touched <strong>{covered}</strong> of the {report.requirements.length} main requirements of the job description.
+        {Whose(reader)} answers touched <strong>{covered}</strong> of the {count(report.requirements.length, 'main requirement')} of the job description.
       </p>
       <ul className="requirements">
         {report.requirements.map((r, i) => (

@@ -1,11 +1,12 @@
 import { useState } from 'react';
 import { api } from '../api';
 import { ApiError, type Attempt, type Question, type QuestionResult } from '../api/types';
-import { scoreChange } from '../practice';
+import { secondTryNote } from '../practice';
 import { EvaluationView } from './EvaluationView';
 
 // A second try at the question just evaluated: once, right after its
-// feedback. Both answers are kept; the report counts the better one.
+// feedback. Both answers are kept; the report counts the better one, and
+// an answer with nothing to score is never the better one.
 export function SecondTry({
   sessionId,
   result,
@@ -24,14 +25,11 @@ export function SecondTry({
   const [error, setError] = useState('');
 
   if (result.retry) {
-    const before = result.evaluation.score;
-    const after = result.retry.evaluation.score;
     return (
       <section className="second-try" aria-labelledby="second-try-title">
         <h3 id="second-try-title">Your second try</h3>
         <p className="score-change" role="status">
-          Score <strong>{before}</strong> → <strong>{after}</strong> ({scoreChange(before, after)}).{' '}
-          {after > before ? 'The report counts your second try.' : 'The report counts your first try, the better one.'}
+          {secondTryNote(result.evaluation, result.retry.evaluation)} The better of your two answers counts.
         </p>
         <details>
           <summary>Your first answer</summary>
@@ -40,7 +38,7 @@ export function SecondTry({
         <p className="answer">
           <strong>Second answer:</strong> {result.retry.answer}
         </p>
-        <EvaluationView evaluation={result.retry.evaluation} />
+        <EvaluationView evaluation={result.retry.evaluation} answer={result.retry.answer} />
       </section>
     );
   }

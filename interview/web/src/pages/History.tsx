@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { api } from '../api';
 import { link } from '../router';
-import { ApiError, type HistoryItem, type Limits } from '../api/types';
+import { ApiError, type Config, type HistoryItem } from '../api/types';
 import { useLoad } from '../load';
 import { LoadFailed } from '../components/LoadFailed';
 import { ProgressChart } from '../components/ProgressChart';
-import { areaNames, inWords, practiceLink, progressSeries, recent, rolesOf, weakestArea } from '../practice';
+import { areaNames, article, capitalise, count, inWords, practiceLink, progressSeries, recent, rolesOf, weakestArea } from '../practice';
 
 // One page of history at a time, newest first; "Show older" asks for the
 // page before the last date shown.
@@ -13,7 +13,7 @@ export const historyPageSize = 20;
 
 const newestFirst = (list: HistoryItem[]) => [...list].sort((a, b) => Date.parse(b.date) - Date.parse(a.date));
 
-export function HistoryPage({ limits }: { limits: Limits }) {
+export function HistoryPage({ config }: { config: Config }) {
   // The first page; "Show older" adds pages to it.
   const loaded = useLoad(async (signal) => {
     const list = await api.history({ limit: historyPageSize }, signal);
@@ -63,7 +63,7 @@ export function HistoryPage({ limits }: { limits: Limits }) {
           .
         </p>
       )}
-      {items && rolesOf(items).length > 0 && <Progress items={items} limits={limits} />}
+      {items && rolesOf(items).length > 0 && <Progress items={items} config={config} />}
       {items && items.length > 0 && (
         <ul className="history">
           {items.map((h) => {
@@ -74,7 +74,7 @@ export function HistoryPage({ limits }: { limits: Limits }) {
                 <a href={to} onClick={link(to)}>
                   <span className="h-role">{h.role}</span>
                   <span className="h-meta">
-                    {h.experience} · {h.difficulty} · {h.totalQuestions} questions
+                    {h.experience} · {h.difficulty} · {count(h.totalQuestions, 'question')}
                   </span>
                   <span className="h-date">{Number.isNaN(d.getTime()) ? h.date : d.toLocaleString()}</span>
                   {h.overallScore === null ? (
@@ -108,11 +108,12 @@ export function HistoryPage({ limits }: { limits: Limits }) {
 // practise it.
 // One role at a time (the latest one's first): scores of different roles
 // on one line would mix questions of different kinds.
-function Progress({ items, limits }: { items: HistoryItem[]; limits: Limits }) {
+function Progress({ items, config }: { items: HistoryItem[]; config: Config }) {
+  const { limits } = config;
   const roles = rolesOf(items);
   const [picked, setRole] = useState('');
   const role = roles.includes(picked) ? picked : (roles[0] ?? '');
-  const weak = weakestArea(items, role);
+  const weak = weakestArea(items, config, role);
   const to = weak ? practiceLink(weak, limits) : '/';
   return (
     <section className="card progress-card" aria-labelledby="progress-heading">
@@ -140,7 +141,7 @@ function Progress({ items, limits }: { items: HistoryItem[]; limits: Limits }) {
               Practise this
             </a>{' '}
             <span className="hint">
-              {weak.difficulty === 'easy' ? 'An' : 'A'} {weak.difficulty} {weak.role} interview with up to {inWords(limits.maxFollowUps)} follow-ups per question.
+              {capitalise(article(weak.difficulty))} {weak.difficulty} {weak.role} interview with up to {inWords(limits.maxFollowUps)} follow-up{limits.maxFollowUps === 1 ? '' : 's'} per question.
             </span>
           </p>
         </div>

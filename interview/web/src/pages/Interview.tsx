@@ -4,14 +4,14 @@ import { ApiError, type Config, type Question, type QuestionResult, type Session
 import { freshReports } from '../handoff';
 import { useLoad } from '../load';
 import { navigate } from '../router';
-import { exitFullscreen, useIntegrity, warningText } from '../anticheat';
+import { exitFullscreen, forgetFullscreen, fullscreenChosen, useIntegrity, warningText } from '../anticheat';
 import { canRecord, startRecording, type Recording } from '../recorder';
 import { canSpeak, speechPlayer, useServerVoice } from '../speech/useSpeech';
 import { recognizerConstructor, startDictation, type Dictation } from '../speech/dictation';
 import { EvaluationView } from '../components/EvaluationView';
 import { SecondTry } from '../components/SecondTry';
 import { LoadFailed } from '../components/LoadFailed';
-import { canRetry, modeLabel, numberOf, questionLabel } from '../practice';
+import { allAnswered, canRetry, count, modeLabel, numberOf, questionLabel } from '../practice';
 
 export function InterviewPage({ id, config }: { id: string; config: Config }) {
   const loaded = useLoad((signal) => api.session(id, signal), [id]);
@@ -33,9 +33,10 @@ export function InterviewPage({ id, config }: { id: string; config: Config }) {
   const [welcome] = useState(() => sessionStorage.getItem(`welcome:${id}`) ?? '');
   const questionHeading = useRef<HTMLHeadingElement>(null);
   const inProgress = session?.status === 'in_progress';
-  const integrity = useIntegrity(id, inProgress && !finishing);
-  // The candidate chose not to use full screen: the box does not speak of it.
-  const [noFullscreen] = useState(() => sessionStorage.getItem(`noFullscreen:${id}`) === '1');
+  // Whether the candidate chose full screen: if not, nothing on the page
+  // speaks of it and leaving it is never counted.
+  const [chosenFullscreen] = useState(() => fullscreenChosen(id));
+  const integrity = useIntegrity(id, inProgress && !finishing, chosenFullscreen);
 
   const fail = (err: unknown, fallback: string) => setError(err instanceof ApiError ? err.message : fallback);
 
@@ -94,6 +95,7 @@ export function InterviewPage({ id, config }: { id: string; config: Config }) {
       const report = await api.finish(id);
       freshReports.set(id, report);
       exitFullscreen();
+      forgetFullscreen(id);
       navigate(`/report/${encodeURIComponent(id)}`, { replace: true });
     } catch (err) {
       fail(err, 'The report could not be created. Try again.');
@@ -129,7 +131,7 @@ export function InterviewPage({ id, config }: { id: string; config: Config }) {
         </span>
       </h1>
       <IntegrityBar
-        chose={!noFullscreen}
+        chose={chosenFullscreen}
         fullscreen={integrity.fullscreen}
         count={integrity.record.count}
         last={integrity.record.warnings.at(-1)?.kind}
@@ -140,8 +142,8 @@ export function InterviewPage({ id, config }: { id: string; config: Config }) {
         <article className="card feedback" aria-labelledby="feedback-title">
           <h2 id="feedback-title">{last.question.kind === 'followUp' ? `Feedback on the follow-up to question ${lastNumber}` : `Feedback on question ${lastNumber}`}</h2>
           <p className="asked">{last.question.text}</p>
-          {last.question.kind === 'followUp' && <p className="hint">Evaluated together with your answer to question {lastNumber}: everything you said on it.</p>}
-          <EvaluationView evaluation={last.evaluation} />
+          {last.question.kind === 'followUp' && <p className="hint">Judged on this answer alone, with your answer to question {lastNumber} as context.</p>}
+          <EvaluationView evaluation={last.evaluation} answer={last.answer} />
           <SecondTry
             key={last.question.id}
             sessionId={id}
@@ -157,14 +159,14 @@ export function InterviewPage({ id, config }: { id: string; config: Config }) {
         </article>
       )}
       <div aria-live="polite" className="sr-only">
-        {question ? `${label}: ${question.text}` : answered > 0 ? 'All questions answered. You can finish the interview.' : ''}
+        {question ? `${label}: ${question.text}` : answered > 0 ? `${allAnswered(answered)}. You can finish the interview.` : ''}
       </div>
       {question ? (
         <form className={`card question${question.kind === 'followUp' ? ' follow-up-question' : ''}`} onSubmit={submit} aria-labelledby="question-title">
           <p className="progress">
-            <progress max={total} value={answered} aria-label={`${answered} of ${total} questions answered`} />
+            <progress max={total} value={answered} aria-label={`${answered} of ${count(total, 'question')} answered`} />
             {label}
-            {question.kind === 'followUp' && <span className="badge">Does not count toward the {total}</span>}
+            {question.kind === 'followUp' && <span className="badge">Does not count toward the {count(total, 'question')}</span>}
           </p>
           <h2 id="question-title" ref={questionHeading} tabIndex={-1}>
             {question.text}
@@ -209,7 +211,7 @@ export function InterviewPage({ id, config }: { id: string; config: Config }) {
       ) : (
         <div className="card done">
           <h2 tabIndex={-1} ref={questionHeading}>
-            All {answered} questions answered
+            {allAnswered(answered)}
           </h2>
           <p>Finish the interview to get your report with scores and suggestions.</p>
           {error && (
@@ -242,8 +244,8 @@ function IntegrityBar({
   return (
     <div className="integrity" role="region" aria-label="Integrity checks">
       <p>
-        <strong>Integrity checks:</strong> {chose ? 'leaving full screen, switching' : 'switching'} tabs or windows and pressing Back are counted as warnings and shown
-        with your report. They run only in this browser; the server cannot enforce them.
+        <strong>Integrity checks:</strong> {chose ? 'leaving full screen, switching' : 'switching'} to another tab or app and pressing Back are counted as warnings and
+        shown with your report; using the keyboard on this page never is. They run only in this browser; the server cannot enforce them.
       </p>
       <p aria-live="assertive" className={count > 0 ? 'warn' : ''}>
         Warnings: {count}

@@ -6,6 +6,7 @@ import { readIntegrity, warningText } from '../anticheat';
 import { ReportView } from '../components/ReportView';
 import { SharePanel } from '../components/SharePanel';
 import { LoadFailed } from '../components/LoadFailed';
+import { count } from '../practice';
 
 export function ReportPage({ id }: { id: string }) {
   const loaded = useLoad((signal) => api.session(id, signal), [id]);
@@ -52,7 +53,7 @@ export function ReportPage({ id }: { id: string }) {
         <h1>Interview report{session?.role ? `: ${session.role}` : ''}</h1>
         {session && (
           <p className="sub">
-            {session.candidateName} · {session.experience} · {session.difficulty} · {report.questions} questions
+            {session.candidateName} · {session.experience} · {session.difficulty} · {count(report.questions, 'question')}
             {date && !Number.isNaN(date.getTime()) && ` · ${date.toLocaleString()}`}
           </p>
         )}
@@ -72,7 +73,7 @@ export function ReportPage({ id }: { id: string }) {
         {integrity ? (
           <>
             <p>
-              <strong>{integrity.count}</strong> warning{integrity.count === 1 ? '' : 's'} during this interview.
+              <strong>{integrity.count}</strong> {integrity.count === 1 ? 'warning' : 'warnings'} during this interview.
             </p>
             {integrity.warnings.length > 0 && (
               <ul>

@@ -2,30 +2,25 @@ import { useEffect, useState } from 'react';
 import { api } from '../api';
 import { ApiError, type Config, type QuestionFamilies, type User } from '../api/types';
 import { navigate } from '../router';
-import { requestFullscreen } from '../anticheat';
+import { fullscreenByDefault, rememberFullscreen, requestFullscreen } from '../anticheat';
 import { ActiveInterviews } from '../components/ActiveInterviews';
-import { areaNames, focusTips, followUpChoices, modeLabel, readPrefill } from '../practice';
+import { areaNames, capitalise, focusTips, followUpChoices, modeLabel, readPrefill } from '../practice';
 
 const experiences = ['Internship', 'Entry level (0–2 years)', 'Mid level (3–5 years)', 'Senior (6–9 years)', 'Lead / Principal (10+ years)'];
-const difficulties = [
-  { value: 'easy', label: 'Easy' },
-  { value: 'medium', label: 'Medium' },
-  { value: 'hard', label: 'Hard' },
-];
 
 export function SetupPage({ user, config }: { user: User; config: Config }) {
   const { limits } = config;
   // A "practise this" link from the history fills the form in.
-  const [prefill] = useState(() => readPrefill(location.search, limits));
+  const [prefill] = useState(() => readPrefill(location.search, limits, config.difficulties));
   const [candidateName, setCandidateName] = useState(user.fullName);
   const [role, setRole] = useState(prefill.role ?? '');
   const [experience, setExperience] = useState(experiences[1]);
-  const [difficulty, setDifficulty] = useState(prefill.difficulty ?? 'medium');
+  const [difficulty, setDifficulty] = useState(prefill.difficulty ?? config.defaultDifficulty);
   const [totalQuestions, setTotalQuestions] = useState(5);
   const [jobDescription, setJobDescription] = useState('');
   const [followUps, setFollowUps] = useState(prefill.followUps === undefined || prefill.followUps === limits.defaultFollowUps ? '' : String(prefill.followUps));
   const [resume, setResume] = useState('');
-  const [fullscreen, setFullscreen] = useState(true);
+  const [fullscreen, setFullscreen] = useState(fullscreenByDefault);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
 
@@ -47,7 +42,7 @@ export function SetupPage({ user, config }: { user: User; config: Config }) {
         ...(followUps ? { followUps: Number(followUps) } : {}),
       });
       sessionStorage.setItem(`welcome:${s.sessionId}`, s.welcome);
-      if (!fullscreen) sessionStorage.setItem(`noFullscreen:${s.sessionId}`, '1');
+      rememberFullscreen(s.sessionId, fullscreen);
       navigate(`/interview/${encodeURIComponent(s.sessionId)}`);
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'The interview could not start. Try again.');
@@ -99,10 +94,10 @@ export function SetupPage({ user, config }: { user: User; config: Config }) {
         <fieldset>
           <legend>Difficulty</legend>
           <div className="choices">
-            {difficulties.map((d) => (
-              <label key={d.value} className="choice">
-                <input type="radio" name="difficulty" value={d.value} checked={difficulty === d.value} onChange={() => setDifficulty(d.value)} />
-                {d.label}
+            {config.difficulties.map((d) => (
+              <label key={d} className="choice">
+                <input type="radio" name="difficulty" value={d} checked={difficulty === d} onChange={() => setDifficulty(d)} />
+                {capitalise(d)}
               </label>
             ))}
           </div>

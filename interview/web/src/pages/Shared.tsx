@@ -2,6 +2,7 @@ import { api } from '../api';
 import { useLoad } from '../load';
 import { ReportView } from '../components/ReportView';
 import { LoadFailed } from '../components/LoadFailed';
+import { count } from '../practice';
 
 // A report opened by its share link: read-only, no account needed, written
 // for the person it was shared with (a mentor, a friend). It shows what
@@ -31,11 +32,11 @@ export function SharedPage({ token }: { token: string }) {
       <header className="report-head">
         <h1>Interview report{shared.role ? `: ${shared.role}` : ''}</h1>
         <p className="sub">
-          {shared.experience} · {shared.difficulty} · {report.questions} questions
+          {shared.experience} · {shared.difficulty} · {count(report.questions, 'question')}
           {date && !Number.isNaN(date.getTime()) && ` · ${date.toLocaleString()}`}
         </p>
         <p className="notice">
-          A read-only copy of a practice interview report, shared with you by the candidate who took it. It shows their answers and the feedback on each; they can withdraw this link at any time.
+          A read-only copy of a practice interview report, shared with you by the candidate who took it. It shows their answers and the feedback on each, which was written to them; they can withdraw this link at any time.
         </p>
         <p className="no-print">
           <button type="button" onClick={() => window.print()}>
