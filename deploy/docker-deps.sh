@@ -94,9 +94,15 @@ build_plugin() {
 		flags="$flags -mod=mod"
 	fi
 	mkdir -p "$PLUGIN_DIR"
+	# Built under a name of its own beside its place, then renamed into it:
+	# two runs on one machine never write the same file, and the rename is
+	# atomic, so neither sees the other's half-written binary.
+	local out
+	out=$(mktemp "$PLUGIN_DIR/.docker-$name.XXXXXX")
 	(cd "$work" && CGO_ENABLED=0 GOFLAGS="$flags" go build -trimpath \
-		-ldflags="-s -w -X $var=$version" -o "$bin.tmp" "$pkg")
-	mv "$bin.tmp" "$bin"
+		-ldflags="-s -w -X $var=$version" -o "$out" "$pkg") || { rm -f "$out"; rm -rf "$work"; die "building docker $name failed"; }
+	chmod 0755 "$out"
+	mv -f "$out" "$bin"
 	rm -rf "$work"
 }
 
@@ -131,8 +137,11 @@ debian_base() {
 	root=$(mktemp -d)
 	mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
 	[ -n "$mirror" ] || mirror=$(sed -n 's/^deb \([^ ]*\) bookworm .*/\1/p' /etc/apt/sources.list 2>/dev/null | head -n 1)
-	debootstrap --variant=minbase bookworm "$root" ${mirror:+"$mirror"} >/tmp/debootstrap.log 2>&1 ||
-		die "debootstrap failed (see /tmp/debootstrap.log)"
+	local log
+	log=$(mktemp)
+	debootstrap --variant=minbase bookworm "$root" ${mirror:+"$mirror"} >"$log" 2>&1 ||
+		die "debootstrap failed (see $log)"
+	rm -f "$log"
 	rm -f "$root/etc/apt/sources.list"
 	cp /etc/apt/sources.list.d/debian.sources "$root/etc/apt/sources.list.d/" 2>/dev/null ||
 		cp /etc/apt/sources.list "$root/etc/apt/sources.list"

@@ -1,3 +1,9 @@
+// Package auth holds the judge's bearer keys: parsing them from
+// JUDGE_API_KEYS and the keys file (JUDGE_KEYS_FILE, keys by SHA-256 with
+// their models, rates and budgets), checking their strength, matching a
+// request's key in constant time, and each key's id, the name every limit,
+// budget, stored answer and log line knows it by. The keys file is
+// reloaded on SIGHUP and on change (watch.go), swapped whole.
 package auth
 
 import (
