@@ -6,6 +6,7 @@ package tokens
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -62,9 +63,7 @@ func Default() *Counter {
 // count as the characters they are written with.
 func (c *Counter) Count(s string) int {
 	if !utf8.ValidString(s) {
-		// The reference tokenizer sees text as runes, each invalid byte
-		// becoming U+FFFD; do the same so counts agree.
-		s = string([]rune(s))
+		s = runes(s)
 	}
 	n := 0
 	for i := 0; i < len(s); {
@@ -75,10 +74,30 @@ func (c *Counter) Count(s string) int {
 	return n
 }
 
+// runes is s as the reference tokenizer sees it: runes, each invalid byte
+// becoming U+FFFD (so counts agree), in at most three times the bytes.
+func runes(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // smallPiece is the longest piece merged with the simple quadratic loop;
 // longer ones (rare in prose, but an attacker can send a 100 KB "word") use
 // a heap so that counting stays O(n log n).
 const smallPiece = 64
+
+// largePiece bounds what is merged at once. A longer piece, a run of
+// letters or punctuation without a break that prose never has but a body
+// can hold a megabyte of, is merged largePiece bytes at a time, cut at
+// the start of a character: its count may differ from the reference's by
+// about a token at each cut (0.05 % of a megabyte of "[],"), and counting
+// any text takes time linear in its length and a fixed few hundred
+// kilobytes of memory.
+const largePiece = 4 << 10
 
 func (c *Counter) pieceTokens(p string) int {
 	if len(p) == 1 {
@@ -90,7 +109,16 @@ func (c *Counter) pieceTokens(p string) int {
 	if len(p) <= smallPiece {
 		return c.mergeSmall(p)
 	}
-	return c.mergeLarge(p)
+	n := 0
+	for len(p) > largePiece {
+		cut := largePiece
+		for !utf8.RuneStart(p[cut]) {
+			cut--
+		}
+		n += c.mergeLarge(p[:cut])
+		p = p[cut:]
+	}
+	return n + c.mergeLarge(p)
 }
 
 // mergeSmall is the reference byte-pair merge: repeatedly merge the
@@ -138,9 +166,9 @@ func (c *Counter) mergeSmall(p string) int {
 // Parts are named by the byte offset where they start.
 func (c *Counter) mergeLarge(p string) int {
 	n := len(p)
-	next, prev := make([]int, n), make([]int, n)
-	alive := make([]bool, n)
-	cur := make([]int, n) // the rank of merging part i with its next part
+	m := mergers.Get().(*merger)
+	defer mergers.Put(m)
+	next, prev, alive, cur := m.next[:n], m.prev[:n], m.alive[:n], m.cur[:n]
 	for i := range n {
 		next[i], prev[i], alive[i] = i+1, i-1, true
 	}
@@ -159,7 +187,7 @@ func (c *Counter) mergeLarge(p string) int {
 		}
 		return math.MaxInt
 	}
-	h := make(pairHeap, 0, n)
+	h := m.heap[:0]
 	for i := range n {
 		cur[i] = rank(i)
 		if cur[i] != math.MaxInt {
@@ -192,6 +220,22 @@ func (c *Counter) mergeLarge(p string) int {
 	}
 	return parts
 }
+
+// merger is the room mergeLarge works in, for a piece of up to
+// largePiece bytes; kept between calls.
+type merger struct {
+	next, prev [largePiece]int
+	alive      [largePiece]bool
+	cur        [largePiece]int // the rank of merging part i with its next part
+	heap       pairHeap
+}
+
+var mergers = sync.Pool{New: func() any {
+	m := new(merger)
+	// Every part is pushed once at the start and at most twice per merge.
+	m.heap = make(pairHeap, 0, 3*largePiece)
+	return m
+}}
 
 type pair struct{ rank, pos int }
 
