@@ -64,11 +64,16 @@ func appendCompact(out, raw []byte, n int) (json.RawMessage, bool) {
 // d[i]. It looks for the closing quote and for backslashes with
 // bytes.IndexByte, many bytes a step; a quote found is kept until the
 // search for backslashes passes it, so every byte is searched at most
-// once for each, however many escapes the string holds.
+// once for each, however many escapes the string holds. Escapes that
+// follow each other are stepped over without a search.
 func stringEnd(d []byte, i int) int {
 	i++
 	quote := -1 // the first quote at or after i, escaped or not
 	for i < len(d) {
+		if d[i] == '\\' {
+			i += 2 // past the escaped character, which may be a quote
+			continue
+		}
 		if quote < i {
 			q := bytes.IndexByte(d[i:], '"')
 			if q < 0 {
@@ -80,7 +85,7 @@ func stringEnd(d []byte, i int) int {
 		if b < 0 {
 			return quote + 1
 		}
-		i += b + 2 // past the escaped character, which may be the quote
+		i += b
 	}
 	return len(d)
 }

@@ -38,7 +38,7 @@ var asEncodingJSON = []jsontext.Options{jsontext.AllowDuplicateNames(true), json
 // every input (a differential fuzz test holds it to that), including its
 // limit of 10,000 nested objects and arrays.
 func Valid(data []byte) bool {
-	return jsontext.Value(data).IsValid(asEncodingJSON...)
+	return Scan(data, func(s *Scanner) { s.Skip() }) == nil
 }
 
 // SyntaxError is text that is not JSON: what is wrong, and the byte
@@ -57,8 +57,9 @@ func (e *SyntaxError) Error() string {
 // such mismatch, or the first syntax error, is kept as Err. After an
 // error every method reads nothing.
 type Scanner struct {
-	dec *jsontext.Decoder
-	err error
+	dec  *jsontext.Decoder
+	data []byte
+	err  error
 }
 
 // reader is what Scan borrows: a decoder, the buffer it reads from,
@@ -82,7 +83,7 @@ func Scan(data []byte, read func(s *Scanner)) error {
 	r.buf = *bytes.NewBuffer(data)
 	r.dec.Reset(&r.buf, asEncodingJSON...)
 	s := &r.s
-	*s = Scanner{dec: &r.dec}
+	*s = Scanner{dec: &r.dec, data: data}
 	read(s)
 	if s.err == nil {
 		if _, err := r.dec.ReadToken(); err != io.EOF {
@@ -266,8 +267,26 @@ func (s *Scanner) Int(name string) int64 {
 }
 
 // Raw consumes one value of any type and returns its bytes, which alias
-// the scanned text; nil after an error.
-func (s *Scanner) Raw() []byte { return s.value() }
+// the scanned text; nil after an error. The value is skipped token by
+// token, which holds no stack for its depth (jsontext reads a whole value
+// by recursion, a frame per level), and cut from the text.
+func (s *Scanner) Raw() []byte {
+	if s.err != nil {
+		return nil
+	}
+	start := s.dec.InputOffset() // the end of the token before
+	if err := s.dec.SkipValue(); err != nil {
+		s.syntax(err, "")
+		return nil
+	}
+	v := s.data[start:s.dec.InputOffset()]
+	// Before the value: white space, the colon or comma, white space.
+	i := 0
+	for i < len(v) && (isSpace(v[i]) || v[i] == ':' || v[i] == ',') {
+		i++
+	}
+	return v[i:]
+}
 
 // Skip consumes one value of any type.
 func (s *Scanner) Skip() {
@@ -297,9 +316,10 @@ func Unquote(key []byte) string {
 	return string(key)
 }
 
-// decode turns a quoted JSON string into its value. Without escapes and
-// with valid UTF-8 the bytes between the quotes are the value; otherwise
-// encoding/json decodes it, so both ways agree on every input.
+// decode turns a valid quoted JSON string into its value, as
+// encoding/json decodes it (invalid UTF-8 and lone surrogates become
+// U+FFFD; a differential test holds it to that). Without escapes and with
+// valid UTF-8 the bytes between the quotes are the value.
 func decode(quoted []byte) (string, error) {
 	if len(quoted) < 2 {
 		return "", nil // after an error
@@ -308,9 +328,10 @@ func decode(quoted []byte) (string, error) {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner), nil
 	}
-	var out string
-	err := json.Unmarshal(quoted, &out)
-	return out, err
+	// jsontext reports invalid UTF-8 as an error after replacing it: the
+	// text is valid JSON, so the replaced value is the one.
+	out, _ := jsontext.AppendUnquote(make([]byte, 0, len(inner)), quoted)
+	return string(out), nil
 }
 
 // Kind is the first byte of a JSON value after white space, which names
@@ -350,12 +371,11 @@ func StringValue(raw []byte) (string, bool) {
 			return string(inner), true
 		}
 	}
-	// Decoded into a variable of this branch alone: a result variable
-	// whose address is taken would be moved to the heap on every call.
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
+	raw = bytes.TrimSpace(raw)
+	if !Valid(raw) {
 		return "", false
 	}
+	s, _ := decode(raw)
 	return s, true
 }
 

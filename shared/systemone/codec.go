@@ -805,7 +805,10 @@ func objectEntries(raw []byte, buf []entry, limit int, names ...string) (entries
 	var seen map[string]bool
 	err = jsonscan.Scan(raw, func(s *jsonscan.Scanner) {
 		s.Object("body", func(k []byte) {
-			key, ok := memberKey(k, names)
+			key, ok := "", true
+			if len(names) > 0 {
+				key, ok = namedKey(k, names)
+			}
 			if !ok {
 				s.Skip()
 				return
@@ -813,6 +816,9 @@ func objectEntries(raw []byte, buf []entry, limit int, names ...string) (entries
 			if n++; limit > 0 && n > limit {
 				s.Skip() // counted, not kept
 				return
+			}
+			if len(names) == 0 {
+				key = wireKey(k)
 			}
 			val := s.Raw()
 			// A linear search is fastest for the usual handful of keys; a map
@@ -841,13 +847,10 @@ func objectEntries(raw []byte, buf []entry, limit int, names ...string) (entries
 	return entries, dups, n, err
 }
 
-// memberKey is the key of a member as Object passed it, unquoted, and
-// whether it is one of names (every key is, when names is empty). A key
-// of names is returned as the constant, without an allocation.
-func memberKey(k []byte, names []string) (string, bool) {
-	if len(names) == 0 {
-		return wireKey(k), true
-	}
+// namedKey is the key of a member as Object passed it, unquoted, and
+// whether it is one of names; a key of names is returned as the
+// constant, without an allocation.
+func namedKey(k []byte, names []string) (string, bool) {
 	if bytes.IndexByte(k, '\\') < 0 {
 		for _, name := range names {
 			if string(k) == name {

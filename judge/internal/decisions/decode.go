@@ -19,12 +19,17 @@ import (
 func Decode(body []byte, maxQuestions int) (*Translation, error) {
 	d := &Translation{}
 	p := &parser{}
-	// Checked once: every value read below is valid JSON.
-	if err := jsonscan.Scan(body, func(s *jsonscan.Scanner) { s.Skip() }); err != nil {
-		return nil, &systemone.SyntaxError{Msg: "the body is not valid JSON: " + err.Error()}
+	if jsonscan.Kind(body) != '{' && !jsonscan.Valid(body) {
+		return nil, &systemone.SyntaxError{Msg: "the body is not valid JSON"}
 	}
+	// The walk of the top level is the body's one syntax check: every
+	// value read below it is valid JSON, and each is read once per level
+	// of the wire format.
 	obj := p.object(body, []string{"body"}, "input", "model", "questions",
 		"prompt_cache_key", "safety_identifier", "prompt_cache_options")
+	if p.syntax != nil {
+		return nil, &systemone.SyntaxError{Msg: "the body is not valid JSON: " + p.syntax.Error()}
+	}
 	if !obj.ok {
 		return nil, p.Err()
 	}
@@ -44,8 +49,8 @@ func Decode(body []byte, maxQuestions int) (*Translation, error) {
 	d.Request.Questions = map[string]systemone.Question{}
 
 	qloc := []string{"body", "questions"}
-	raws, isArray := p.array(top, "questions", []string{"body"})
-	switch n := raws.len(); {
+	raws, n, isArray := p.array(top, "questions", []string{"body"})
+	switch {
 	case !isArray:
 	case n == 0:
 		p.Add("at least one question is required", "too_short", qloc...)
@@ -54,9 +59,9 @@ func Decode(body []byte, maxQuestions int) (*Translation, error) {
 		return nil, p.Err()
 	}
 	named := map[string]int{}
-	asked := make([]systemone.Question, raws.len())
-	refused := make([]bool, raws.len())
-	for i, raw := range raws.all() {
+	asked := make([]systemone.Question, n)
+	refused := make([]bool, n)
+	for i, raw := range elements(raws) {
 		var q question
 		q, asked[i], refused[i] = p.question(raw, at(qloc, strconv.Itoa(i)))
 		if q.name != nil {
@@ -131,19 +136,19 @@ func (p *parser) question(raw json.RawMessage, loc []string) (q question, sq sys
 // bounded reads the array member key of obj (loc), a kind question's
 // choices or levels, noting a count outside least to most; it returns the
 // members and their path.
-func (p *parser) bounded(obj *fields, key string, loc []string, kind string, least, most int) (array, []string, bool) {
-	raws, ok := p.array(obj, key, loc)
+func (p *parser) bounded(obj *fields, key string, loc []string, kind string, least, most int) (json.RawMessage, []string, bool) {
+	raws, n, ok := p.array(obj, key, loc)
 	if !ok {
-		return array{}, nil, false
+		return nil, nil, false
 	}
 	aloc := at(loc, key)
-	if n := raws.len(); n < least || n > most {
+	if n < least || n > most {
 		p.Add(fmt.Sprintf("a %s question takes %d to %d %s, got %d", kind, least, most, key, n),
 			map[bool]string{true: "too_short", false: "too_long"}[n < least], aloc...)
 		if n > most {
 			// Past the bound the request is refused: its members are
 			// not read, however many there are.
-			return array{}, aloc, false
+			return nil, aloc, false
 		}
 	}
 	return raws, aloc, true
@@ -159,7 +164,7 @@ func (p *parser) choices(obj *fields, loc []string, q *question, sq *systemone.Q
 		isBool bool
 	}
 	seen := map[string]first{}
-	for j, raw := range raws.all() {
+	for j, raw := range elements(raws) {
 		oloc := at(cloc, strconv.Itoa(j))
 		if p.Full() {
 			break
@@ -215,7 +220,7 @@ func (p *parser) levels(obj *fields, loc []string, q *question, sq *systemone.Qu
 	if !ok {
 		return
 	}
-	for j, raw := range raws.all() {
+	for j, raw := range elements(raws) {
 		iloc := at(lloc, strconv.Itoa(j))
 		obj := p.object(raw, iloc, "label", "description")
 		label, _ := p.str(&obj, "label", iloc, true)
@@ -257,108 +262,95 @@ var (
 	}
 )
 
+// partFields are the fields of every kind of content part.
+var partFields = []string{"type", "text", "prompt_cache_breakpoint", "image_url", "detail", "data", "refusal"}
+
 // content reads a string or a list of parts, returning it as System One
 // content: the string itself; parts that are all text as one string, one
-// part per paragraph; otherwise a JSON array of the texts and the JSON
-// data, in order. images reports whether an image part was given (its
-// place decides what that means).
+// part per paragraph; otherwise a JSON array of the texts, {"refusal":
+// text} objects and JSON data, in order. images reports whether an image
+// part was given (its place decides what that means). Both forms are
+// written as the parts are read, as encoding/json writes them
+// (HTML-escaped); nothing is kept per part.
 func (p *parser) content(raw json.RawMessage, loc []string, kinds partKinds) (out json.RawMessage, images bool) {
 	switch jsonscan.Kind(raw) {
 	case 0:
 		p.Add("field required", "missing", loc...)
 		return nil, false
 	case '"':
-		return jsonscan.Compact(raw), false
+		return jsonscan.CompactValid(raw), false
 	case '[':
 	default:
 		p.Add("must be a string or an array of content parts", "value_error", loc...)
 		return nil, false
 	}
-	raws := newArray(raw)
-	if raws.len() == 0 {
-		p.Add("at least one content part is required", "too_short", loc...)
-		return nil, false
-	}
-	// Parts that are all text make one string; any other part makes a
-	// list of texts, {"refusal": text} objects and JSON values. Each part
-	// is written as it is read, as encoding/json writes them
-	// (HTML-escaped), with nothing kept per part.
-	allText := true
-	for _, part := range raws.all() {
-		switch partType(part) {
-		case "refusal", "input_json":
-			allText = false
-		}
-	}
-	var b bytes.Buffer
-	if allText {
-		b.WriteByte('"')
-	} else {
-		b.WriteByte('[')
-	}
-	n := 0
-	write := func(text string, data json.RawMessage, refusal bool) {
-		if n++; n > 1 && allText {
-			b.WriteString(`\n\n`)
-		} else if n > 1 {
-			b.WriteByte(',')
-		}
-		switch {
-		case data != nil:
-			json.HTMLEscape(&b, data)
-		case allText:
-			quoted, _ := json.Marshal(text)
-			b.Write(quoted[1 : len(quoted)-1])
-		case refusal:
-			quoted, _ := json.Marshal(text)
-			b.WriteString(`{"refusal":`)
-			b.Write(quoted)
-			b.WriteByte('}')
-		default:
-			quoted, _ := json.Marshal(text)
-			b.Write(quoted)
-		}
-	}
-	for j, part := range raws.all() {
-		if p.Full() {
-			break
+	var joined, list bytes.Buffer
+	joined.WriteByte('"')
+	list.WriteByte('[')
+	n, texts, allText := 0, 0, true
+	for j, part := range elements(raw) {
+		if n++; p.Full() {
+			break // refused already: the rest is not read
 		}
 		ploc := at(loc, strconv.Itoa(j))
-		typ := partType(part)
+		obj := p.members(part, ploc, partFields...)
+		if !obj.ok {
+			continue
+		}
+		typ, _ := jsonscan.StringValue(obj.get("type"))
 		fields, known := kinds[typ]
 		if !known {
 			p.Add(fmt.Sprintf("unknown or misplaced part type %q: here %s", typ, kinds.names()), "enum", at(ploc, "type")...)
 			continue
 		}
-		obj := p.object(part, ploc, fields...)
-		if !obj.ok {
-			continue
+		p.allow(&obj, ploc, fields...)
+		next := func() {
+			if list.Len() > 1 {
+				list.WriteByte(',')
+			}
 		}
 		switch typ {
 		case "input_text", "output_text":
 			text, _ := p.str(&obj, "text", ploc, true)
-			write(text, nil, false)
+			quoted, _ := json.Marshal(text)
+			if texts++; texts > 1 {
+				joined.WriteString(`\n\n`)
+			}
+			joined.Write(quoted[1 : len(quoted)-1])
+			next()
+			list.Write(quoted)
 		case "refusal":
 			text, _ := p.str(&obj, "refusal", ploc, true)
-			write(text, nil, true)
+			quoted, _ := json.Marshal(text)
+			next()
+			list.WriteString(`{"refusal":`)
+			list.Write(quoted)
+			list.WriteByte('}')
+			allText = false
 		case "input_json":
 			data := obj.get("data")
 			if k := jsonscan.Kind(data); k != '{' && k != '[' {
 				p.Add("data must be a JSON object or array", "value_error", at(ploc, "data")...)
 				continue
 			}
-			write("", jsonscan.CompactValid(data), false)
+			next()
+			json.HTMLEscape(&list, jsonscan.CompactValid(data))
+			allText = false
 		case "input_image":
 			p.str(&obj, "image_url", ploc, true)
 			images = true
 		}
 	}
-	if allText {
-		b.WriteByte('"')
-	} else {
-		b.WriteByte(']')
+	if n == 0 {
+		p.Add("at least one content part is required", "too_short", loc...)
+		return nil, false
 	}
-	return b.Bytes(), images
+	if allText {
+		joined.WriteByte('"')
+		return joined.Bytes(), images
+	}
+	list.WriteByte(']')
+	return list.Bytes(), images
 }
 
 func (k partKinds) names() string {
@@ -369,25 +361,6 @@ func (k partKinds) names() string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-// partType is the type member of raw, a valid JSON value: "" when raw is
-// not an object or its type is absent or not a string.
-func partType(raw json.RawMessage) string {
-	if jsonscan.Kind(raw) != '{' {
-		return ""
-	}
-	var t string
-	_ = jsonscan.Scan(raw, func(s *jsonscan.Scanner) {
-		s.Object("part", func(k []byte) {
-			if i := fieldIndex(k, []string{"type"}); i == 0 && t == "" {
-				t, _ = jsonscan.StringValue(s.Raw())
-				return
-			}
-			s.Skip()
-		})
-	})
-	return t
 }
 
 // imageMsg is what an image in the input is told: the input is every
@@ -405,32 +378,28 @@ func (p *parser) input(raw json.RawMessage) json.RawMessage {
 		p.Add("field required", "missing", loc...)
 		return nil
 	case '"':
-		return jsonscan.Compact(raw)
+		return jsonscan.CompactValid(raw)
 	case '[':
 	default:
 		p.Add("input must be a string or an array of messages", "value_error", loc...)
 		return nil
 	}
-	raws := newArray(raw)
-	if raws.len() == 0 {
-		p.Add("at least one input item is required", "too_short", loc...)
-		return nil
-	}
 	var state state
-	state.Grow(len(raw))
 	calls := map[string]bool{} // kind + call_id of the calls seen so far
-	var lone json.RawMessage   // the content of a lone user message
-	for i, r := range raws.all() {
-		if p.Full() {
-			break
+	var lone json.RawMessage   // the content of a first item that is a user's text
+	n := 0
+	for i, r := range elements(raw) {
+		if n++; p.Full() {
+			break // refused already: the rest is not read
 		}
 		iloc := at(loc, strconv.Itoa(i))
-		switch typ := partType(r); typ {
+		obj := p.members(r, iloc, itemFields...)
+		if !obj.ok {
+			continue
+		}
+		switch typ, _ := jsonscan.StringValue(obj.get("type")); typ {
 		case "", "message":
-			obj := p.object(r, iloc, "type", "role", "content", "phase")
-			if !obj.ok {
-				continue
-			}
+			p.allow(&obj, iloc, "type", "role", "content", "phase")
 			role, _ := p.str(&obj, "role", iloc, true)
 			p.str(&obj, "phase", iloc, false)
 			kinds := roleParts(role)
@@ -444,7 +413,7 @@ func (p *parser) input(raw json.RawMessage) json.RawMessage {
 			if images {
 				p.Add(imageMsg, "image_unsupported", at(iloc, "content")...)
 			}
-			if role == "user" && raws.len() == 1 && jsonscan.Kind(content) == '"' {
+			if role == "user" && i == 0 && jsonscan.Kind(content) == '"' {
 				lone = content
 			}
 			state.item(jsonMember("content", content), textMember("role", role))
@@ -453,10 +422,7 @@ func (p *parser) input(raw json.RawMessage) json.RawMessage {
 			if typ == "custom_tool_call" {
 				arg = "input"
 			}
-			obj := p.object(r, iloc, "type", "call_id", "name", arg, "id", "namespace", "status")
-			if !obj.ok {
-				continue
-			}
+			p.allow(&obj, iloc, "type", "call_id", "name", arg, "id", "namespace", "status")
 			id, _ := p.str(&obj, "call_id", iloc, true)
 			name, _ := p.str(&obj, "name", iloc, true)
 			val, _ := p.str(&obj, arg, iloc, true)
@@ -470,10 +436,7 @@ func (p *parser) input(raw json.RawMessage) json.RawMessage {
 				state.item(textMember("call_id", id), textMember("input", val), textMember("name", name), textMember("type", typ))
 			}
 		case "function_call_output", "custom_tool_call_output":
-			obj := p.object(r, iloc, "type", "call_id", "output", "id", "status")
-			if !obj.ok {
-				continue
-			}
+			p.allow(&obj, iloc, "type", "call_id", "output", "id", "status")
 			id, _ := p.str(&obj, "call_id", iloc, true)
 			p.str(&obj, "id", iloc, false)
 			p.str(&obj, "status", iloc, false)
@@ -490,11 +453,18 @@ func (p *parser) input(raw json.RawMessage) json.RawMessage {
 				"enum", at(iloc, "type")...)
 		}
 	}
-	if lone != nil {
+	if n == 0 {
+		p.Add("at least one input item is required", "too_short", loc...)
+		return nil
+	}
+	if n == 1 && lone != nil {
 		return lone
 	}
 	return state.end()
 }
+
+// itemFields are the fields of every kind of input item.
+var itemFields = []string{"type", "role", "content", "phase", "call_id", "name", "arguments", "input", "id", "namespace", "status", "output"}
 
 // roleParts are the content parts a message of role may hold; nil for
 // an unknown role.
@@ -570,41 +540,72 @@ func (s *state) end() json.RawMessage {
 // field path.
 type parser struct {
 	systemone.Problems
+	syntax error // the body is not JSON
 }
 
-// object reads raw, which must be an object with no keys but allowed (at
-// most eight); fields not ok (with the problem noted) otherwise. The
-// values are kept by position, with no map per object: a body of a
-// hundred thousand small objects costs no memory for them.
+// object reads raw, which must be an object with no keys but allowed;
+// fields not ok (with the problem noted) otherwise.
 func (p *parser) object(raw json.RawMessage, loc []string, allowed ...string) fields {
+	f := p.members(raw, loc, allowed...)
+	p.allow(&f, loc, allowed...)
+	return f
+}
+
+// members reads raw, which must be an object, keeping its values of names
+// (at most 16) by position, with no map per object: a body of a hundred
+// thousand small objects costs no memory for them. Other keys are kept
+// for allow, up to the most problems a request lists. A syntax error
+// (only the body's top level can have one) is kept in p.syntax.
+func (p *parser) members(raw json.RawMessage, loc []string, names ...string) fields {
 	var f fields
-	f.n = copy(f.names[:], allowed)
+	f.n = copy(f.names[:], names)
 	if jsonscan.Kind(raw) != '{' {
 		p.Add("must be an object", "dict_type", loc...)
 		return f
 	}
 	f.ok = true
-	var dups, unknown []string
-	_ = jsonscan.Scan(raw, func(s *jsonscan.Scanner) { // valid: Decode checked the body
+	err := jsonscan.Scan(raw, func(s *jsonscan.Scanner) {
 		s.Object("object", func(k []byte) {
-			i := fieldIndex(k, allowed)
+			i := fieldIndex(k, names)
 			switch {
 			case i >= 0 && f.vals[i] == nil:
 				f.vals[i] = s.Raw()
 				return
 			case i >= 0:
-				dups = append(dups, allowed[i])
-			case len(unknown) <= systemone.MaxProblems:
+				f.dups = append(f.dups, names[i])
+			case len(f.others) <= systemone.MaxProblems:
 				// Past that many the request is refused without them.
-				unknown = append(unknown, jsonscan.Unquote(k))
+				f.others = append(f.others, jsonscan.Unquote(k))
 			}
 			s.Skip()
 		})
 	})
-	// A repeated key is refused as /v1/systemone refuses it, rather than
-	// letting the last one win.
-	for _, k := range dups {
-		p.Add("field given more than once", "value_error", at(loc, k)...)
+	if err != nil && p.syntax == nil {
+		p.syntax = err
+	}
+	return f
+}
+
+// allow notes the problems of f, read by members, as an object of the
+// allowed keys: a key given twice (refused as /v1/systemone refuses it,
+// rather than letting the last one win), a key not allowed.
+func (p *parser) allow(f *fields, loc []string, allowed ...string) {
+	if !f.ok {
+		return
+	}
+	for _, k := range f.dups {
+		if slices.Contains(allowed, k) {
+			p.Add("field given more than once", "value_error", at(loc, k)...)
+		}
+	}
+	unknown := f.others
+	for i, v := range f.vals[:f.n] {
+		if v != nil && !slices.Contains(allowed, f.names[i]) {
+			unknown = append(unknown, f.names[i])
+			if slices.Contains(f.dups, f.names[i]) {
+				unknown = append(unknown, f.names[i])
+			}
+		}
 	}
 	// Sorted, so the same request always gets the same message.
 	slices.Sort(unknown)
@@ -615,17 +616,19 @@ func (p *parser) object(raw json.RawMessage, loc []string, allowed ...string) fi
 		}
 		p.Add("unknown field", "extra_forbidden", at(loc, k)...)
 	}
-	return f
 }
 
-// fields are the members of an object read by object: its value of each
-// allowed name, by the name's position; nil when absent. The names are
-// copied, so that the caller's list stays on its stack.
+// fields are the members of an object read by members: its value of each
+// name, by the name's position (nil when absent), the names given twice,
+// and the other keys. The names are copied, so that the caller's list
+// stays on its stack.
 type fields struct {
-	names [8]string
-	vals  [8]json.RawMessage
-	n     int
-	ok    bool // false: the value was not an object
+	names  [16]string
+	vals   [16]json.RawMessage
+	n      int
+	dups   []string
+	others []string
+	ok     bool // false: the value was not an object
 }
 
 func (f *fields) get(key string) json.RawMessage {
@@ -649,32 +652,14 @@ func fieldIndex(k []byte, names []string) int {
 	return slices.Index(names, jsonscan.Unquote(k))
 }
 
-// array is a JSON array, valid, read element by element when asked and
-// never copied: a body of a hundred thousand tiny elements costs no
-// memory for them.
-type array struct {
-	raw json.RawMessage
-	n   int
-}
-
-func newArray(raw json.RawMessage) array {
-	a := array{raw: raw}
-	for range a.all() {
-		a.n++
-	}
-	return a
-}
-
-func (a array) len() int { return a.n }
-
-// all yields each element with its index; the elements alias the array.
-func (a array) all() func(yield func(int, json.RawMessage) bool) {
+// elements yields each element of the valid JSON array raw with its
+// index, in one pass; the elements alias raw. Nothing is kept per
+// element: a body of a hundred thousand tiny elements costs no memory
+// for them.
+func elements(raw json.RawMessage) func(yield func(int, json.RawMessage) bool) {
 	return func(yield func(int, json.RawMessage) bool) {
-		if a.raw == nil {
-			return
-		}
 		i, more := 0, true
-		_ = jsonscan.Scan(a.raw, func(s *jsonscan.Scanner) {
+		_ = jsonscan.Scan(raw, func(s *jsonscan.Scanner) {
 			s.Array("array", func() {
 				if !more {
 					s.Skip()
@@ -685,6 +670,15 @@ func (a array) all() func(yield func(int, json.RawMessage) bool) {
 			})
 		})
 	}
+}
+
+// count is the number of elements of the valid JSON array raw.
+func count(raw json.RawMessage) int {
+	n := 0
+	for range elements(raw) {
+		n++
+	}
+	return n
 }
 
 func isAbsent(obj *fields, key string) bool {
@@ -722,18 +716,19 @@ func (p *parser) str(obj *fields, key string, loc []string, required bool) (s st
 	return s, true
 }
 
-// array reads the array member key of obj, which is required.
-func (p *parser) array(obj *fields, key string, loc []string) (array, bool) {
+// array reads the array member key of obj, which is required: the array
+// and its length.
+func (p *parser) array(obj *fields, key string, loc []string) (json.RawMessage, int, bool) {
 	raw, ok := present(obj, key)
 	if !ok {
 		p.Add("field required", "missing", at(loc, key)...)
-		return array{}, false
+		return nil, 0, false
 	}
 	if jsonscan.Kind(raw) != '[' {
 		p.Add("must be an array", "list_type", at(loc, key)...)
-		return array{}, false
+		return nil, 0, false
 	}
-	return newArray(raw), true
+	return raw, count(raw), true
 }
 
 // at is loc followed by more, in a new slice; with room for eight names
