@@ -14,19 +14,18 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/auth"
+	"github.com/judgeworks/judge/internal/limits"
 	judgemetrics "github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/jsonscan/hostile"
+	"github.com/judgeworks/shared/tokens"
 )
 
 // refusing is a judge as a deployment runs one (the default limits)
-// before the model: every body these tests send is refused before any
-// model call. Tokens are counted as bytes: what is measured is reading
-// the body, and the tokenizer has its own bounds (shared/tokens: memory
-// that does not grow with a text; limits.Check: counting that stops at
-// the limit).
-func refusing(t *testing.T) (http.Handler, *planned) {
+// before the model, counting tokens with count: every body these tests
+// send is refused before any model call.
+func refusing(t *testing.T, count limits.Counter) (http.Handler, *planned) {
 	t.Helper()
 	keys, err := auth.ParseBearerKeys("k")
 	if err != nil {
@@ -39,7 +38,7 @@ func refusing(t *testing.T) (http.Handler, *planned) {
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	return New(logger, Deps{
-		Keys: keys, Registry: reg, Metrics: judgemetrics.New(), Tokens: byteCounter{},
+		Keys: keys, Registry: reg, Metrics: judgemetrics.New(), Tokens: count,
 		Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1 << 30, TPM: 15_000_000, IDs: keyIDs(keys), Logger: logger}),
 	}), backend
 }
@@ -81,8 +80,14 @@ func refuse(h http.Handler, path string, body []byte) int {
 // megabyte of "[],[]…" 43 MB in the tokenizer, and on /v1/decisions a
 // megabyte of "{},{}…" 130 MB (a map and a copy per element, a problem
 // per element).
+//
+// Tokens are counted as bytes here: what is compared is reading the body.
+// The tokenizer merges a run of punctuation byte by byte where it takes
+// prose a word at a time, so it has bounds of its own: memory that does
+// not grow with a text (shared/tokens) and counting that stops at the
+// limit (limits.Check).
 func TestHostileBodiesCostWhatPlainOnesDo(t *testing.T) {
-	h, backend := refusing(t)
+	h, backend := refusing(t, byteCounter{})
 	for _, r := range routes {
 		t.Run(r.name, func(t *testing.T) {
 			hostile.Check(t, hostile.Document(valueSize), hostile.Bounds{TimeRatio: 20, Allocated: 8}, r.wrap, func(body []byte) {
@@ -98,12 +103,13 @@ func TestHostileBodiesCostWhatPlainOnesDo(t *testing.T) {
 }
 
 // TestConcurrentTinyArraysHoldLittleMemory: 16 bodies of 1 MiB of tiny
-// arrays ("state":[[],[],…]) sent at once raise the heap by at most 8
-// times what they weigh together, and allocate at most 8 times as much.
+// arrays ("state":[[],[],…]) sent at once to a judge with the real
+// tokenizer raise the heap by at most 8 times what they weigh together,
+// and allocate at most 8 times as much.
 // They raised it by more than 600 MB: 43 MB each in the tokenizer on
 // /v1/systemone, 360 MB each in the decoder on /v1/decisions.
 func TestConcurrentTinyArraysHoldLittleMemory(t *testing.T) {
-	h, _ := refusing(t)
+	h, _ := refusing(t, tokens.Default())
 	for _, r := range routes {
 		t.Run(r.name, func(t *testing.T) {
 			body := r.wrap(hostile.Values(valueSize)[7]) // tiny arrays
