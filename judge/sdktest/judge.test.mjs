@@ -178,8 +178,8 @@ test("noul, choice and score answers in question order, with the request id", as
   assert.equal(requestId, response.headers.get("x-request-id"));
 });
 
-test("the shapes the SDK's helpers send: no instructions, JSON instructions, null and JSON levels and meanings", async () => {
-  const levels = [null, { level: "annoyed" }, ["angry", "furious"]];
+test("the shapes the SDK's helpers send: no instructions, JSON instructions, JSON levels and meanings", async () => {
+  const levels = ["calm", { level: "annoyed" }, ["angry", "furious"]];
   const { answers } = await client().systemOne({
     state: ["charged twice", { mood: "furious" }],
     questions: {
@@ -194,7 +194,16 @@ test("the shapes the SDK's helpers send: no instructions, JSON instructions, nul
   assert.ok(answers.meant.noul >= 0 && answers.meant.noul <= 1);
   assert.ok(["billing", "technical", "other"].includes(answers.labels.choice));
   // The legend echoes the levels as they were sent.
-  assert.deepEqual(answers.heat.legend, { 0: null, 1: { level: "annoyed" }, 2: ["angry", "furious"] });
+  assert.deepEqual(answers.heat.legend, { 0: "calm", 1: { level: "annoyed" }, 2: ["angry", "furious"] });
+});
+
+test("a null level is refused before any charge, as the hosted service refuses it", async () => {
+  const nullLevel = { state: "x", questions: { heat: score("How upset?", [null, "angry"]) } };
+  await assert.rejects(client().systemOne(nullLevel), (err) => {
+    assert.ok(err instanceof UnprocessableEntityError, `${err.constructor.name}: ${err.message}`);
+    assert.deepEqual(err.body.detail[0].loc, ["body", "questions", "heat", "score", "criteria", "0"]);
+    return true;
+  });
 });
 
 test("models lists every accepted name, jev-latest among them", async () => {

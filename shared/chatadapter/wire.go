@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/judgeworks/shared/jsonscan"
 )
 
@@ -108,39 +106,52 @@ func readReply(res *http.Response, c *chatCompletion) error {
 // (a reply's top logprobs carry byte arrays and ids nobody needs). Those
 // fields must have their JSON types, null counting as absent. Keys match
 // as the wire format spells them; a repeated key's last value wins, as in
-// encoding/json.
+// encoding/json. The scanner checks the whole reply as it reads, in time
+// linear in its size, and only what the adapter reads is kept: the first
+// choice, the first token's logprobs and at most TopLogprobs of its top
+// logprobs, so a reply of millions of them costs no memory for them.
 func decodeCompletion(data []byte, c *chatCompletion) error {
-	// Validated first, so the scanner below can trust the structure.
-	if !gjson.ValidBytes(data) {
-		return errors.New("error parsing response json: the reply is not valid JSON")
-	}
-	s := jsonscan.New(data)
-	if s.Peek() != '{' {
+	if jsonscan.Kind(data) != '{' {
+		if !jsonscan.Valid(data) {
+			return errors.New("error parsing response json: the reply is not valid JSON")
+		}
 		return errors.New("error parsing response json: the reply is not a JSON object")
 	}
-	s.Object("reply", func(key []byte) {
-		switch string(key) {
-		case "model":
-			c.Model = s.String("model")
-		case "usage":
-			s.Object("usage", func(key []byte) {
-				switch string(key) {
-				case "prompt_tokens":
-					c.Usage.PromptTokens = s.Int("usage.prompt_tokens")
-				case "completion_tokens":
-					c.Usage.CompletionTokens = s.Int("usage.completion_tokens")
-				default:
-					s.Skip()
-				}
-			})
-		case "choices":
-			c.Choices = c.Choices[:0]
-			s.Array("choices", func() { c.Choices = append(c.Choices, decodeChoice(&s)) })
-		default:
-			s.Skip()
-		}
+	err := jsonscan.Scan(data, func(s *jsonscan.Scanner) {
+		s.Object("reply", func(key []byte) {
+			switch string(key) {
+			case "model":
+				c.Model = s.String("model")
+			case "usage":
+				s.Object("usage", func(key []byte) {
+					switch string(key) {
+					case "prompt_tokens":
+						c.Usage.PromptTokens = s.Int("usage.prompt_tokens")
+					case "completion_tokens":
+						c.Usage.CompletionTokens = s.Int("usage.completion_tokens")
+					default:
+						s.Skip()
+					}
+				})
+			case "choices":
+				c.Choices = c.Choices[:0]
+				s.Array("choices", func() {
+					if len(c.Choices) == 0 {
+						c.Choices = append(c.Choices, decodeChoice(s))
+					} else {
+						s.Skip()
+					}
+				})
+			default:
+				s.Skip()
+			}
+		})
 	})
-	if err := s.Err(); err != nil {
+	var se *jsonscan.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("error parsing response json: the reply is not valid JSON: %w", err)
+	}
+	if err != nil {
 		return fmt.Errorf("error parsing response json: %w", err)
 	}
 	return nil
@@ -173,7 +184,13 @@ func decodeChoice(s *jsonscan.Scanner) choice {
 					return
 				}
 				out.Logprobs.Content = out.Logprobs.Content[:0]
-				s.Array("logprobs.content", func() { out.Logprobs.Content = append(out.Logprobs.Content, decodeToken(s)) })
+				s.Array("logprobs.content", func() {
+					if len(out.Logprobs.Content) == 0 {
+						out.Logprobs.Content = append(out.Logprobs.Content, decodeToken(s))
+					} else {
+						s.Skip()
+					}
+				})
 			})
 		default:
 			s.Skip()
@@ -194,6 +211,10 @@ func decodeToken(s *jsonscan.Scanner) tokenLogprobs {
 			// Sized for the TopLogprobs the adapter asks for: one allocation.
 			t.TopLogprobs = make([]tokenLogprob, 0, TopLogprobs)
 			s.Array("top_logprobs", func() {
+				if len(t.TopLogprobs) == TopLogprobs {
+					s.Skip() // more than asked for
+					return
+				}
 				var top tokenLogprob
 				s.Object("top_logprobs[]", func(key []byte) {
 					switch string(key) {

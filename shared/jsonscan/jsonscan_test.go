@@ -10,26 +10,27 @@ import (
 // written, strings and numbers decoded, null as absent.
 func TestWalk(t *testing.T) {
 	text := ` {"s": "a\"b\u00e9", "n": -1.5e2, "i": 7, "z": null, "o": {"x": [1, "]", {"y": "}"}]}, "a": [true, false], "k\u00e9y": 1} `
-	s := New([]byte(text))
 	var keys []string
 	got := map[string]any{}
-	s.Object("top", func(key []byte) {
-		k := Unquote(key)
-		keys = append(keys, k)
-		switch k {
-		case "s":
-			got[k] = s.String("s")
-		case "n":
-			got[k] = s.Float("n")
-		case "i":
-			got[k] = s.Int("i")
-		case "z":
-			got[k] = s.String("z")
-		default:
-			got[k] = string(s.Raw())
-		}
+	err := Scan([]byte(text), func(s *Scanner) {
+		s.Object("top", func(key []byte) {
+			k := Unquote(key)
+			keys = append(keys, k)
+			switch k {
+			case "s":
+				got[k] = s.String("s")
+			case "n":
+				got[k] = s.Float("n")
+			case "i":
+				got[k] = s.Int("i")
+			case "z":
+				got[k] = s.String("z")
+			default:
+				got[k] = string(s.Raw())
+			}
+		})
 	})
-	if err := s.Err(); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
 	if want := "s n i z o a kéy"; strings.Join(keys, " ") != want {
@@ -58,10 +59,9 @@ func TestMismatch(t *testing.T) {
 		{`{"a": {}}`, "a is not an array", func(s *Scanner) { s.Array("a", s.Skip) }},
 	}
 	for _, tt := range tests {
-		s := New([]byte(tt.text))
 		var after bool
-		s.Object("top", func(key []byte) { tt.read(&s); after = true })
-		if err := s.Err(); err == nil || err.Error() != tt.want {
+		err := Scan([]byte(tt.text), func(s *Scanner) { s.Object("top", func(key []byte) { tt.read(s); after = true }) })
+		if err == nil || err.Error() != tt.want {
 			t.Errorf("%s: err %v, want %q", tt.text, err, tt.want)
 		}
 		if !after {
@@ -78,9 +78,9 @@ func TestStringsAgreeWithEncodingJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(lit), &want); err != nil {
 			t.Fatal(err)
 		}
-		s := New([]byte(lit))
-		if got := s.String("v"); got != want || s.Err() != nil {
-			t.Errorf("%q: got %q (%v), want %q", lit, got, s.Err(), want)
+		var got string
+		if err := Scan([]byte(lit), func(s *Scanner) { got = s.String("v") }); got != want || err != nil {
+			t.Errorf("%q: got %q (%v), want %q", lit, got, err, want)
 		}
 		if got := Unquote([]byte(lit[1 : len(lit)-1])); got != want {
 			t.Errorf("Unquote(%q) = %q, want %q", lit, got, want)
@@ -101,18 +101,21 @@ func TestStringEnds(t *testing.T) {
 				if err := json.Unmarshal([]byte(text), &want); err != nil {
 					t.Fatal(err)
 				}
-				s := New([]byte(text))
 				var got []string
-				s.Array("a", func() { got = append(got, s.String("e")) })
-				if s.Err() != nil || len(got) != 2 || got[0] != want[0] || got[1] != "next" {
-					t.Fatalf("%s: got %q (%v), want %q", text, got, s.Err(), want)
+				err := Scan([]byte(text), func(s *Scanner) { s.Array("a", func() { got = append(got, s.String("e")) }) })
+				if err != nil || len(got) != 2 || got[0] != want[0] || got[1] != "next" {
+					t.Fatalf("%s: got %q (%v), want %q", text, got, err, want)
 				}
-				s = New([]byte(text))
-				s.Array("a", func() {
-					if raw := s.Raw(); string(raw) != lit && string(raw) != `"next"` {
-						t.Fatalf("%s: Raw %s", text, raw)
-					}
+				_ = Scan([]byte(text), func(s *Scanner) {
+					s.Array("a", func() {
+						if raw := s.Raw(); string(raw) != lit && string(raw) != `"next"` {
+							t.Fatalf("%s: Raw %s", text, raw)
+						}
+					})
 				})
+				if e := stringEnd([]byte(lit), 0); e != len(lit) {
+					t.Fatalf("%s: stringEnd %d, want %d", lit, e, len(lit))
+				}
 			}
 		}
 	}

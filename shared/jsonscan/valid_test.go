@@ -42,7 +42,7 @@ func TestValidAgreesWithEncodingJSON(t *testing.T) {
 
 // Nesting is allowed to the depth json.Valid allows, and no deeper.
 func TestValidDepth(t *testing.T) {
-	for _, depth := range []int{maxDepth - 1, maxDepth, maxDepth + 1} {
+	for _, depth := range []int{9999, 10000, 10001} {
 		for _, open := range []string{"[", `{"a":`} {
 			close := "]"
 			if open != "[" {

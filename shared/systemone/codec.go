@@ -28,28 +28,49 @@ const DocumentField = "document"
 // must have its documented shape. State may come as document, its older
 // name. A body that is not JSON at all is a *SyntaxError; any other problem
 // is reported as a *ValidationError naming the field path, with every
-// problem found, not only the first. Bounds (counts, lengths) are checked
-// by Validate.
-func DecodeRequest(body []byte) (Request, error) {
+// problem found (up to MaxProblems), not only the first. Counts past the
+// bounds of options and levels are refused before their values are read;
+// the other bounds are checked by Validate.
+func DecodeRequest(body []byte) (Request, error) { return Decoder{}.Decode(body) }
+
+// Decoder decodes request bodies as DecodeRequest does, within the bounds
+// a server sets.
+type Decoder struct {
+	// MaxQuestions, when above zero, refuses a body of more questions, as
+	// a *ValidationError naming questions, before any question is read.
+	MaxQuestions int
+}
+
+// Decode decodes the body of POST /v1/systemone (DecodeRequest).
+//
+// Time and memory are linear in the body's size whatever it holds: each
+// value is read at most once per level of the wire format, what is kept
+// is bounded by the bounds of the format, and reading stops once the
+// body is refused for too many problems.
+func (d Decoder) Decode(body []byte) (Request, error) {
 	var req Request
 	var v Problems
-	if err := checkSyntax(body); err != nil {
-		return req, &SyntaxError{Msg: err.Error()}
-	}
 	if kindOf(body) != kindObject {
+		if err := checkSyntax(body); err != nil {
+			return req, &SyntaxError{Msg: err.Error()}
+		}
 		v.AddInput("the body must be a JSON object", "dict_type", body, "body")
 		return req, v.Err()
 	}
+	// The walk of the top level is the body's one syntax check; the
+	// values it returns are valid JSON, which the walks below read again
+	// (at most once per level of the wire format).
 	var buf [4]entry
-	top, dups := objectEntries(body, buf[:0])
+	top, dups, _, err := objectEntries(body, buf[:0], 0, "model", "state", DocumentField, "questions")
+	if err != nil {
+		return req, &SyntaxError{Msg: syntaxMessage(body, err)}
+	}
 	seen := make(map[string]bool, len(top))
 	for _, e := range top {
 		seen[e.key] = true
 	}
 	for _, k := range dups {
-		if k == "model" || k == "state" || k == DocumentField || k == "questions" {
-			v.Add("field given more than once", "value_error", "body", k)
-		}
+		v.Add("field given more than once", "value_error", "body", k)
 	}
 	for _, e := range top {
 		switch e.key {
@@ -70,7 +91,7 @@ func DecodeRequest(body []byte) (Request, error) {
 			}
 			req.State = jsonscan.CompactValid(e.val)
 		case "questions":
-			req.Questions, req.Order = decodeQuestions(&v, e.val)
+			req.Questions, req.Order = decodeQuestions(&v, e.val, d.MaxQuestions)
 		}
 	}
 	if !seen["model"] {
@@ -96,20 +117,29 @@ func (r *Request) UnmarshalJSON(b []byte) error {
 }
 
 // decodeQuestions returns the questions by name and their names in the
-// order they were sent.
-func decodeQuestions(v *Problems, raw json.RawMessage) (map[string]Question, []string) {
+// order they were sent; more than max (when above zero) is refused
+// unread.
+func decodeQuestions(v *Problems, raw json.RawMessage, max int) (map[string]Question, []string) {
 	if kindOf(raw) != kindObject {
 		v.AddInput("questions must be an object of question name to question", "dict_type", raw, "body", "questions")
 		return nil, nil
 	}
 	var buf [8]entry
-	entries, dups := objectEntries(raw, buf[:0])
+	entries, dups, n, _ := objectEntries(raw, buf[:0], max)
+	if max > 0 && n > max {
+		v.Add(fmt.Sprintf("at most %d questions per request, got %d", max, n), "too_long", "body", "questions")
+		return nil, nil
+	}
 	for _, k := range dups {
 		v.Add("question name given more than once", "value_error", "body", "questions", k)
 	}
 	qs := make(map[string]Question, len(entries))
 	order := make([]string, len(entries))
 	for i, e := range entries {
+		if v.Full() {
+			// Refused already: the other questions are not decoded.
+			return qs, order[:i]
+		}
 		qs[e.key] = decodeQuestion(v, e.val, "body", "questions", e.key)
 		order[i] = e.key
 	}
@@ -141,7 +171,7 @@ func decodeQuestion(v *Problems, raw json.RawMessage, loc ...string) Question {
 		return q
 	}
 	var buf [4]entry
-	entries, _ := objectEntries(raw, buf[:0])
+	entries, _, _, _ := objectEntries(raw, buf[:0], 0, "type", "instructions", "criteria")
 	var criteria, instructions json.RawMessage
 	var haveType, typeOK bool
 	for _, e := range entries {
@@ -213,20 +243,15 @@ func decodeNoulCriteria(v *Problems, raw json.RawMessage, loc []string) *NoulCri
 		return nil
 	}
 	var buf [2]entry
-	entries, dups := objectEntries(raw, buf[:0])
+	entries, dups, _, _ := objectEntries(raw, buf[:0], 0, "true", "false")
 	for _, k := range dups {
 		v.Add("key given more than once", "value_error", at(loc, k)...)
 	}
 	var c NoulCriteria
 	for _, e := range entries {
-		var dst *json.RawMessage
-		switch e.key {
-		case "true":
+		dst := &c.False
+		if e.key == "true" {
 			dst = &c.True
-		case "false":
-			dst = &c.False
-		default:
-			continue
 		}
 		*dst = decodeEntry(v, e.val, "the meaning", at(loc, e.key))
 	}
@@ -246,6 +271,22 @@ func decodeEntry(v *Problems, raw json.RawMessage, what string, loc []string) js
 	return nil
 }
 
+// decodeLevel reads a score level: a string, object or array, compacted.
+// Unlike a description or a meaning, a level may not be null (levelMsg).
+func decodeLevel(v *Problems, raw json.RawMessage, loc []string) json.RawMessage {
+	if isContent(raw) {
+		return jsonscan.CompactValid(raw)
+	}
+	v.AddInput(levelMsg, "value_error", raw, loc...)
+	return nil
+}
+
+// levelMsg refuses a level that is not text: an answer's legend echoes
+// every level, and the System One SDKs refuse a legend holding a null as
+// an invalid response, after the caller was charged for it. The hosted
+// service refuses a null level too.
+const levelMsg = "a level must be a JSON string, object or array (null is not a level)"
+
 func decodeOptions(v *Problems, raw json.RawMessage, loc []string) []Option {
 	switch kindOf(raw) {
 	case kindNone:
@@ -257,12 +298,19 @@ func decodeOptions(v *Problems, raw json.RawMessage, loc []string) []Option {
 		return nil
 	}
 	var buf [8]entry
-	entries, dups := objectEntries(raw, buf[:0])
+	entries, dups, n, _ := objectEntries(raw, buf[:0], MaxOptions)
+	if n > MaxOptions {
+		optionCount(v, n, raw, loc)
+		return nil
+	}
 	for _, k := range dups {
 		v.Add("option name given more than once", "value_error", at(loc, k)...)
 	}
 	opts := make([]Option, 0, len(entries))
 	for _, e := range entries {
+		if v.Full() {
+			break
+		}
 		opts = append(opts, Option{Name: e.key, Description: decodeEntry(v, e.val, "an option description", at(loc, e.key))})
 	}
 	return opts
@@ -279,10 +327,20 @@ func decodeLevels(v *Problems, raw json.RawMessage, loc []string) []json.RawMess
 		return nil
 	}
 	levels := []json.RawMessage{}
-	s := jsonscan.New(raw)
-	s.Array("criteria", func() {
-		levels = append(levels, decodeEntry(v, s.Raw(), "a level", at(loc, strconv.Itoa(len(levels)))))
+	n := 0
+	_ = jsonscan.Scan(raw, func(s *jsonscan.Scanner) { // raw is valid JSON
+		s.Array("criteria", func() {
+			if n++; n > MaxLevels {
+				s.Skip() // counted, not read: the question is refused
+				return
+			}
+			levels = append(levels, decodeLevel(v, s.Raw(), at(loc, strconv.Itoa(len(levels)))))
+		})
 	})
+	if n > MaxLevels {
+		levelCount(v, n, raw, loc)
+		return nil
+	}
 	return levels
 }
 
@@ -601,7 +659,7 @@ func (r *Response) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(p.Answers, &r.Answers); err != nil {
 		return err
 	}
-	entries, _ := objectEntries(p.Answers, nil)
+	entries, _, _, _ := objectEntries(p.Answers, nil, 0) // checked by json.Unmarshal
 	r.Order = make([]string, len(entries))
 	for i, e := range entries {
 		r.Order[i] = e.key
@@ -708,20 +766,26 @@ func isContent(raw []byte) bool {
 	return false
 }
 
+// checkSyntax says what is wrong with a body that is not JSON, or nil.
 func checkSyntax(body []byte) error {
-	if jsonscan.Valid(body) {
+	err := jsonscan.Scan(body, func(s *jsonscan.Scanner) { s.Skip() })
+	if err == nil {
 		return nil
 	}
-	var x any
-	err := json.Unmarshal(body, &x)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Errorf("malformed JSON at byte %d: %s", se.Offset, se.Error())
-	}
+	return errors.New(syntaxMessage(body, err))
+}
+
+// syntaxMessage is the message of a body that is not JSON, read from the
+// scanner's error.
+func syntaxMessage(body []byte, err error) string {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return errors.New("the body is empty")
+		return "the body is empty"
 	}
-	return errors.New("malformed JSON")
+	var se *jsonscan.SyntaxError
+	if errors.As(err, &se) {
+		return se.Error()
+	}
+	return "malformed JSON"
 }
 
 type entry struct {
@@ -734,50 +798,83 @@ type entry struct {
 // the rule DecodeRequest refuses them by, for any other decoder of the
 // judge's wire formats to refuse them by too.
 func DuplicateKeys(raw []byte) []string {
-	_, dups := objectEntries(raw, nil)
+	_, dups, _, _ := objectEntries(raw, nil, 0)
 	return dups
 }
 
-// objectEntries lists the members of a syntactically valid JSON object in
-// their order, with the keys that occur more than once. The first
-// occurrence of a key wins, so a value named in an error message is the one
-// that is used. Values alias raw. The entries are appended to buf, which a
-// caller may give as a small array of its own so that the usual few
-// members need no allocation.
+// objectEntries lists the members of a JSON object in their order, with
+// the keys that occur more than once; err is the scanner's when raw is not
+// JSON (the entries found before it are returned). The first occurrence
+// of a key wins, so a value named in an error message is the one that is
+// used. Values alias raw. The entries are appended to buf, which a caller
+// may give as a small array of its own so that the usual few members need
+// no allocation.
 //
-// It walks the bytes once with jsonscan instead of using json.Decoder's
-// tokens: the body was checked once by checkSyntax, and re-scanning every
-// nested value through the decoder cost most of the decoding time.
-func objectEntries(raw []byte, buf []entry) (entries []entry, dups []string) {
+// With names given, only the members of those names are kept, and the
+// others are skipped unread (a body's unknown fields cost nothing kept,
+// however many). With limit above zero, at most limit members are kept
+// and the rest are only counted: n counts every member kept or not.
+func objectEntries(raw []byte, buf []entry, limit int, names ...string) (entries []entry, dups []string, n int, err error) {
 	entries = buf[:0]
-	s := jsonscan.New(raw)
 	var seen map[string]bool
-	s.Object("body", func(k []byte) {
-		key := wireKey(k)
-		val := s.Raw()
-		// A linear search is fastest for the usual handful of keys; a map
-		// keeps a body with a hundred thousand keys from taking quadratic time.
-		var dup bool
-		if seen != nil {
-			dup = seen[key]
-		} else {
-			dup = slices.ContainsFunc(entries, func(e entry) bool { return e.key == key })
-		}
-		if dup {
-			dups = append(dups, key)
-			return
-		}
-		entries = append(entries, entry{key, val})
-		if seen != nil {
-			seen[key] = true
-		} else if len(entries) == 16 {
-			seen = make(map[string]bool)
-			for _, e := range entries {
-				seen[e.key] = true
+	err = jsonscan.Scan(raw, func(s *jsonscan.Scanner) {
+		s.Object("body", func(k []byte) {
+			key, ok := "", true
+			if len(names) > 0 {
+				key, ok = namedKey(k, names)
+			}
+			if !ok {
+				s.Skip()
+				return
+			}
+			if n++; limit > 0 && n > limit {
+				s.Skip() // counted, not kept
+				return
+			}
+			if len(names) == 0 {
+				key = wireKey(k)
+			}
+			val := s.Raw()
+			// A linear search is fastest for the usual handful of keys; a map
+			// keeps a body with a hundred thousand keys from taking quadratic time.
+			var dup bool
+			if seen != nil {
+				dup = seen[key]
+			} else {
+				dup = slices.ContainsFunc(entries, func(e entry) bool { return e.key == key })
+			}
+			if dup {
+				dups = append(dups, key)
+				return
+			}
+			entries = append(entries, entry{key, val})
+			if seen != nil {
+				seen[key] = true
+			} else if len(entries) == 16 {
+				seen = make(map[string]bool)
+				for _, e := range entries {
+					seen[e.key] = true
+				}
+			}
+		})
+	})
+	return entries, dups, n, err
+}
+
+// namedKey is the key of a member as Object passed it, unquoted, and
+// whether it is one of names; a key of names is returned as the
+// constant, without an allocation.
+func namedKey(k []byte, names []string) (string, bool) {
+	if bytes.IndexByte(k, '\\') < 0 {
+		for _, name := range names {
+			if string(k) == name {
+				return name, true
 			}
 		}
-	})
-	return entries, dups
+		return "", false
+	}
+	key := jsonscan.Unquote(k)
+	return key, slices.Contains(names, key)
 }
 
 // wireKey is an object key as Object passed it, unquoted: the names of the

@@ -296,7 +296,10 @@ func FuzzObjectEntries(f *testing.F) {
 		if !json.Valid(raw) || kindOf(raw) != kindObject {
 			return
 		}
-		got, gotDups := objectEntries(raw, nil)
+		got, gotDups, _, err := objectEntries(raw, nil, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
 		want, wantDups := decoderEntries(raw)
 		if len(got) != len(want) || !slices.Equal(gotDups, wantDups) {
 			t.Fatalf("%s: entries %v dups %v, want %v %v", raw, got, gotDups, want, wantDups)

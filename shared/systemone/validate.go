@@ -1,6 +1,7 @@
 package systemone
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -45,26 +46,64 @@ const MaxInputBytes = 256
 // compact JSON takes at most MaxInputBytes, else cut to about that many
 // bytes and ended with "…": a string stays a string; an object or array
 // becomes a string of the start of its JSON text. A value that is not
-// valid JSON (or none) is null.
+// valid JSON (or none) is null. Past the check of raw, its cost does not
+// depend on raw's size: only the start of a long value is read.
 func ShortInput(raw json.RawMessage) json.RawMessage {
 	if kindOf(raw) == kindNone || !jsonscan.Valid(raw) {
 		return json.RawMessage("null")
 	}
-	c := jsonscan.Compact(raw)
-	if len(c) <= MaxInputBytes {
+	raw = bytes.TrimSpace(raw)
+	if kindOf(raw) == kindString {
+		return shortString(raw)
+	}
+	c, whole := jsonscan.CompactStart(raw, MaxInputBytes+utf8.UTFMax)
+	if whole && len(c) <= MaxInputBytes {
 		return c
 	}
-	text := string(c)
-	if kindOf(c) == kindString {
-		_ = json.Unmarshal(c, &text)
+	return cutText(string(c))
+}
+
+// quotedStart is how much of a long value ShortInput reads: enough for
+// MaxInputBytes of text however it is written (an escape is at most six
+// bytes a character), with room for a cut inside a character.
+const quotedStart = 6*(MaxInputBytes+8) + 2
+
+// shortString is ShortInput of a valid JSON string: as it is when it is
+// short, or when its text is (its escapes made it long); else its text
+// cut. A long string is decoded from its start only, cut where no escape
+// is split.
+func shortString(raw json.RawMessage) json.RawMessage {
+	if len(raw) <= MaxInputBytes {
+		return raw
 	}
-	if len(text) <= MaxInputBytes {
-		// A string whose quotes and escapes made it long: its text needs
-		// no cut.
-		return c
+	head := raw
+	if len(raw) > quotedStart {
+		i := 1
+		for i < quotedStart {
+			switch {
+			case raw[i] != '\\':
+				i++
+			case raw[i+1] == 'u':
+				i += 6
+			default:
+				i += 2
+			}
+		}
+		head = append(raw[:i:i], '"')
 	}
-	cut := MaxInputBytes
-	for cut > 0 && !utf8.RuneStart(text[cut]) {
+	var text string
+	_ = json.Unmarshal(head, &text) // valid: a start of a valid string
+	if len(raw) <= quotedStart && len(text) <= MaxInputBytes {
+		return raw
+	}
+	return cutText(text)
+}
+
+// cutText is text cut at MaxInputBytes, at the start of a character, and
+// ended with "…", as a JSON string.
+func cutText(text string) json.RawMessage {
+	cut := min(MaxInputBytes, len(text))
+	for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
 		cut--
 	}
 	out, _ := json.Marshal(text[:cut] + "…")
@@ -80,13 +119,20 @@ func (e *ValidationError) Error() string {
 }
 
 // Problems collects the problems of a request, each with its field path,
-// so that a decoder reports every problem at once instead of the first;
-// Err is nil when there are none. The zero value is ready to use. Every
-// decoder of the judge's wire formats collects with it (the System One
-// codec, judge/internal/decisions, the token limits).
+// so that a decoder reports every problem at once instead of the first,
+// up to MaxProblems; Err is nil when there are none. The zero value is
+// ready to use. Every decoder of the judge's wire formats collects with it
+// (the System One codec, judge/internal/decisions, the token limits).
 type Problems struct {
 	items []ValidationItem
 }
+
+// MaxProblems bounds the problems one error lists. Past it a last item
+// (type too_many_problems) says the list stops there, and a decoder may
+// stop reading (Full): a body of a hundred thousand wrong values would
+// otherwise cost memory and time in proportion to list them, and an
+// answer of megabytes.
+const MaxProblems = 100
 
 // Add adds a problem at loc that quotes no value.
 func (v *Problems) Add(msg, typ string, loc ...string) {
@@ -96,8 +142,20 @@ func (v *Problems) Add(msg, typ string, loc ...string) {
 // AddInput adds a problem at loc with the value it concerns (ShortInput).
 // loc is copied.
 func (v *Problems) AddInput(msg, typ string, input json.RawMessage, loc ...string) {
+	switch {
+	case v.Full():
+		return
+	case len(v.items) == MaxProblems:
+		v.items = append(v.items, ValidationItem{Loc: []string{"body"}, Type: "too_many_problems", Input: json.RawMessage("null"),
+			Msg: fmt.Sprintf("more than %d problems: the first %d are listed", MaxProblems, MaxProblems)})
+		return
+	}
 	v.items = append(v.items, ValidationItem{Loc: append([]string(nil), loc...), Msg: msg, Type: typ, Input: ShortInput(input)})
 }
+
+// Full reports whether the list has reached MaxProblems and said so: more
+// problems are not kept, and a decoder may stop reading.
+func (v *Problems) Full() bool { return len(v.items) > MaxProblems }
 
 // Err is the problems as a *ValidationError, or nil when there are none.
 func (v *Problems) Err() error {
@@ -131,6 +189,9 @@ func (r Request) Validate() error {
 	// In the caller's order, so problems are listed as the questions were.
 	names := r.QuestionNames()
 	for _, name := range names {
+		if v.Full() {
+			break
+		}
 		r.Questions[name].validate(&v, name)
 	}
 	return v.Err()
@@ -163,11 +224,8 @@ func (q Question) validate(v *Problems, name string) {
 		if q.Noul != nil || q.Levels != nil {
 			v.AddInput("choice criteria must be an object of option name to description", "dict_type", criteria(), cloc...)
 		}
-		switch n := len(q.Options); {
-		case n < MinOptions:
-			v.AddInput(fmt.Sprintf("a choice question needs at least %d options, got %d", MinOptions, n), "too_short", criteria(), cloc...)
-		case n > MaxOptions:
-			v.AddInput(fmt.Sprintf("a choice question allows at most %d options, got %d", MaxOptions, n), "too_long", criteria(), cloc...)
+		if n := len(q.Options); n < MinOptions || n > MaxOptions {
+			optionCount(v, n, criteria(), cloc)
 		}
 		seen := make(map[string]bool, len(q.Options))
 		for _, o := range q.Options {
@@ -185,17 +243,36 @@ func (q Question) validate(v *Problems, name string) {
 		if q.Noul != nil || q.Options != nil {
 			v.AddInput("score criteria must be an array of levels, lowest first", "list_type", criteria(), cloc...)
 		}
-		switch n := len(q.Levels); {
-		case n < MinLevels:
-			v.AddInput(fmt.Sprintf("a score question needs at least %d levels, got %d", MinLevels, n), "too_short", criteria(), cloc...)
-		case n > MaxLevels:
-			v.AddInput(fmt.Sprintf("a score question allows at most %d levels, got %d", MaxLevels, n), "too_long", criteria(), cloc...)
+		if n := len(q.Levels); n < MinLevels || n > MaxLevels {
+			levelCount(v, n, criteria(), cloc)
 		}
 		for i, l := range q.Levels {
-			validEntry(v, l, "a level", at(cloc, strconv.Itoa(i)))
+			if !isContent(l) || !jsonscan.Valid(l) {
+				v.AddInput(levelMsg, "value_error", l, at(cloc, strconv.Itoa(i))...)
+			}
 		}
 	default:
 		v.AddInput(unknownTypeMsg(q.Type), "enum", Text(string(q.Type)), at(loc, "type")...)
+	}
+}
+
+// optionCount adds the problem of a choice question with n options,
+// outside the bounds; criteria is quoted.
+func optionCount(v *Problems, n int, criteria json.RawMessage, loc []string) {
+	if n < MinOptions {
+		v.AddInput(fmt.Sprintf("a choice question needs at least %d options, got %d", MinOptions, n), "too_short", criteria, loc...)
+	} else {
+		v.AddInput(fmt.Sprintf("a choice question allows at most %d options, got %d", MaxOptions, n), "too_long", criteria, loc...)
+	}
+}
+
+// levelCount adds the problem of a score question with n levels, outside
+// the bounds; criteria is quoted.
+func levelCount(v *Problems, n int, criteria json.RawMessage, loc []string) {
+	if n < MinLevels {
+		v.AddInput(fmt.Sprintf("a score question needs at least %d levels, got %d", MinLevels, n), "too_short", criteria, loc...)
+	} else {
+		v.AddInput(fmt.Sprintf("a score question allows at most %d levels, got %d", MaxLevels, n), "too_long", criteria, loc...)
 	}
 }
 

@@ -6,6 +6,7 @@ package tokens
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -60,19 +61,33 @@ func Default() *Counter {
 // Count returns the number of tokens of s, as the o200k_base encoder
 // produces them for ordinary text: special tokens such as <|endoftext|>
 // count as the characters they are written with.
-func (c *Counter) Count(s string) int {
+func (c *Counter) Count(s string) int { return c.CountUpTo(s, math.MaxInt) }
+
+// CountUpTo is Count that stops once the count passes limit: the count of
+// s when it is at most limit, else a number above limit. A text far over
+// a limit costs the counting of about limit tokens, not of all of it.
+func (c *Counter) CountUpTo(s string, limit int) int {
 	if !utf8.ValidString(s) {
-		// The reference tokenizer sees text as runes, each invalid byte
-		// becoming U+FFFD; do the same so counts agree.
-		s = string([]rune(s))
+		s = runes(s)
 	}
 	n := 0
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s) && n <= limit; {
 		e := pieceEnd(s, i)
-		n += c.pieceTokens(s[i:e])
+		n += c.pieceTokens(s[i:e], limit-n)
 		i = e
 	}
 	return n
+}
+
+// runes is s as the reference tokenizer sees it: runes, each invalid byte
+// becoming U+FFFD (so counts agree), in at most three times the bytes.
+func runes(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // smallPiece is the longest piece merged with the simple quadratic loop;
@@ -80,7 +95,18 @@ func (c *Counter) Count(s string) int {
 // a heap so that counting stays O(n log n).
 const smallPiece = 64
 
-func (c *Counter) pieceTokens(p string) int {
+// largePiece bounds what is merged at once. A longer piece, a run of
+// letters or punctuation without a break that prose never has but a body
+// can hold a megabyte of, is merged largePiece bytes at a time, cut at
+// the start of a character: its count may differ from the reference's by
+// about a token at each cut (0.05 % of a megabyte of "[],"), and counting
+// any text takes time linear in its length and a fixed few hundred
+// kilobytes of memory.
+const largePiece = 4 << 10
+
+// pieceTokens counts the tokens of the piece p, or stops between parts of
+// a large piece once there are more than limit.
+func (c *Counter) pieceTokens(p string, limit int) int {
 	if len(p) == 1 {
 		return 1 // every byte is a token
 	}
@@ -90,7 +116,19 @@ func (c *Counter) pieceTokens(p string) int {
 	if len(p) <= smallPiece {
 		return c.mergeSmall(p)
 	}
-	return c.mergeLarge(p)
+	n := 0
+	for len(p) > largePiece && n <= limit {
+		cut := largePiece
+		for !utf8.RuneStart(p[cut]) {
+			cut--
+		}
+		n += c.mergeLarge(p[:cut])
+		p = p[cut:]
+	}
+	if n > limit {
+		return n
+	}
+	return n + c.mergeLarge(p)
 }
 
 // mergeSmall is the reference byte-pair merge: repeatedly merge the
@@ -135,43 +173,43 @@ func (c *Counter) mergeSmall(p string) int {
 
 // mergeLarge does the same merges as mergeSmall with a heap of candidate
 // pairs ordered by (rank, position), so the same pair wins every step.
-// Parts are named by the byte offset where they start.
+// Parts are named by the byte offset where they start; p is at most
+// largePiece bytes.
 func (c *Counter) mergeLarge(p string) int {
-	n := len(p)
-	next, prev := make([]int, n), make([]int, n)
-	alive := make([]bool, n)
-	cur := make([]int, n) // the rank of merging part i with its next part
+	n := int32(len(p))
+	m := mergers.Get().(*merger)
+	defer mergers.Put(m)
+	next, prev, alive, cur := m.next[:n], m.prev[:n], m.alive[:n], m.cur[:n]
 	for i := range n {
 		next[i], prev[i], alive[i] = i+1, i-1, true
 	}
 	next[n-1] = -1
-	rank := func(i int) int {
+	rank := func(i int32) uint32 {
 		j := next[i]
 		if j < 0 {
-			return math.MaxInt
+			return noRank
 		}
 		end := n
 		if k := next[j]; k >= 0 {
 			end = k
 		}
 		if r, ok := c.vocab.rank(p[i:end]); ok {
-			return r
+			return uint32(r)
 		}
-		return math.MaxInt
+		return noRank
 	}
-	h := make(pairHeap, 0, n)
+	h := m.heap[:0]
 	for i := range n {
-		cur[i] = rank(i)
-		if cur[i] != math.MaxInt {
-			h = append(h, pair{cur[i], i})
+		if cur[i] = rank(i); cur[i] != noRank {
+			h = append(h, key(cur[i], i))
 		}
 	}
 	h.init()
-	parts := n
+	parts := int(n)
 	for len(h) > 0 {
 		top := h.pop()
-		i := top.pos
-		if !alive[i] || cur[i] != top.rank {
+		i := int32(top & 0xffffffff)
+		if !alive[i] || cur[i] != uint32(top>>32) {
 			continue // stale: the part was merged away or its neighbour changed
 		}
 		j := next[i]
@@ -181,27 +219,46 @@ func (c *Counter) mergeLarge(p string) int {
 			prev[next[j]] = i
 		}
 		parts--
-		if cur[i] = rank(i); cur[i] != math.MaxInt {
-			h.push(pair{cur[i], i})
+		if cur[i] = rank(i); cur[i] != noRank {
+			h.push(key(cur[i], i))
 		}
 		if k := prev[i]; k >= 0 {
-			if cur[k] = rank(k); cur[k] != math.MaxInt {
-				h.push(pair{cur[k], k})
+			if cur[k] = rank(k); cur[k] != noRank {
+				h.push(key(cur[k], k))
 			}
 		}
 	}
 	return parts
 }
 
-type pair struct{ rank, pos int }
+// noRank marks a pair that is not in the vocabulary (ranks are below
+// 2^32; o200k_base has about 200,000).
+const noRank = math.MaxUint32
 
-// pairHeap is a binary min-heap of pairs, written out rather than built on
-// container/heap so that pushing does not allocate an interface per pair.
-type pairHeap []pair
-
-func (h pairHeap) less(a, b int) bool {
-	return h[a].rank < h[b].rank || h[a].rank == h[b].rank && h[a].pos < h[b].pos
+// merger is the room mergeLarge works in, for a piece of up to
+// largePiece bytes; kept between calls.
+type merger struct {
+	next, prev [largePiece]int32
+	alive      [largePiece]bool
+	cur        [largePiece]uint32 // the rank of merging part i with its next part
+	heap       pairHeap
 }
+
+var mergers = sync.Pool{New: func() any {
+	m := new(merger)
+	// Every part is pushed once at the start and at most twice per merge.
+	m.heap = make(pairHeap, 0, 3*largePiece)
+	return m
+}}
+
+// key is a pair as the heap holds it: its rank above its position, so
+// that one comparison orders pairs by rank, then the leftmost first.
+func key(rank uint32, pos int32) uint64 { return uint64(rank)<<32 | uint64(pos) }
+
+// pairHeap is a binary min-heap of pair keys, written out rather than
+// built on container/heap so that pushing does not allocate an interface
+// per pair.
+type pairHeap []uint64
 
 func (h *pairHeap) init() {
 	for i := len(*h)/2 - 1; i >= 0; i-- {
@@ -209,43 +266,49 @@ func (h *pairHeap) init() {
 	}
 }
 
-func (h *pairHeap) push(x pair) {
+func (h *pairHeap) push(x uint64) {
 	*h = append(*h, x)
 	q := *h
-	for i := len(q) - 1; i > 0; {
+	i := len(q) - 1
+	for i > 0 {
 		parent := (i - 1) / 2
-		if !q.less(i, parent) {
+		if q[parent] <= x {
 			break
 		}
-		q[i], q[parent] = q[parent], q[i]
+		q[i] = q[parent]
 		i = parent
 	}
+	q[i] = x
 }
 
-func (h *pairHeap) pop() pair {
+func (h *pairHeap) pop() uint64 {
 	q := *h
 	top := q[0]
 	last := len(q) - 1
 	q[0] = q[last]
 	*h = q[:last]
-	h.down(0)
+	if last > 0 {
+		h.down(0)
+	}
 	return top
 }
 
 func (h pairHeap) down(i int) {
+	x := h[i]
 	for {
 		l := 2*i + 1
 		if l >= len(h) {
-			return
+			break
 		}
 		m := l
-		if r := l + 1; r < len(h) && h.less(r, l) {
+		if r := l + 1; r < len(h) && h[r] < h[l] {
 			m = r
 		}
-		if !h.less(m, i) {
-			return
+		if h[m] >= x {
+			break
 		}
-		h[i], h[m] = h[m], h[i]
+		h[i] = h[m]
 		i = m
 	}
+	h[i] = x
 }

@@ -60,10 +60,10 @@ func conformanceQuestions() []question {
 	add("k_choice_descriptions", `{"type":"choice","instructions":"Which team?","criteria":{"technical":"bugs and crashes","billing":{"covers":["charges","refunds"]},"sales":["quotes","plans"],"other":null}}`)
 	add("k_choice_2", `{"type":"choice","criteria":{"yes":null,"no":null}}`)
 	add("k_choice_255", `{"type":"choice","instructions":"Which?","criteria":`+options(255)+`}`)
-	// ScoreQuestion levels: strings, objects, arrays (and null, which the
-	// SDKs send); 2 and 10 levels.
-	add("b_score_levels", `{"type":"score","instructions":"How angry?","criteria":["calm",{"level":"annoyed","hint":"some heat"},["angry","furious"],null]}`)
-	add("b_score_2", `{"type":"score","criteria":[null,null]}`)
+	// ScoreQuestion levels: strings, objects, arrays (null is refused, as
+	// the service refuses it); 2 and 10 levels.
+	add("b_score_levels", `{"type":"score","instructions":"How angry?","criteria":["calm",{"level":"annoyed","hint":"some heat"},["angry","furious"],""]}`)
+	add("b_score_2", `{"type":"score","criteria":["",""]}`)
 	add("b_score_10", `{"type":"score","instructions":"How angry?","criteria":`+levels(10)+`}`)
 	return qs
 }
@@ -216,8 +216,7 @@ func TestWireConformance(t *testing.T) {
 			}
 		})
 	}
-	// The chat adapter shows structured values as compact JSON, and a null
-	// level by its position alone.
+	// The chat adapter shows structured values as compact JSON.
 	for _, want := range []string{`{"task":"Is this about money?","lang":"en"}`, `{"level":"annoyed","hint":"some heat"}`,
 		`["angry","furious"]`, `{"covers":["charges","refunds"]}`, `yes means: {"means":"refund"}`, `no means: ["no","refund"]`} {
 		if !fake.sawPrompt(want) {
@@ -256,6 +255,7 @@ func refusedShapes() []refusedShape {
 		{"1 level", one(`{"type":"score","criteria":["only"]}`), "body.questions.q.score.criteria", "too_short"},
 		{"11 levels", one(`{"type":"score","criteria":` + levels(11) + `}`), "body.questions.q.score.criteria", "too_long"},
 		{"level number", one(`{"type":"score","criteria":["low",2]}`), "body.questions.q.score.criteria.1", "value_error"},
+		{"null level", one(`{"type":"score","criteria":["low",null]}`), "body.questions.q.score.criteria.1", "value_error"},
 		{"state past the token bound", requestOf("jev-latest", `"`+strings.Repeat("refund ", 40_000)+`"`, []question{{"q", `{"type":"noul"}`}}), "body.state", "too_long"},
 	}
 }

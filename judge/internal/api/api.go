@@ -199,16 +199,9 @@ func (h *handler) systemOne(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	req, err := systemone.DecodeRequest(body)
+	req, err := systemone.Decoder{MaxQuestions: h.MaxQuestions}.Decode(body)
 	if err != nil {
 		return err
-	}
-	if n := len(req.Questions); n > h.MaxQuestions {
-		return &systemone.ValidationError{Items: []systemone.ValidationItem{{
-			Loc:  []string{"body", "questions"},
-			Msg:  fmt.Sprintf("at most %d questions per request, got %d", h.MaxQuestions, n),
-			Type: "too_long",
-		}}}
 	}
 	m, err := h.resolveModel(c, key, req.Model)
 	if err != nil {

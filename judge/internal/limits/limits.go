@@ -69,25 +69,46 @@ func (c Checked) Arrange(resp *systemone.Response) {
 // token limits (state plus the longest question at most 32,000 tokens; the
 // whole request at most 64,000), each text tokenised once. The error is a
 // *systemone.ValidationError listing every problem. req is not changed.
+//
+// Counting stops where the request is refused: a text is counted to
+// 32,000 tokens at most, and the questions until the whole passes 64,000,
+// so that refusing a body of a megabyte costs the counting of about that
+// many tokens, not of the megabyte. A refusal says how many tokens there
+// are when they were all counted, else only that they are too many.
 func Check(req systemone.Request, count Counter) (Checked, error) {
 	if err := req.Validate(); err != nil {
 		// Token counts of a malformed request would only add noise.
 		return Checked{}, err
 	}
-	state := count.Count(systemone.ContentText(req.State))
-	longest, total := 0, state
-	for name, q := range req.Questions {
-		n := question(count, name, q)
-		longest = max(longest, n)
-		total += n
+	state := countUpTo(count, systemone.ContentText(req.State), MaxStateAndQuestionTokens)
+	longest, total, all := 0, state, state <= MaxStateAndQuestionTokens
+	if all {
+		for name, q := range req.Questions {
+			n := question(count, name, q)
+			longest = max(longest, n)
+			total += n
+			if n > MaxStateAndQuestionTokens || total > MaxRequestTokens {
+				all = false // refused: not counted to the end
+				break
+			}
+		}
 	}
 	var v systemone.Problems
-	if state+longest > MaxStateAndQuestionTokens {
+	switch {
+	case state+longest <= MaxStateAndQuestionTokens:
+	case all:
 		v.Add(fmt.Sprintf("state plus the longest question is %d tokens, more than the limit of %d", state+longest, MaxStateAndQuestionTokens),
 			"too_long", "body", "state")
+	default:
+		v.Add(fmt.Sprintf("state plus the longest question is more than the limit of %d tokens", MaxStateAndQuestionTokens),
+			"too_long", "body", "state")
 	}
-	if total > MaxRequestTokens {
+	switch {
+	case total <= MaxRequestTokens:
+	case all:
 		v.Add(fmt.Sprintf("the request is %d tokens, more than the limit of %d", total, MaxRequestTokens), "too_long", "body")
+	default:
+		v.Add(fmt.Sprintf("the request is more than the limit of %d tokens", MaxRequestTokens), "too_long", "body")
 	}
 	if err := v.Err(); err != nil {
 		return Checked{}, err
@@ -145,10 +166,22 @@ func question(count Counter, name string, q systemone.Question) int {
 		b = append(b, '\n')
 		b = append(b, systemone.ContentText(l)...)
 	}
+	// A count past the limit stops there: every request with that
+	// question is refused, so the count kept serves them all.
 	if qc, ok := count.(*QuestionCounts); ok {
-		return qc.counts.Get(b, func() (int, int) { return qc.Count(string(b)), len(b) })
+		return qc.counts.Get(b, func() (int, int) { return qc.CountUpTo(string(b), MaxStateAndQuestionTokens), len(b) })
 	}
-	return count.Count(string(b))
+	return countUpTo(count, string(b), MaxStateAndQuestionTokens)
+}
+
+// countUpTo counts the tokens of s, stopping past limit when count can
+// (tokens.Counter.CountUpTo: the count when it is at most limit, else a
+// number above limit).
+func countUpTo(count Counter, s string, limit int) int {
+	if c, ok := count.(interface{ CountUpTo(string, int) int }); ok {
+		return c.CountUpTo(s, limit)
+	}
+	return count.Count(s)
 }
 
 // QuestionCounts is a Counter that keeps the token counts of the question
@@ -166,3 +199,6 @@ type QuestionCounts struct {
 func RememberQuestions(c Counter) *QuestionCounts {
 	return &QuestionCounts{Counter: c, counts: keep.New[int](keep.Bounds{Entries: 4096, KeyBytes: 4096})}
 }
+
+// CountUpTo is the wrapped Counter's (countUpTo).
+func (q *QuestionCounts) CountUpTo(s string, limit int) int { return countUpTo(q.Counter, s, limit) }
