@@ -24,7 +24,7 @@ func TestRepliesAreReadLinearly(t *testing.T) {
 	} {
 		t.Run(place.name, func(t *testing.T) {
 			wrap := func(v hostile.Value) []byte { return []byte(place.before + v.JSON + place.after) }
-			hostile.Check(t, hostile.Document(size), hostile.Bounds{TimeRatio: 20, Allocated: 3}, wrap, func(body []byte) {
+			hostile.Check(t, hostile.Document(size), hostile.Bounds{TimeRatio: 50, Allocated: 3}, wrap, func(body []byte) {
 				var c chatCompletion
 				_ = decodeCompletion(body, &c)
 			})

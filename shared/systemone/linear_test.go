@@ -17,7 +17,7 @@ func TestDecodeRequestIsLinear(t *testing.T) {
 	wrap := func(v hostile.Value) []byte {
 		return []byte(`{"model":"m","state":` + v.JSON + `,"questions":{"q":{"type":"noul","instructions":"Refund?"}}}`)
 	}
-	hostile.Check(t, hostile.Document(1<<20), hostile.Bounds{TimeRatio: 20, Allocated: 2}, wrap, func(body []byte) {
+	hostile.Check(t, hostile.Document(1<<20), hostile.Bounds{TimeRatio: 50, Allocated: 2}, wrap, func(body []byte) {
 		_, _ = DecodeRequest(body)
 	})
 }
@@ -31,7 +31,7 @@ func TestResponseIsReadLinearly(t *testing.T) {
 		return []byte(`{"model":"m","answers":{"q":{"type":"score","score":0.5,"legend":{"0":` + v.JSON +
 			`,"1":"high"},"probabilities":{"0":0.5,"1":0.5},"confidence":0}},"usage":{"input_tokens":1,"output_tokens":0,"cost":0}}`)
 	}
-	hostile.Check(t, hostile.Document(1<<20), hostile.Bounds{TimeRatio: 20, Allocated: 4}, wrap, func(body []byte) {
+	hostile.Check(t, hostile.Document(1<<20), hostile.Bounds{TimeRatio: 50, Allocated: 4}, wrap, func(body []byte) {
 		var r Response
 		_ = json.Unmarshal(body, &r)
 	})

@@ -90,7 +90,7 @@ func TestHostileBodiesCostWhatPlainOnesDo(t *testing.T) {
 	h, backend := refusing(t, byteCounter{})
 	for _, r := range routes {
 		t.Run(r.name, func(t *testing.T) {
-			hostile.Check(t, hostile.Document(valueSize), hostile.Bounds{TimeRatio: 20, Allocated: 8}, r.wrap, func(body []byte) {
+			hostile.Check(t, hostile.Document(valueSize), hostile.Bounds{TimeRatio: 50, Allocated: 8}, r.wrap, func(body []byte) {
 				if code := refuse(h, r.path, body); code == http.StatusOK {
 					t.Fatalf("a body of %d bytes was answered", len(body))
 				}

@@ -19,14 +19,14 @@ func TestDecodeIsLinear(t *testing.T) {
 		wrap := func(v hostile.Value) []byte {
 			return []byte(`{"model":"m","input":` + v.JSON + `,"questions":[{"type":"predicate","instructions":"Refund?"}]}`)
 		}
-		hostile.Check(t, conversation(1<<20), hostile.Bounds{TimeRatio: 20, Allocated: 4}, wrap, read)
+		hostile.Check(t, conversation(1<<20), hostile.Bounds{TimeRatio: 50, Allocated: 4}, wrap, read)
 	})
 	t.Run("input_json", func(t *testing.T) {
 		wrap := func(v hostile.Value) []byte {
 			return []byte(`{"model":"m","input":[{"role":"user","content":[{"type":"input_json","data":` + v.JSON +
 				`}]}],"questions":[{"type":"predicate","instructions":"Refund?"}]}`)
 		}
-		hostile.Check(t, hostile.Document(1<<20), hostile.Bounds{TimeRatio: 20, Allocated: 6}, wrap, read)
+		hostile.Check(t, hostile.Document(1<<20), hostile.Bounds{TimeRatio: 50, Allocated: 6}, wrap, read)
 	})
 }
 
