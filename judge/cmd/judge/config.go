@@ -38,8 +38,9 @@ type config struct {
 	RateLimitTPM int
 	// MaxQuestions bounds the questions of one request (JUDGE_MAX_QUESTIONS).
 	MaxQuestions int
-	// Redis, when REDIS_URL is set, holds the rate limits every replica
-	// shares; nil keeps them in the process.
+	// Redis, when REDIS_URL is set, holds the per-key state every replica
+	// shares (judge/internal/store); nil keeps it in the process and a
+	// file.
 	Redis *redis.Options
 	// RedisPrefix starts the judge's keys in Redis (JUDGE_REDIS_PREFIX).
 	RedisPrefix string

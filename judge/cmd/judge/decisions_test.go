@@ -305,7 +305,7 @@ func TestIdempotencyAcrossReplicas(t *testing.T) {
 	if n := u.calls.Load(); n != 2 {
 		t.Errorf("the upstream saw %d calls, want one set: 2", n)
 	}
-	if !strings.Contains(b.proc.Output(), "idempotency keys shared through Redis") {
+	if !strings.Contains(b.proc.Output(), "Idempotency-Key answers and cached answers shared through Redis") {
 		t.Error("replica b does not say its idempotency keys are shared")
 	}
 }

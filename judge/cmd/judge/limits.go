@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/judgeworks/judge/internal/ratelimit"
+	"github.com/judgeworks/judge/internal/store/redis"
 	"github.com/judgeworks/shared/settings"
 )
 
@@ -29,7 +29,7 @@ func limitsFromEnv(getenv func(string) string, cfg *config) error {
 			cfg.RateLimitBurst, cfg.RateLimitRPM)
 	}
 	if s := strings.TrimSpace(getenv("REDIS_URL")); s != "" {
-		opts, err := ratelimit.ParseRedisURL(s)
+		opts, err := redis.ParseURL(s)
 		if err != nil {
 			return fmt.Errorf("REDIS_URL: %w", err)
 		}
@@ -56,7 +56,7 @@ func limitsFromEnv(getenv func(string) string, cfg *config) error {
 }
 
 // redisLog sends the Redis client's own messages (failed dials, pool
-// trouble) to the structured log at debug level: the rate limiter already
+// trouble) to the structured log at debug level: the store already
 // reports losing Redis once, and a line per failed dial would flood.
 type redisLog struct{ log *slog.Logger }
 

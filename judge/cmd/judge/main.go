@@ -39,7 +39,6 @@ import (
 	"github.com/judgeworks/shared/server"
 	"github.com/judgeworks/shared/tokens"
 	"github.com/judgeworks/shared/tracing"
-	"github.com/redis/go-redis/v9"
 )
 
 func main() {
@@ -123,29 +122,16 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	limits := ratelimit.Settings{RPM: cfg.RateLimitRPM, Burst: cfg.RateLimitBurst, TPM: cfg.RateLimitTPM,
-		Keys: keyLimits(cfg.Keys.All(), reg, logger), Prefix: cfg.RedisPrefix, Logger: logger}
-	// Idempotency keys, budgets, usage and the answer cache share the rate
-	// limits' Redis client and prefix; without Redis, budgets and usage
-	// are kept in a file (spendStore).
-	idem := idempotency.Settings{Prefix: cfg.RedisPrefix, Logger: logger}
-	answers := cache.Settings{TTL: cfg.CacheTTL, Shared: cfg.CacheShared, Prefix: cfg.RedisPrefix, Logger: logger}
-	var rdb *redis.Client
-	if cfg.Redis != nil {
-		redis.SetLogger(redisLog{logger})
-		rdb = redis.NewClient(cfg.Redis)
-		defer rdb.Close()
-		limits.Redis, idem.Redis = rdb, rdb
-		if cfg.CacheTTL > 0 {
-			answers.Redis = rdb
-		}
-	}
-	spend, err := spendStore(ctx, cfg, rdb, logger)
+	// Buckets, Idempotency-Key answers, cached answers, spending and usage
+	// are kept in one store.
+	st, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer spend.Close()
-	limiter, meters := ratelimit.New(ctx, limits), metrics.New()
+	defer st.Close()
+	limiter := ratelimit.New(ctx, ratelimit.Settings{RPM: cfg.RateLimitRPM, Burst: cfg.RateLimitBurst, TPM: cfg.RateLimitTPM,
+		Keys: keyLimits(cfg.Keys.All(), reg, logger), Store: st})
+	meters := metrics.New()
 	if cfg.KeysFile != "" {
 		stop := watchKeys(ctx, cfg, limiter, meters, reg, logger)
 		defer stop()
@@ -157,10 +143,10 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) error {
 		Metrics:      meters,
 		Tokens:       counter,
 		MaxQuestions: cfg.MaxQuestions,
-		Idempotency:  idempotency.New(ctx, idem),
-		Budgets:      budget.New(budget.Settings{Store: spend}),
-		Usage:        usage.New(usage.Settings{Store: spend, Logger: logger}),
-		Cache:        cache.New(ctx, answers),
+		Idempotency:  idempotency.New(ctx, idempotency.Settings{Store: st}),
+		Budgets:      budget.New(budget.Settings{Store: st}),
+		Usage:        usage.New(usage.Settings{Store: st, Logger: logger}),
+		Cache:        cache.New(ctx, cache.Settings{TTL: cfg.CacheTTL, Shared: cfg.CacheShared, Store: st}),
 	})
 	logger.Info("judge starting", "keys", cfg.Keys.Len(), "rate_limit_rpm", cfg.RateLimitRPM, "rate_limit_burst", cmp.Or(cfg.RateLimitBurst, cfg.RateLimitRPM),
 		"rate_limit_tpm", cfg.RateLimitTPM, "max_questions", cfg.MaxQuestions, "redis", cfg.Redis != nil,

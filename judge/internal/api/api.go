@@ -108,7 +108,7 @@ func New(logger *slog.Logger, d Deps) *echo.Echo {
 		d.Metrics.WatchRedis(d.Limiter)
 	}
 	if d.Idempotency == nil {
-		d.Idempotency = idempotency.New(context.Background(), idempotency.Settings{Logger: logger})
+		d.Idempotency = idempotency.New(context.Background(), idempotency.Settings{})
 	}
 	if d.Budgets == nil {
 		d.Budgets = budget.New(budget.Settings{})

@@ -18,7 +18,6 @@ import (
 	"github.com/judgeworks/judge/internal/registry"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/judgeworks/shared/tokens"
-	"github.com/redis/go-redis/v9"
 )
 
 // BenchmarkSystemOne measures one request through the whole HTTP layer in
@@ -32,13 +31,10 @@ func BenchmarkSystemOne(b *testing.B) {
 		b.Fatal(err)
 	}
 	srv := redistest.New(b)
-	opts, _ := ratelimit.ParseRedisURL(srv.URL())
-	rdb := redis.NewClient(opts)
-	b.Cleanup(func() { rdb.Close() })
 	for _, store := range []string{"process", "redis"} {
-		limits := ratelimit.Settings{RPM: 1 << 30, TPM: 1 << 40, IDs: keyIDs(keys), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		limits := ratelimit.Settings{RPM: 1 << 30, TPM: 1 << 40, IDs: keyIDs(keys)}
 		if store == "redis" {
-			limits.Redis = rdb
+			limits.Store = onRedis(b, srv.URL(), "", 0)
 		}
 		e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{
 			Keys: keys, Limiter: ratelimit.New(context.Background(), limits), Registry: reg, Metrics: metrics.New(), Tokens: tokens.Default(),

@@ -24,7 +24,6 @@ import (
 	"github.com/judgeworks/shared/redistest"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
-	"github.com/redis/go-redis/v9"
 )
 
 // The tests here run the answer cache in the judge's HTTP layer, with the
@@ -51,8 +50,7 @@ func cachingJudge(t *testing.T, model *chatModel, c *cache.Cache) *httptest.Serv
 	}
 	e := New(slog.New(slog.DiscardHandler), Deps{
 		Keys: ks, Registry: reg, Metrics: metrics.New(), Tokens: tokens.Default(), Cache: c,
-		Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1000, TPM: 1_000_000,
-			IDs: keyIDs(ks), Logger: slog.New(slog.DiscardHandler)}),
+		Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1000, TPM: 1_000_000, IDs: keyIDs(ks)}),
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
@@ -61,9 +59,6 @@ func cachingJudge(t *testing.T, model *chatModel, c *cache.Cache) *httptest.Serv
 
 func newCache(t *testing.T, s cache.Settings) *cache.Cache {
 	t.Helper()
-	if s.Logger == nil {
-		s.Logger = slog.New(slog.DiscardHandler)
-	}
 	return cache.New(context.Background(), s)
 }
 
@@ -227,13 +222,7 @@ func TestCacheSharedThroughRedis(t *testing.T) {
 	model := newChatModel(t, 0)
 	judges := make([]*httptest.Server, 2)
 	for i := range judges {
-		opts, err := redis.ParseURL(rs.URL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		rdb := redis.NewClient(opts)
-		t.Cleanup(func() { rdb.Close() })
-		judges[i] = cachingJudge(t, model, newCache(t, cache.Settings{TTL: time.Hour, Redis: rdb, Prefix: "t:"}))
+		judges[i] = cachingJudge(t, model, newCache(t, cache.Settings{TTL: time.Hour, Store: onRedis(t, rs.URL(), "t:", 0)}))
 	}
 	first := askCached(t, judges[0], model, "key1", cachedBody)
 	if first.calls == 0 {

@@ -65,7 +65,7 @@ func spendJudge(t *testing.T, upstream *httptest.Server, slots int) (*httptest.S
 	}
 	budgets := budget.New(budget.Settings{})
 	limits := unlimited
-	limits.IDs, limits.Logger = keyIDs(keys), slog.New(slog.DiscardHandler)
+	limits.IDs = keyIDs(keys)
 	srv := httptest.NewServer(New(slog.New(slog.DiscardHandler), Deps{
 		Keys: keys, Limiter: ratelimit.New(context.Background(), limits), Registry: reg, Metrics: metrics.New(),
 		Tokens: tokens.Default(), Budgets: budgets, Usage: usage.New(usage.Settings{Logger: slog.New(slog.DiscardHandler)}),

@@ -65,7 +65,6 @@ func listen(t *testing.T, s setup) *httptest.Server {
 	}
 	s.limits.IDs = keyIDs(keys)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s.limits.Logger = quiet
 	e := New(quiet, Deps{
 		Keys: keys, Limiter: ratelimit.New(context.Background(), s.limits), Registry: reg, Metrics: metrics.New(),
 		Tokens: byteCounter{}, MaxQuestions: s.maxQuestions, Idempotency: s.store,

@@ -21,10 +21,12 @@ import (
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
+	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/memory"
+	"github.com/judgeworks/judge/internal/store/redis"
 	"github.com/judgeworks/shared/redistest"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/tokens"
-	"github.com/redis/go-redis/v9"
 )
 
 // planned is a backend that plans a fixed number of input tokens (as the
@@ -55,9 +57,6 @@ func judge(t *testing.T, backend engine.Engine, limits ratelimit.Settings, maxQu
 		t.Fatal(err)
 	}
 	limits.IDs = keyIDs(keys)
-	if limits.Logger == nil {
-		limits.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
 	m := metrics.New()
 	e := New(slog.New(slog.NewTextHandler(io.Discard, nil)), Deps{
 		Keys: keys, Limiter: ratelimit.New(context.Background(), limits), Registry: reg, Metrics: m,
@@ -330,14 +329,8 @@ func TestManyQuestionsRefusedCheaply(t *testing.T) {
 // on answering and the metrics report the fallback.
 func TestLimitsThroughRedis(t *testing.T) {
 	rs := redistest.New(t)
-	opts, err := ratelimit.ParseRedisURL(rs.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opts)
-	t.Cleanup(func() { rdb.Close() })
 	backend := &planned{tokens: 4000}
-	srv, _ := judge(t, backend, ratelimit.Settings{RPM: 2, TPM: 6000, Redis: rdb, Prefix: "api-test:", Timeout: 2 * time.Second}, 0)
+	srv, _ := judge(t, backend, ratelimit.Settings{RPM: 2, TPM: 6000, Store: onRedis(t, rs.URL(), "api-test:", 2*time.Second)}, 0)
 
 	// The token bucket refills 100 tokens a second: what is left may exceed
 	// 2000 by what refilled while a busy machine ran the test.
@@ -424,4 +417,17 @@ func TestResetString(t *testing.T) {
 			t.Fatalf("resetString(%v) = %q, Duration.String writes %q", d, got, want)
 		}
 	}
+}
+
+// onRedis is the store of a judge whose REDIS_URL is url: Redis, with the
+// process's own buckets and answers standing in.
+func onRedis(t testing.TB, url, prefix string, timeout time.Duration) *store.Fallback {
+	t.Helper()
+	shared, err := redis.Open(url, redis.Options{Prefix: prefix, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := store.NewFallback(context.Background(), shared, memory.New(), slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { st.Close() })
+	return st
 }

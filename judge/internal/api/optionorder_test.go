@@ -200,7 +200,7 @@ func orderJudge(t *testing.T, model *chatModel) *httptest.Server {
 		Keys: ks, Registry: reg, Metrics: metrics.New(), Tokens: tokens.Default(),
 		Cache: newCache(t, cache.Settings{TTL: time.Hour}),
 		Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1_000_000, TPM: 1_000_000_000,
-			IDs: keyIDs(ks), Logger: slog.New(slog.DiscardHandler)}),
+			IDs: keyIDs(ks)}),
 	})
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)

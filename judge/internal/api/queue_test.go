@@ -125,7 +125,6 @@ func llmJudge(t *testing.T, model *chatModel, keys int, limits ratelimit.Setting
 	if err := reg.Add(registry.Model{Name: "llm-1.0", Aliases: []string{"llm-latest"}, Backend: a, NameFromBackend: true}); err != nil {
 		t.Fatal(err)
 	}
-	limits.Logger = slog.New(slog.DiscardHandler)
 	e := New(slog.New(slog.DiscardHandler), Deps{
 		Keys: ks, Limiter: ratelimit.New(context.Background(), limits), Registry: reg, Metrics: metrics.New(),
 		Tokens: count, MaxQuestions: maxQuestions,

@@ -9,14 +9,12 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/budget"
 	"github.com/judgeworks/judge/internal/metrics"
 	"github.com/judgeworks/judge/internal/ratelimit"
 	"github.com/judgeworks/judge/internal/registry"
-	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/redis"
 	"github.com/judgeworks/judge/internal/usage"
 )
 
@@ -24,7 +22,10 @@ import (
 // /v1/usage answers 503 with Retry-After rather than figures it does not
 // have; what was spent is read only for a key with a budget.
 func TestUsageUnreadable(t *testing.T) {
-	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	down, err := redis.Open("redis://127.0.0.1:1/0", redis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { down.Close() })
 	digest := func(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeToString(sum[:]) }
 	file, err := auth.ParseKeysFile([]byte("keys:\n" +
@@ -61,7 +62,7 @@ func TestUsageUnreadable(t *testing.T) {
 	}
 
 	t.Run("usage unreadable", func(t *testing.T) {
-		srv := serveWith(Deps{Usage: usage.New(usage.Settings{Store: store.NewRedis(down, "", 0), Logger: slog.New(slog.DiscardHandler)})})
+		srv := serveWith(Deps{Usage: usage.New(usage.Settings{Store: down, Logger: slog.New(slog.DiscardHandler)})})
 		for _, key := range []string{"capped-key-0123456789", "open-key-0123456789"} {
 			if r := get(t, srv, key); r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
 				t.Errorf("%s: %d, Retry-After %q; want 503 with Retry-After", key, r.StatusCode, r.Header.Get("Retry-After"))
@@ -69,7 +70,7 @@ func TestUsageUnreadable(t *testing.T) {
 		}
 	})
 	t.Run("spending unreadable", func(t *testing.T) {
-		srv := serveWith(Deps{Budgets: budget.New(budget.Settings{Store: store.NewRedis(down, "", 0)})})
+		srv := serveWith(Deps{Budgets: budget.New(budget.Settings{Store: down})})
 		if r := get(t, srv, "capped-key-0123456789"); r.StatusCode != http.StatusServiceUnavailable {
 			t.Errorf("a key with a budget: %d, want 503", r.StatusCode)
 		}

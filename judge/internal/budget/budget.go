@@ -3,8 +3,8 @@
 // (the most its most expensive path can cost) before any upstream call and
 // settled with what its answer really cost after, so no route, fallback or
 // retry spends past a budget, however many requests run at once. The
-// figures live in a store.Store: Redis shared by every replica, a file
-// that survives a restart, or the process.
+// figures live in a store (judge/internal/store): Redis shared by every
+// replica, a file that survives a restart, or the process.
 //
 // Amounts are counted in whole nano-dollars (1e-9 USD), rounded up, so that
 // sums are exact wherever they are kept.
@@ -18,6 +18,7 @@ import (
 
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/memory"
 )
 
 // Caps are a key's budgets in USD; nil means no cap. A cap of 0 allows
@@ -101,12 +102,12 @@ func USD(nano int64) float64 { return float64(nano) / 1e9 }
 // Settings say where the figures live.
 type Settings struct {
 	// Store keeps them; nil keeps them in this process.
-	Store store.Store
+	Store store.Spending
 }
 
 // Ledger keeps each key's spending. It is safe for concurrent use.
 type Ledger struct {
-	st  store.Store
+	st  store.Spending
 	now func() time.Time
 }
 
@@ -114,7 +115,7 @@ type Ledger struct {
 func New(s Settings) *Ledger {
 	st := s.Store
 	if st == nil {
-		st = store.NewMemory()
+		st = memory.New()
 	}
 	return &Ledger{st: st, now: time.Now}
 }

@@ -10,8 +10,9 @@ import (
 
 	"github.com/judgeworks/judge/internal/fault"
 	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/file"
+	"github.com/judgeworks/judge/internal/store/redis"
 	"github.com/judgeworks/shared/redistest"
-	"github.com/redis/go-redis/v9"
 )
 
 var bg = context.Background()
@@ -21,7 +22,7 @@ func usd(v float64) *float64 { return &v }
 // ledgers are a ledger on each store driver (a real redis-server for
 // Redis), each on a clock the test sets.
 func ledgers(t *testing.T) map[string]func(now *time.Time) *Ledger {
-	on := func(st store.Store, now *time.Time) *Ledger {
+	on := func(st store.Spending, now *time.Time) *Ledger {
 		l := New(Settings{Store: st})
 		l.now = func() time.Time { return *now }
 		return l
@@ -30,13 +31,15 @@ func ledgers(t *testing.T) map[string]func(now *time.Time) *Ledger {
 		"process": func(now *time.Time) *Ledger { return on(nil, now) },
 		"redis": func(now *time.Time) *Ledger {
 			srv := redistest.New(t)
-			opts, _ := redis.ParseURL(srv.URL())
-			rdb := redis.NewClient(opts)
-			t.Cleanup(func() { rdb.Close() })
-			return on(store.NewRedis(rdb, "test:", 5*time.Second), now)
+			st, err := redis.Open(srv.URL(), redis.Options{Prefix: "test:", Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return on(st, now)
 		},
 		"file": func(now *time.Time) *Ledger {
-			f, err := store.OpenFile(t.TempDir())
+			f, err := file.Open(t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,9 +147,12 @@ func TestConcurrentReservationsStayWithinTheCap(t *testing.T) {
 // Without Redis to ask, a capped key is refused (503) rather than let
 // spend past a shared budget; an uncapped one is let through.
 func TestRedisDown(t *testing.T) {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
-	defer rdb.Close()
-	l := New(Settings{Store: store.NewRedis(rdb, "", 0)})
+	down, err := redis.Open("redis://127.0.0.1:1/0", redis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
+	l := New(Settings{Store: down})
 	if _, err := l.Reserve(bg, "k", Caps{Month: usd(5)}, 0.1); fault.CodeOf(err) != fault.Unavailable {
 		t.Errorf("capped key without Redis: %v", err)
 	}

@@ -9,10 +9,10 @@
 // in, so it does not change the answer), all as compact JSON. Entries
 // belong to the API key that stored them and are never read by another,
 // unless the operator shares one cache between every key
-// (JUDGE_CACHE_SHARED). They are kept in a perkey store, bounded per key
-// by the rule the Idempotency-Key answers follow: in process, or in Redis
-// for every replica when REDIS_URL is set (in process while Redis cannot
-// be reached).
+// (JUDGE_CACHE_SHARED). They are bounded per key by the rule the
+// Idempotency-Key answers follow (judge/internal/perkey), and kept in a
+// store (judge/internal/store): in process, or in Redis for every replica
+// when REDIS_URL is set (in process while Redis cannot be reached).
 package cache
 
 import (
@@ -21,7 +21,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -29,8 +28,9 @@ import (
 	"github.com/judgeworks/judge/internal/auth"
 	"github.com/judgeworks/judge/internal/limits"
 	"github.com/judgeworks/judge/internal/perkey"
+	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/memory"
 	"github.com/judgeworks/shared/systemone"
-	"github.com/redis/go-redis/v9"
 )
 
 // Header names the response header that says what the cache did: Hit,
@@ -53,39 +53,35 @@ type Settings struct {
 	TTL time.Duration
 	// Shared lets every API key read every other key's answers.
 	Shared bool
-	// Redis, when set, holds the entries every replica shares.
-	Redis *redis.Client
-	// Prefix starts every Redis key.
-	Prefix string
+	// Store holds the entries; nil keeps them in this process.
+	Store store.Answers
 	// PerKey bounds one API key's entries (the one owner's when Shared);
-	// Total bounds the process's. Zero fields mean perkey's defaults.
+	// Total bounds all of them where one process keeps them. Zero fields
+	// mean perkey's defaults.
 	PerKey, Total perkey.Limits
-	// Timeout bounds each Redis call; zero means perkey.DefaultRedisTimeout.
-	Timeout time.Duration
-	Logger  *slog.Logger
 }
+
+// space is where the entries live in a store: in Redis, under the prefix
+// and "cache:".
+const space = "cache:"
 
 // Cache holds answers. A nil *Cache is a cache that is off.
 type Cache struct {
 	ttl    time.Duration
 	shared bool
-	local  *perkey.Memory
-	remote *perkey.Redis // nil without Redis
+	st     store.Answers
+	sp     store.Space
 }
 
-// New returns the cache for s, or nil when s.TTL turns it off. With
-// s.Redis set it pings Redis once (within a second); an unreachable Redis
-// is not an error.
-func New(ctx context.Context, s Settings) *Cache {
+// New returns the cache for s, or nil when s.TTL turns it off.
+func New(_ context.Context, s Settings) *Cache {
 	if s.TTL <= 0 {
 		return nil
 	}
-	c := &Cache{ttl: s.TTL, shared: s.Shared, local: perkey.NewMemory(s.PerKey, s.Total)}
-	if s.Redis != nil {
-		c.remote = perkey.NewRedis(ctx, perkey.RedisSettings{Client: s.Redis, Prefix: s.Prefix + "cache:",
-			PerKey: s.PerKey, Timeout: s.Timeout, What: "cached answers", Logger: s.Logger})
+	if s.Store == nil {
+		s.Store = memory.New()
 	}
-	return c
+	return &Cache{ttl: s.TTL, shared: s.Shared, st: s.Store, sp: store.Space{Name: space, PerOwner: s.PerKey, Total: s.Total}}
 }
 
 // NoCache reports whether a request's headers ask for a fresh answer:
@@ -132,8 +128,8 @@ func (c *Cache) Lookup(ctx context.Context, key auth.BearerKey, model string, re
 		e.outcome = Bypass
 		return e, nil
 	}
-	raw, found := c.get(ctx, e.owner, e.slot)
-	if !found {
+	raw, found, err := c.st.Get(ctx, c.sp, e.slot)
+	if err != nil || !found {
 		return e, nil
 	}
 	var resp systemone.Response
@@ -164,24 +160,7 @@ func (e *Entry) Store(ctx context.Context, resp *systemone.Response) {
 	if err != nil {
 		return
 	}
-	c := e.c
-	if c.remote != nil && c.remote.Use() {
-		_, err := c.remote.Put(ctx, e.owner, e.slot, raw, c.ttl, nil)
-		if c.remote.Noted(err) {
-			return
-		}
-	}
-	c.local.Put(e.owner, e.slot, raw, c.ttl)
-}
-
-func (c *Cache) get(ctx context.Context, owner, slot string) ([]byte, bool) {
-	if c.remote != nil && c.remote.Use() {
-		raw, found, err := c.remote.Get(ctx, slot)
-		if c.remote.Noted(err) {
-			return raw, found
-		}
-	}
-	return c.local.Get(owner, slot)
+	_, _ = e.c.st.Put(ctx, e.c.sp, e.owner, e.slot, raw, e.c.ttl, nil)
 }
 
 // Slot names the entry of req asked of model by scope (a key's scope, or

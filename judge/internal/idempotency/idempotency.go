@@ -2,9 +2,10 @@
 // Idempotency-Key, so that a client retrying after a timeout gets the first
 // answer instead of paying for a second one. A key is claimed while its
 // request runs (a retry meanwhile learns it is in use), and the answer is
-// kept for TTL once it is stored. With a Redis client every replica shares
-// the claims and answers; without one, or while Redis cannot be reached,
-// each process keeps its own in a bounded store.
+// kept for TTL once it is stored, bounded per API key (judge/internal/perkey).
+// Claims and answers live in a store (judge/internal/store): in the
+// process, or in Redis shared by every replica, with the process's own
+// standing in while Redis cannot be reached (store.Fallback).
 package idempotency
 
 import (
@@ -12,11 +13,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"log/slog"
 	"time"
 
 	"github.com/judgeworks/judge/internal/perkey"
-	"github.com/redis/go-redis/v9"
+	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/memory"
 )
 
 // Defaults of Settings.
@@ -93,53 +94,41 @@ const (
 
 // Settings say where claims and answers live and how much of them to keep.
 type Settings struct {
-	// Redis, when set, holds the claims and answers every replica shares.
-	Redis *redis.Client
-	// Prefix starts every Redis key.
-	Prefix string
+	// Store holds them; nil keeps them in this process.
+	Store store.Answers
 	// TTL is how long an answer is kept; zero means TTL.
 	TTL time.Duration
-	// RunTTL is how long a claim lives in Redis at most; zero means
-	// DefaultRunTTL.
+	// RunTTL is how long a claim lives at most; zero means DefaultRunTTL.
 	RunTTL time.Duration
-	// PerKey bounds the answers of one API key, in process and in Redis;
-	// Total bounds the process's (judge/internal/perkey). Zero fields mean
-	// perkey's defaults.
+	// PerKey bounds the answers of one API key; Total bounds all of them
+	// where one process keeps them (judge/internal/perkey). Zero fields
+	// mean perkey's defaults.
 	PerKey, Total perkey.Limits
-	// Timeout bounds each Redis call; zero means perkey.DefaultRedisTimeout.
-	Timeout time.Duration
-	// Logger hears when Redis is lost and when it is back.
-	Logger *slog.Logger
 }
+
+// space is where the answers live in a store: in Redis, under the prefix
+// and "idem:".
+const space = "idem:"
 
 // Store holds claims and answers. It is safe for concurrent use.
 type Store struct {
-	local *memory
-	// remote is nil without Redis.
-	remote *remote
-	ttl    time.Duration
+	st          store.Answers
+	sp          store.Space
+	ttl, runTTL time.Duration
 }
 
-// New returns a store for s. With s.Redis set it pings Redis once (within
-// a second); an unreachable Redis is not an error.
-func New(ctx context.Context, s Settings) *Store {
+// New returns a store for s.
+func New(_ context.Context, s Settings) *Store {
 	if s.TTL <= 0 {
 		s.TTL = TTL
 	}
 	if s.RunTTL <= 0 {
 		s.RunTTL = DefaultRunTTL
 	}
-	if s.Logger == nil {
-		s.Logger = slog.Default()
+	if s.Store == nil {
+		s.Store = memory.New()
 	}
-	st := &Store{local: newMemory(perkey.NewMemory(s.PerKey, s.Total)), ttl: s.TTL}
-	if s.Redis != nil {
-		st.remote = &remote{runTTL: s.RunTTL, Redis: perkey.NewRedis(ctx, perkey.RedisSettings{
-			Client: s.Redis, Prefix: s.Prefix + "idem:", PerKey: s.PerKey, Timeout: s.Timeout,
-			What: "idempotency keys", Logger: s.Logger,
-		})}
-	}
-	return st
+	return &Store{st: s.Store, sp: store.Space{Name: space, PerOwner: s.PerKey, Total: s.Total}, ttl: s.TTL, runTTL: s.RunTTL}
 }
 
 // Claim is a key held by a running request. Exactly one of Finish and
@@ -149,9 +138,9 @@ type Claim struct {
 	owner string
 	key   string
 	fp    string
-	token string
-	// inRedis says where the claim was made, and so where it ends.
-	inRedis bool
+	// held is what the claim puts in the key's slot: its fingerprint and a
+	// token of its own, so that only this request ends it.
+	held []byte
 }
 
 // Begin claims key, one of owner's (the API key's id), for the request
@@ -159,46 +148,39 @@ type Claim struct {
 // same request running (InUse), or the key taken by another request
 // (Reused). Only with Started is the Claim non-nil.
 func (s *Store) Begin(ctx context.Context, owner, key, fp string) (Outcome, Answer, *Claim) {
-	c := &Claim{s: s, owner: owner, key: key, fp: fp, token: newToken()}
-	if s.remote != nil && s.remote.Use() {
-		// What this process kept while Redis was away still counts.
-		if out, a, found := s.local.lookup(owner, key, fp); found {
-			return out, a, nil
-		}
-		out, a, err := s.remote.begin(ctx, c)
-		if s.remote.Noted(err) {
-			c.inRedis = true
-			if out != Started {
-				c = nil
-			}
-			return out, a, c
-		}
+	c := &Claim{s: s, owner: owner, key: key, fp: fp, held: encodeClaim(fp, newToken())}
+	held, claimed, err := s.st.Claim(ctx, s.sp, key, c.held, s.runTTL)
+	switch {
+	case err != nil:
+		// A store that cannot say: as a request running, to be retried.
+		return InUse, Answer{}, nil
+	case claimed:
+		return Started, Answer{}, c
 	}
-	out, a := s.local.begin(c)
-	if out != Started {
-		c = nil
+	heldFP, a, isAnswer, err := decode(held)
+	switch {
+	case err != nil || heldFP != fp:
+		// Another request's key, or a record no request can replay.
+		return Reused, Answer{}, nil
+	case isAnswer:
+		return Replay, a, nil
 	}
-	return out, a, c
+	return InUse, Answer{}, nil
 }
 
 // Finish stores a for the claim's key for the store's TTL and ends the
 // claim. An answer too large to keep only ends the claim, so a retry runs
-// again.
+// again. A store that cannot be written leaves the claim to expire after
+// RunTTL: until then a retry is told the key is in use, after it the
+// request runs again.
 func (c *Claim) Finish(ctx context.Context, a Answer) {
 	if c == nil {
 		return
 	}
-	val := encodeAnswer(c.fp, a)
-	if c.inRedis {
-		// A failure leaves the claim to expire after RunTTL: until then a
-		// retry is told the key is in use, after it the request runs again.
-		stored, err := c.s.remote.finish(ctx, c, val, c.s.ttl)
-		if c.s.remote.Noted(err) && !stored {
-			c.Release(ctx)
-		}
-		return
+	stored, err := c.s.st.Put(ctx, c.s.sp, c.owner, c.key, encodeAnswer(c.fp, a), c.s.ttl, c.held)
+	if err == nil && !stored {
+		c.Release(ctx)
 	}
-	c.s.local.finish(c, val, c.s.ttl)
 }
 
 // Release ends the claim without an answer, so a retry runs the request.
@@ -206,25 +188,14 @@ func (c *Claim) Release(ctx context.Context) {
 	if c == nil {
 		return
 	}
-	if c.inRedis {
-		c.s.remote.Noted(c.s.remote.release(ctx, c))
-		return
-	}
-	c.s.local.release(c.key, c.token)
+	_ = c.s.st.Release(ctx, c.s.sp, c.key, c.held)
 }
 
 // Usage reports what owner's answers take where they are kept now:
 // entries and the bytes counted against its bound.
 func (s *Store) Usage(ctx context.Context, owner string) (entries int, bytes int64, err error) {
-	if s.remote != nil && s.remote.Up() {
-		return s.remote.Usage(ctx, owner)
-	}
-	entries, bytes = s.local.answers.Usage(owner)
-	return entries, bytes, nil
+	return s.st.Held(ctx, s.sp, owner)
 }
-
-// Shared reports whether the store was given a Redis.
-func (s *Store) Shared() bool { return s.remote != nil }
 
 func newToken() string {
 	var b [16]byte

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/judgeworks/judge/internal/perkey"
+	"github.com/judgeworks/judge/internal/store/memory"
 )
 
 func TestValidKey(t *testing.T) {
@@ -124,7 +126,7 @@ func TestOneKeyCannotEvictAnother(t *testing.T) {
 	if out, a, _ := s.Begin(ctx, "victim", "v", "fp"); out != Replay || !bytes.Equal(a.Body, ok.Body) {
 		t.Errorf("another key's answer after a flood: %v, want Replay", out)
 	}
-	if n, _ := s.local.answers.Usage("flood"); n > perkey.DefaultPerKey.Entries {
+	if n, _, _ := s.Usage(ctx, "flood"); n > perkey.DefaultPerKey.Entries {
 		t.Errorf("the flooding key keeps %d answers, more than its bound of %d", n, perkey.DefaultPerKey.Entries)
 	}
 	// Its newest are the ones kept.
@@ -162,5 +164,32 @@ func TestOversizeAnswerReleasesTheKey(t *testing.T) {
 	c.Finish(ctx, Answer{Status: 200, Body: bytes.Repeat([]byte("x"), 3<<10)})
 	if out, _, _ := s.Begin(ctx, "1", "k", "fp"); out != Started {
 		t.Errorf("after an answer too large to keep: %v, want Started (the request runs again)", out)
+	}
+}
+
+// TestAnswersAndClaimsExpire: an answer is replayed for TTL and no longer,
+// and a claim never ended (its request lost) frees its key after RunTTL.
+func TestAnswersAndClaimsExpire(t *testing.T) {
+	ctx := context.Background()
+	start := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	now := start
+	s := New(ctx, Settings{Store: memory.NewAt(func() time.Time { return now })})
+	_, _, c := s.Begin(ctx, "1", "answered", "fp")
+	c.Finish(ctx, ok)
+	s.Begin(ctx, "1", "lost", "fp")
+	for _, tt := range []struct {
+		at   time.Duration
+		key  string
+		want Outcome
+	}{
+		{DefaultRunTTL - time.Second, "lost", InUse},
+		{DefaultRunTTL + time.Second, "lost", Started},
+		{TTL - time.Second, "answered", Replay},
+		{TTL + time.Second, "answered", Started},
+	} {
+		now = start.Add(tt.at)
+		if out, _, _ := s.Begin(ctx, "1", tt.key, "fp"); out != tt.want {
+			t.Errorf("%s after %v: %v, want %v", tt.key, tt.at, out, tt.want)
+		}
 	}
 }

@@ -21,9 +21,9 @@ type header struct {
 	Answer
 }
 
-func encodeClaim(fp, token string) string {
+func encodeClaim(fp, token string) []byte {
 	b, _ := json.Marshal(header{FP: fp, Token: token})
-	return "c" + string(b)
+	return append([]byte{'c'}, b...)
 }
 
 func encodeAnswer(fp string, a Answer) []byte {

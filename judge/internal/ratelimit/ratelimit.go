@@ -1,7 +1,9 @@
 // Package ratelimit holds the judge's per-key limits: a bucket of requests
-// and a bucket of input tokens for every configured key. With a Redis (or
-// Valkey) client the buckets live in Redis and every replica shares them;
-// without one, or while Redis cannot be reached, each process keeps its own.
+// and a bucket of input tokens for every configured key, each of the
+// key's own shape, named by a hash of the key's identity. The buckets
+// live in a store (judge/internal/store): in the process, or in Redis
+// shared by every replica, with the process's own buckets standing in
+// while Redis cannot be reached (store.Fallback).
 package ratelimit
 
 import (
@@ -9,26 +11,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"log/slog"
-	"math"
 	"sync/atomic"
 	"time"
 
-	"github.com/go-redis/redis_rate/v10"
-	"github.com/redis/go-redis/v9"
-	"golang.org/x/time/rate"
+	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/memory"
 )
-
-// DefaultRedisTimeout bounds one Redis call. A rate-limit decision that
-// takes longer is worth less than a per-replica decision now, so a hung
-// Redis costs a request at most this much before the fallback answers.
-const DefaultRedisTimeout = 50 * time.Millisecond
-
-// ProbeInterval is how often, at most, a replica that lost Redis tries it
-// again. One request per interval pays for the attempt (at most the Redis
-// timeout); the others are decided in-process meanwhile.
-const ProbeInterval = time.Second
 
 // Settings say what to limit and where the buckets live.
 type Settings struct {
@@ -49,15 +37,8 @@ type Settings struct {
 	// Keys are configured keys with limits of their own; an RPM or TPM of
 	// zero is the default above.
 	Keys []Key
-	// Redis, when set, holds the buckets shared by every replica.
-	Redis *redis.Client
-	// Prefix starts every Redis key, to keep several deployments apart on
-	// one Redis.
-	Prefix string
-	// Timeout bounds each Redis call; zero means DefaultRedisTimeout.
-	Timeout time.Duration
-	// Logger hears when Redis is lost and when it is back.
-	Logger *slog.Logger
+	// Store holds the buckets; nil keeps them in this process.
+	Store store.Buckets
 }
 
 // Result is one bucket's answer.
@@ -80,18 +61,10 @@ type Key struct {
 	RPM, TPM int
 }
 
-// limit is one bucket's shape.
-type limit struct {
-	perMinute, burst int
-}
-
-func (l limit) perSecond() float64 { return float64(l.perMinute) / 60 }
-
-// bucket names one key's bucket of one kind.
+// bucket names one key's bucket of one kind in the store, and its shape.
 type bucket struct {
-	local    *rate.Limiter
-	redisKey string
-	limit    limit
+	name string
+	rate store.Rate
 }
 
 // buckets are one key's two buckets.
@@ -104,52 +77,26 @@ type Limiter struct {
 	// keys maps each id to its buckets; SetKeys swaps the whole map.
 	keys             atomic.Pointer[map[string]buckets]
 	rpm, tpm, burstN int
-	prefix           string
-	shared           *shared
-	now              func() time.Time
+	st               store.Buckets
 }
 
-// New returns a limiter for s. With s.Redis set it pings Redis once (within
-// a second) so that the first decisions already go where they should, and
-// logs the outcome; an unreachable Redis is not an error.
-func New(ctx context.Context, s Settings) *Limiter {
-	l := &Limiter{rpm: s.RPM, tpm: s.TPM, burstN: s.Burst, prefix: s.Prefix, now: time.Now}
+// New returns a limiter for s.
+func New(_ context.Context, s Settings) *Limiter {
+	l := &Limiter{rpm: s.RPM, tpm: s.TPM, burstN: s.Burst, st: s.Store}
+	if l.st == nil {
+		l.st = memory.New()
+	}
 	keys := append([]Key(nil), s.Keys...)
 	for _, id := range s.IDs {
 		keys = append(keys, Key{ID: id})
 	}
 	l.keys.Store(&map[string]buckets{})
 	l.SetKeys(keys)
-	if s.Redis != nil {
-		log := s.Logger
-		if log == nil {
-			log = slog.Default()
-		}
-		timeout := s.Timeout
-		if timeout <= 0 {
-			timeout = DefaultRedisTimeout
-		}
-		l.shared = &shared{limiter: redis_rate.NewLimiter(s.Redis), timeout: timeout, log: log}
-		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		err := s.Redis.Ping(pctx).Err()
-		cancel()
-		if err != nil {
-			l.shared.nextProbe.Store(time.Now().Add(ProbeInterval).UnixNano())
-			log.Warn("Redis unreachable at start-up: rate limits are per replica until it answers", "err", err)
-		} else {
-			l.shared.up.Store(true)
-			log.Info("rate limits shared through Redis")
-		}
-	}
 	return l
 }
 
-func newLocal(l limit) *rate.Limiter {
-	return rate.NewLimiter(rate.Limit(l.perSecond()), l.burst)
-}
-
-// limits are the shapes of k's two buckets.
-func (l *Limiter) limits(k Key) (req, tok limit) {
+// shapes are the shapes of k's two buckets.
+func (l *Limiter) shapes(k Key) (req, tok store.Rate) {
 	rpm, tpm := cmp.Or(k.RPM, l.rpm), cmp.Or(k.TPM, l.tpm)
 	burst := l.burstN
 	if burst <= 0 || k.RPM > 0 {
@@ -157,46 +104,30 @@ func (l *Limiter) limits(k Key) (req, tok limit) {
 		// chosen for the default rate.
 		burst = rpm
 	}
-	return limit{perMinute: rpm, burst: min(burst, max(rpm, 1))}, limit{perMinute: tpm, burst: max(tpm, 1)}
+	return store.Rate{PerMinute: max(rpm, 1), Burst: max(min(burst, rpm), 1)},
+		store.Rate{PerMinute: max(tpm, 1), Burst: max(tpm, 1)}
 }
 
 // SetKeys makes keys the configured ones, with their limits. A key kept
-// keeps its buckets' contents, reshaped to its limits if they changed, so
-// reloading the keys neither refills nor empties a bucket. Buckets exist for
-// configured keys only, so memory is bounded by the configuration and never
-// grows with traffic; a key removed is refused from then on, and its
+// keeps its buckets, reshaped to its limits if they changed: a bucket
+// keeps how long it needs to be full again, and so the share of its
+// burst it has used (store.Buckets). Buckets are taken from for
+// configured keys only; a key removed is refused from then on, and its
 // buckets are reachable by no other id.
 func (l *Limiter) SetKeys(keys []Key) {
-	old := *l.keys.Load()
 	next := make(map[string]buckets, len(keys))
-	now := l.now()
 	for _, k := range keys {
-		req, tok := l.limits(k)
-		b, ok := old[k.ID]
-		if !ok {
-			name := keyName(k.ID)
-			next[k.ID] = buckets{
-				requests: &bucket{local: newLocal(req), redisKey: l.prefix + "requests:" + name, limit: req},
-				tokens:   &bucket{local: newLocal(tok), redisKey: l.prefix + "tokens:" + name, limit: tok},
-			}
-			continue
+		req, tok := l.shapes(k)
+		name := keyName(k.ID)
+		next[k.ID] = buckets{
+			requests: &bucket{name: "requests:" + name, rate: req},
+			tokens:   &bucket{name: "tokens:" + name, rate: tok},
 		}
-		next[k.ID] = buckets{requests: reshape(b.requests, req, now), tokens: reshape(b.tokens, tok, now)}
 	}
 	l.keys.Store(&next)
 }
 
-// reshape is b with limit lim, sharing b's state.
-func reshape(b *bucket, lim limit, now time.Time) *bucket {
-	if b.limit == lim {
-		return b
-	}
-	b.local.SetLimitAt(now, rate.Limit(lim.perSecond()))
-	b.local.SetBurstAt(now, lim.burst)
-	return &bucket{local: b.local, redisKey: b.redisKey, limit: lim}
-}
-
-// keyName stands for a key in Redis: a hash of its identity (itself a
+// keyName stands for a key in the store: a hash of its identity (itself a
 // keyed digest of the key, auth.KeyID), so the key is not stored and every
 // replica names a key alike whatever its position in the configuration.
 func keyName(id string) string {
@@ -208,7 +139,7 @@ func keyName(id string) string {
 // one request may need; zero for an id not configured.
 func (l *Limiter) TokensPerMinute(id string) int {
 	if b := l.buckets(id).tokens; b != nil {
-		return b.limit.perMinute
+		return b.rate.PerMinute
 	}
 	return 0
 }
@@ -236,144 +167,46 @@ func (l *Limiter) PeekTokens(ctx context.Context, id string) Result {
 	return l.take(ctx, l.buckets(id).tokens, 0)
 }
 
+// storeDown is the wait a refusal asks for when the store cannot decide.
+const storeDown = time.Second
+
 func (l *Limiter) take(ctx context.Context, b *bucket, n int) Result {
 	if b == nil {
 		// Only configured keys reach here; refusing is the safe answer.
 		return Result{Limit: 0, RetryAfter: time.Minute}
 	}
-	if n > b.limit.burst {
-		return Result{Limit: b.limit.perMinute}
+	if n > b.rate.Burst {
+		return Result{Limit: b.rate.PerMinute}
 	}
-	if l.shared != nil {
-		if r, ok := l.shared.take(ctx, b, n); ok {
-			return r
-		}
-	}
-	return takeLocal(b, n, l.now())
-}
-
-// takeLocal decides with the in-process bucket.
-func takeLocal(b *bucket, n int, now time.Time) Result {
-	perSecond := b.limit.perSecond()
-	// AllowN takes the tokens only when they are all there, atomically.
-	// (Reserving and then cancelling a refused reservation loses capacity
-	// when other requests reserve in between: rate.Reservation.Cancel
-	// restores only what later reservations have not built on.)
-	ok := n == 0 || b.local.AllowN(now, n)
-	// Read after the decision; a concurrent request may change the bucket
-	// in between, which only makes the figures a moment stale.
-	have := b.local.TokensAt(now)
-	r := Result{
-		Allowed:    ok,
-		Limit:      b.limit.perMinute,
-		Remaining:  int(math.Max(math.Floor(have), 0)),
-		ResetAfter: seconds((float64(b.limit.burst) - have) / perSecond),
-	}
-	if !ok {
-		missing := float64(n) - have
-		if missing <= 0 {
-			// A refill that another request took between the refusal and
-			// this read: wait for the next token.
-			missing = 1
-		}
-		r.RetryAfter = seconds(missing / perSecond)
-	}
-	return r
-}
-
-// seconds converts to a duration, rounded up to the nanosecond so a client
-// that waits it finds the tokens there.
-func seconds(s float64) time.Duration {
-	if s <= 0 {
-		return 0
-	}
-	return time.Duration(math.Ceil(s * float64(time.Second)))
-}
-
-// ParseRedisURL reads a redis:// or rediss:// URL (REDIS_URL) into client
-// options fit for decisions on the request path: every call's deadline
-// comes from its context, and neither a command nor a dial is retried,
-// because the limiter falls back at once and retries Redis on its own
-// schedule (ProbeInterval). The error never quotes the URL, which may hold a
-// password.
-func ParseRedisURL(s string) (*redis.Options, error) {
-	opts, err := redis.ParseURL(s)
+	t, err := l.st.Take(ctx, b.name, b.rate, n)
 	if err != nil {
-		return nil, errors.New("want redis://[user:password@]host:port[/db] or rediss://…")
+		// Only a shared store without a stand-in fails (the judge gives
+		// Redis one, store.Fallback): a limit that cannot be checked
+		// refuses rather than admit without bound.
+		return Result{Limit: b.rate.PerMinute, RetryAfter: storeDown}
 	}
-	opts.ContextTimeoutEnabled = true
-	opts.MaxRetries = -1
-	opts.DialerRetries = 1
-	return opts, nil
+	return Result{Allowed: t.Allowed, Limit: b.rate.PerMinute, Remaining: t.Remaining,
+		RetryAfter: t.RetryAfter, ResetAfter: t.ResetAfter}
 }
 
-// Shared reports whether the limiter was given a Redis.
-func (l *Limiter) Shared() bool { return l.shared != nil }
+// Shared reports whether the buckets are shared by replicas, with the
+// process's own standing in (store.Fallback).
+func (l *Limiter) Shared() bool {
+	_, ok := l.st.(*store.Fallback)
+	return ok
+}
 
-// RedisUp reports whether the last Redis call succeeded.
-func (l *Limiter) RedisUp() bool { return l.shared != nil && l.shared.up.Load() }
+// RedisUp reports whether the last call to the shared store succeeded.
+func (l *Limiter) RedisUp() bool {
+	f, ok := l.st.(*store.Fallback)
+	return ok && f.Up()
+}
 
-// Fallbacks counts the decisions made in-process because Redis could not be
-// used.
+// Fallbacks counts the decisions made in the process because the shared
+// store could not be used.
 func (l *Limiter) Fallbacks() uint64 {
-	if l.shared == nil {
-		return 0
+	if f, ok := l.st.(*store.Fallback); ok {
+		return f.Fallbacks()
 	}
-	return l.shared.fallbacks.Load()
-}
-
-// shared decides with Redis through redis_rate (GCRA in one Lua script, so
-// a decision is atomic across replicas) and tracks whether Redis answers.
-type shared struct {
-	limiter   *redis_rate.Limiter
-	timeout   time.Duration
-	log       *slog.Logger
-	up        atomic.Bool
-	nextProbe atomic.Int64 // unix nanoseconds; while down, the next attempt
-	fallbacks atomic.Uint64
-}
-
-// take decides in Redis. ok is false when Redis was not asked (it is down
-// and this is not the moment to probe) or did not answer in time; the
-// caller then decides in-process.
-func (s *shared) take(ctx context.Context, b *bucket, n int) (_ Result, ok bool) {
-	defer func() {
-		if !ok {
-			s.fallbacks.Add(1)
-		}
-	}()
-	if !s.up.Load() {
-		now := time.Now().UnixNano()
-		next := s.nextProbe.Load()
-		// One caller per interval probes; the compare-and-swap picks it.
-		if now < next || !s.nextProbe.CompareAndSwap(next, now+int64(ProbeInterval)) {
-			return Result{}, false
-		}
-	}
-	// A client that hangs up does not make Redis unreachable: the call keeps
-	// its own short deadline instead of the request's cancellation.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
-	defer cancel()
-	lim := redis_rate.Limit{Rate: b.limit.perMinute, Burst: b.limit.burst, Period: time.Minute}
-	res, err := s.limiter.AllowN(ctx, b.redisKey, lim, n)
-	if err != nil {
-		s.nextProbe.Store(time.Now().Add(ProbeInterval).UnixNano())
-		if s.up.CompareAndSwap(true, false) {
-			s.log.Warn("Redis unreachable: rate limits are per replica until it is back", "err", err)
-		}
-		return Result{}, false
-	}
-	if s.up.CompareAndSwap(false, true) {
-		s.log.Info("Redis reachable again: rate limits are shared")
-	}
-	r := Result{
-		Allowed:    n == 0 || res.Allowed > 0,
-		Limit:      b.limit.perMinute,
-		Remaining:  max(res.Remaining, 0),
-		ResetAfter: max(res.ResetAfter, 0),
-	}
-	if !r.Allowed {
-		r.RetryAfter = max(res.RetryAfter, time.Nanosecond)
-	}
-	return r, true
+	return 0
 }

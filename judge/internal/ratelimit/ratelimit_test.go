@@ -2,9 +2,13 @@ package ratelimit
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/memory"
 )
 
 // clock is a manual time source so bucket arithmetic is exact.
@@ -14,8 +18,7 @@ func (c *clock) now() time.Time { return c.t }
 
 func newAt(rpm, tpm int, ids ...string) (*Limiter, *clock) {
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := New(context.Background(), Settings{RPM: rpm, TPM: tpm, Burst: testBurst, IDs: ids})
-	l.now = c.now
+	l := New(context.Background(), Settings{RPM: rpm, TPM: tpm, Burst: testBurst, IDs: ids, Store: memory.NewAt(c.now)})
 	return l, c
 }
 
@@ -288,13 +291,14 @@ func checkCompliant(t *testing.T, l *Limiter, rpm, tpm int) {
 	}
 }
 
-// Keys may have limits of their own; SetKeys reshapes a kept key's buckets
-// without refilling or emptying them, refuses a key removed, and gives a
-// key added full buckets.
+// Keys may have limits of their own; SetKeys reshapes a kept key's buckets,
+// each keeping the share of its burst it has used (an empty one stays
+// empty, a half-used one is half used at its new size), refuses a key
+// removed, and gives a key added full buckets.
 func TestSetKeys(t *testing.T) {
 	c := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := New(bg, Settings{RPM: 60, TPM: 6000, Keys: []Key{{ID: "own", RPM: 2, TPM: 100}}, IDs: []string{"plain"}})
-	l.now = c.now
+	l := New(bg, Settings{RPM: 60, TPM: 6000, Keys: []Key{{ID: "own", RPM: 2, TPM: 100}}, IDs: []string{"plain"},
+		Store: memory.NewAt(c.now)})
 	if l.TokensPerMinute("own") != 100 || l.TokensPerMinute("plain") != 6000 || l.TokensPerMinute("gone") != 0 {
 		t.Fatalf("tokens per minute: %d %d %d", l.TokensPerMinute("own"), l.TokensPerMinute("plain"), l.TokensPerMinute("gone"))
 	}
@@ -306,6 +310,9 @@ func TestSetKeys(t *testing.T) {
 	if r := l.TakeRequest(bg, "own"); r.Allowed {
 		t.Fatal("own's third request of the minute passed")
 	}
+	if r := l.TakeTokens(bg, "own", 50); !r.Allowed || r.Remaining != 50 {
+		t.Fatalf("half of own's 100 tokens: %+v", r)
+	}
 	l.SetKeys([]Key{{ID: "own", RPM: 600}, {ID: "new"}})
 	// Reshaped, not refilled: empty still, refilling at 10 a second.
 	if r := l.TakeRequest(bg, "own"); r.Allowed || r.Limit != 600 || r.RetryAfter > 100*time.Millisecond {
@@ -315,14 +322,56 @@ func TestSetKeys(t *testing.T) {
 	if r := l.TakeRequest(bg, "own"); !r.Allowed {
 		t.Errorf("own 100 ms later at 600 a minute: %+v", r)
 	}
-	// Back at the default 6000 tokens a minute, holding what it held.
-	if r := l.TakeTokens(bg, "own", 6000); r.Allowed || r.Limit != 6000 || r.Remaining > 200 {
-		t.Errorf("own's tokens at the default rate: %+v", r)
+	// Back at the default 6000 tokens a minute, half used still: 3000,
+	// and 10 refilled in the 100 ms since.
+	if r := l.TakeTokens(bg, "own", 6000); r.Allowed || r.Limit != 6000 || r.Remaining != 3010 {
+		t.Errorf("own's tokens at the default rate: %+v, want 3010 left", r)
 	}
 	if r := l.TakeRequest(bg, "plain"); r.Allowed {
 		t.Error("a removed key's request passed")
 	}
 	if r := l.TakeRequest(bg, "new"); !r.Allowed || r.Remaining != 59 {
 		t.Errorf("an added key: %+v, want a full bucket of 60", r)
+	}
+}
+
+// names records the bucket names a limiter asks its store for.
+type names struct {
+	store.Buckets
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (n *names) Take(ctx context.Context, name string, r store.Rate, k int) (store.Taken, error) {
+	n.mu.Lock()
+	n.seen[name] = true
+	n.mu.Unlock()
+	return n.Buckets.Take(ctx, name, r, k)
+}
+
+// TestBucketsNamedByAHashOfTheKey: a key's buckets are named in the store
+// (in Redis, a key every replica shares) by a hash of its identity, never
+// the identity itself, one name per bucket and key.
+func TestBucketsNamedByAHashOfTheKey(t *testing.T) {
+	ids := []string{"key#1-2f0c9a", "billing-bot"}
+	spy := &names{Buckets: memory.New(), seen: map[string]bool{}}
+	l := New(bg, Settings{RPM: 60, TPM: 6000, IDs: ids, Store: spy})
+	for _, id := range ids {
+		l.TakeRequest(bg, id)
+		l.TakeTokens(bg, id, 10)
+	}
+	if len(spy.seen) != 4 {
+		t.Errorf("bucket names %v, want one request and one token bucket per key", spy.seen)
+	}
+	for name := range spy.seen {
+		kind, hash, _ := strings.Cut(name, ":")
+		if (kind != "requests" && kind != "tokens") || len(hash) != 16 || strings.Trim(hash, "0123456789abcdef") != "" {
+			t.Errorf("bucket name %q: want requests: or tokens: and 16 hex digits", name)
+		}
+		for _, id := range ids {
+			if strings.Contains(name, id) {
+				t.Errorf("bucket name %q holds the key's id %q", name, id)
+			}
+		}
 	}
 }

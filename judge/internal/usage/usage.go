@@ -2,8 +2,8 @@
 // this UTC month: requests answered, requests that cost money but were not
 // answered, input and output tokens and their cost, the figures GET
 // /v1/usage reports (docs/api.md, "Judge: keys, budgets and usage"). The
-// figures live in a store.Store: Redis shared by every replica, a file
-// that survives a restart, or the process.
+// figures live in a store (judge/internal/store): Redis shared by every
+// replica, a file that survives a restart, or the process.
 package usage
 
 import (
@@ -13,6 +13,7 @@ import (
 
 	"github.com/judgeworks/judge/internal/budget"
 	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/memory"
 )
 
 // Totals are the figures of one model, or of all of a period's models.
@@ -54,14 +55,14 @@ type Period struct {
 // Settings say where the figures live.
 type Settings struct {
 	// Store keeps them; nil keeps them in this process.
-	Store store.Store
+	Store store.Usage
 	// Logger hears when a use could not be counted.
 	Logger *slog.Logger
 }
 
 // Book counts use. It is safe for concurrent use.
 type Book struct {
-	st  store.Store
+	st  store.Usage
 	log *slog.Logger
 	now func() time.Time
 }
@@ -70,7 +71,7 @@ type Book struct {
 func New(s Settings) *Book {
 	b := &Book{st: s.Store, log: s.Logger, now: time.Now}
 	if b.st == nil {
-		b.st = store.NewMemory()
+		b.st = memory.New()
 	}
 	if b.log == nil {
 		b.log = slog.Default()

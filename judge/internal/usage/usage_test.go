@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/file"
+	"github.com/judgeworks/judge/internal/store/redis"
 	"github.com/judgeworks/shared/redistest"
-	"github.com/redis/go-redis/v9"
 )
 
 var bg = context.Background()
@@ -20,20 +20,22 @@ var bg = context.Background()
 func TestAddAndReport(t *testing.T) {
 	srv := redistest.New(t)
 	newRedis := func() *Book {
-		opts, _ := redis.ParseURL(srv.URL())
-		rdb := redis.NewClient(opts)
-		t.Cleanup(func() { rdb.Close() })
-		return New(Settings{Store: store.NewRedis(rdb, "test:", 5*time.Second)})
+		st, err := redis.Open(srv.URL(), redis.Options{Prefix: "test:", Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return New(Settings{Store: st})
 	}
-	file, err := store.OpenFile(t.TempDir())
+	onFile, err := file.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer file.Close()
+	defer onFile.Close()
 	for name, books := range map[string][2]*Book{
 		"process": {New(Settings{}), nil},
 		"redis":   {newRedis(), newRedis()},
-		"file":    {New(Settings{Store: file}), nil},
+		"file":    {New(Settings{Store: onFile}), nil},
 	} {
 		t.Run(name, func(t *testing.T) {
 			now := time.Date(2026, 11, 30, 23, 0, 0, 0, time.UTC)

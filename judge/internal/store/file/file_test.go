@@ -1,10 +1,8 @@
-package store_test
+package file_test
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"github.com/judgeworks/shared/proctest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +10,10 @@ import (
 	"time"
 
 	"github.com/judgeworks/judge/internal/store"
+	"github.com/judgeworks/judge/internal/store/file"
+	"github.com/judgeworks/judge/internal/store/memory"
 	"github.com/judgeworks/judge/internal/store/storetest"
-	"github.com/judgeworks/shared/redistest"
-	"github.com/redis/go-redis/v9"
+	"github.com/judgeworks/shared/proctest"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -26,38 +25,13 @@ var (
 	dec01 = store.Periods{Day: "2026-12-01", Month: "2026-12"}
 )
 
-func TestMemory(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store { return store.NewMemory() })
-}
-
-func TestRedis(t *testing.T) {
-	srv := redistest.New(t)
-	n := 0
-	storetest.Run(t, func(t *testing.T) store.Store {
-		// One server, a prefix per law: the laws do not see each other.
-		n++
-		return store.NewRedis(redisClient(t, srv.URL()), fmt.Sprintf("law%d:", n), 5*time.Second)
-	})
-}
-
 func TestFile(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) store.Store { return openFile(t, t.TempDir()) })
 }
 
-func redisClient(t *testing.T, url string) *redis.Client {
+func openFile(t *testing.T, dir string) *file.Store {
 	t.Helper()
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rdb := redis.NewClient(opts)
-	t.Cleanup(func() { rdb.Close() })
-	return rdb
-}
-
-func openFile(t *testing.T, dir string) *store.File {
-	t.Helper()
-	f, err := store.OpenFile(dir)
+	f, err := file.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +53,7 @@ func TestFileKeepsFiguresAcrossReopen(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.AddSpent(bg, "k", nov26, 1); !errors.Is(err, store.ErrClosed) {
+	if err := f.AddSpent(bg, "k", nov26, 1); !errors.Is(err, file.ErrClosed) {
 		t.Errorf("a write after Close: %v", err)
 	}
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
@@ -105,8 +79,8 @@ func TestFileIsLockedWhileOpen(t *testing.T) {
 	dir := t.TempDir()
 	f := openFile(t, dir)
 	start := time.Now()
-	_, err := store.OpenFile(dir)
-	if err == nil || !strings.Contains(err.Error(), "locked") || !strings.Contains(err.Error(), store.FileName) {
+	_, err := file.Open(dir)
+	if err == nil || !strings.Contains(err.Error(), "locked") || !strings.Contains(err.Error(), file.Name) {
 		t.Fatalf("a second open: %v, want an error saying the file is locked", err)
 	}
 	if waited := time.Since(start); waited > 30*time.Second {
@@ -120,7 +94,7 @@ func TestFileIsLockedWhileOpen(t *testing.T) {
 // the one before, a late write for it is dropped too, and the file holds
 // one period of each kind.
 func TestOnlyTheNewestPeriodsAreKept(t *testing.T) {
-	for name, s := range map[string]store.Store{"memory": store.NewMemory(), "file": openFile(t, t.TempDir())} {
+	for name, s := range map[string]store.Store{"memory": memory.New(), "file": openFile(t, t.TempDir())} {
 		t.Run(name, func(t *testing.T) {
 			for _, at := range []store.Periods{nov26, nov27, dec01} {
 				if err := s.AddSpent(bg, "k", at, 5); err != nil {
@@ -157,7 +131,7 @@ func TestFileDropsOldPeriods(t *testing.T) {
 		}
 	}
 	f.Close()
-	db, err := bolt.Open(filepath.Join(dir, store.FileName), 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
+	db, err := bolt.Open(filepath.Join(dir, file.Name), 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,50 +150,20 @@ func TestFileDropsOldPeriods(t *testing.T) {
 	}
 }
 
-// RedisPersistence tells a Redis that keeps nothing from one with
-// snapshots or an append-only file, and says when it cannot tell.
-func TestRedisPersistence(t *testing.T) {
-	srv := redistest.New(t) // started with --save "" --appendonly no
-	rdb := redisClient(t, srv.URL())
-	for _, tc := range []struct {
-		set  map[string]string
-		want store.Persistence
-	}{
-		{nil, store.PersistsNothing},
-		{map[string]string{"save": "3600 1"}, store.PersistsSnapshots},
-		{map[string]string{"appendonly": "yes"}, store.PersistsEveryWrite},
-		{map[string]string{"save": "", "appendonly": "yes"}, store.PersistsEveryWrite},
-	} {
-		for k, v := range tc.set {
-			if err := rdb.ConfigSet(bg, k, v).Err(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if got, err := store.RedisPersistence(bg, rdb); err != nil || got != tc.want {
-			t.Errorf("after CONFIG SET %v: %v %v, want %v", tc.set, got, err, tc.want)
-		}
-	}
-	down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
-	defer down.Close()
-	if _, err := store.RedisPersistence(bg, down); err == nil {
-		t.Error("an unreachable Redis: no error")
-	}
-}
-
 // onDisk is what the file under dir holds now for key in nov26's day, read
 // from a copy of its bytes: the open File keeps its lock, and the copy is
 // what a judge killed at this moment would find.
 func onDisk(t *testing.T, dir, key string) (spent int64, use store.Counts) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, store.FileName))
+	b, err := os.ReadFile(filepath.Join(dir, file.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := filepath.Join(t.TempDir(), store.FileName)
+	cp := filepath.Join(t.TempDir(), file.Name)
 	if err := os.WriteFile(cp, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g, err := store.OpenFile(filepath.Dir(cp))
+	g, err := file.Open(filepath.Dir(cp))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +190,7 @@ func TestFileWritesBehindButNeverLateOnACap(t *testing.T) {
 	if err := f.AddUse(bg, "open", nov26, "m", store.Counts{Requests: 1, InputTokens: 9}); err != nil {
 		t.Fatal(err)
 	}
-	proctest.WaitFor(t, 100*store.FlushEvery, "the uncapped changes on disk", func() bool {
+	proctest.WaitFor(t, 100*file.FlushEvery, "the uncapped changes on disk", func() bool {
 		spent, use := onDisk(t, dir, "open")
 		return spent == 500 && use == store.Counts{Requests: 1, InputTokens: 9}
 	})
@@ -255,7 +199,7 @@ func TestFileWritesBehindButNeverLateOnACap(t *testing.T) {
 // BenchmarkFileReserve is one reservation at a time against a cap: each
 // waits for its transaction's sync.
 func BenchmarkFileReserve(b *testing.B) {
-	f, err := store.OpenFile(b.TempDir())
+	f, err := file.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -270,7 +214,7 @@ func BenchmarkFileReserve(b *testing.B) {
 // BenchmarkFileReserveParallel is capped reservations from 64 goroutines
 // at once, which share transactions and their syncs.
 func BenchmarkFileReserveParallel(b *testing.B) {
-	f, err := store.OpenFile(b.TempDir())
+	f, err := file.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -289,7 +233,7 @@ func BenchmarkFileReserveParallel(b *testing.B) {
 // BenchmarkFileUncapped is what a request of a key without a budget asks
 // of the file: reserve, settle, count its use; none waits for the disk.
 func BenchmarkFileUncapped(b *testing.B) {
-	f, err := store.OpenFile(b.TempDir())
+	f, err := file.Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
