@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 // gate sits in front of a key server: it counts fetches, can hold them
@@ -156,7 +156,7 @@ func TestCachedKeysServeWhileAFetchRuns(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err := v.Verify(ctx, rotated)
-	if !problem.Is(err, problem.Upstream) || time.Since(start) > 5*time.Second {
+	if !interview.Is(err, interview.Upstream) || time.Since(start) > 5*time.Second {
 		t.Fatalf("caller that gave up: %v after %v", err, time.Since(start))
 	}
 	release()
@@ -177,7 +177,7 @@ func TestFailedFetchIsRemembered(t *testing.T) {
 	v := NewVerifier("client-1", g.URL, nil, clk.now)
 	g.fail.Store(true)
 	for i := range 10 {
-		if _, err := v.Verify(context.Background(), ks.sign(t, "k1", validClaims(clk.now()))); !problem.Is(err, problem.Upstream) {
+		if _, err := v.Verify(context.Background(), ks.sign(t, "k1", validClaims(clk.now()))); !interview.Is(err, interview.Upstream) {
 			t.Fatalf("sign-in %d while Google fails: %v", i+1, err)
 		}
 	}

@@ -21,8 +21,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
-	"github.com/judgeworks/interview/internal/problem"
 )
 
 // KeysURL is where Google publishes its ID token signing keys (JWKS).
@@ -99,23 +99,23 @@ func (v *Verifier) Verify(ctx context.Context, credential string) (account.Googl
 	)
 	if err != nil {
 		if errors.Is(err, errKeysUnavailable) {
-			return account.GoogleIdentity{}, problem.Wrap(err, problem.Upstream, "Google's signing keys are unavailable; try again")
+			return account.GoogleIdentity{}, interview.Wrap(err, interview.Upstream, "Google's signing keys are unavailable; try again")
 		}
-		return account.GoogleIdentity{}, problem.Wrap(err, problem.Unauthenticated, "the Google credential is not valid")
+		return account.GoogleIdentity{}, interview.Wrap(err, interview.Unauthenticated, "the Google credential is not valid")
 	}
 	okIss := false
 	for _, iss := range issuers {
 		okIss = okIss || c.Issuer == iss
 	}
 	if !okIss {
-		return account.GoogleIdentity{}, problem.New(problem.Unauthenticated, "the Google credential is not valid")
+		return account.GoogleIdentity{}, interview.Errorf(interview.Unauthenticated, "the Google credential is not valid")
 	}
 	// Google sends a boolean; some older tokens carried the string "true".
 	if c.EmailVerified != true && c.EmailVerified != "true" {
-		return account.GoogleIdentity{}, problem.New(problem.Unauthenticated, "the Google account's email is not verified")
+		return account.GoogleIdentity{}, interview.Errorf(interview.Unauthenticated, "the Google account's email is not verified")
 	}
 	if c.Subject == "" || c.Email == "" {
-		return account.GoogleIdentity{}, problem.New(problem.Unauthenticated, "the Google credential is not valid")
+		return account.GoogleIdentity{}, interview.Errorf(interview.Unauthenticated, "the Google credential is not valid")
 	}
 	return account.GoogleIdentity{Subject: c.Subject, Email: c.Email, Name: c.Name}, nil
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 // keyServer publishes locally generated RSA keys as a JWKS, the way Google
@@ -118,7 +118,7 @@ func TestVerify(t *testing.T) {
 	}
 	for name, tok := range cases {
 		t.Run(name, func(t *testing.T) {
-			if _, err := v.Verify(ctx, tok); !problem.Is(err, problem.Unauthenticated) {
+			if _, err := v.Verify(ctx, tok); !interview.Is(err, interview.Unauthenticated) {
 				t.Fatalf("accepted or wrong error: %v", err)
 			}
 		})

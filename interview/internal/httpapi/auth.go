@@ -8,9 +8,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/throttle"
 )
 
@@ -116,7 +116,7 @@ func validDevice(v string) bool {
 
 func (a *API) google(c echo.Context) error {
 	if !a.d.Accounts.GoogleEnabled() {
-		return problem.New(problem.NotImplemented, "Google sign-in is not configured")
+		return interview.Errorf(interview.NotImplemented, "Google sign-in is not configured")
 	}
 	var req googleRequest
 	if err := readJSON(c, &req); err != nil {
@@ -141,7 +141,7 @@ func (a *API) logout(c echo.Context) error {
 		if err := a.d.Accounts.SignOut(c.Request().Context(), s, token, time.Now().Add(a.d.Tokens.TTL())); err != nil {
 			return err
 		}
-	case !problem.Is(err, problem.Unauthenticated):
+	case !interview.Is(err, interview.Unauthenticated):
 		return err
 	}
 	c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
@@ -154,9 +154,9 @@ func (a *API) me(c echo.Context) error {
 		return err
 	}
 	u, err := a.d.Accounts.User(c.Request().Context(), id)
-	if problem.Is(err, problem.NotFound) {
+	if interview.Is(err, interview.NotFound) {
 		c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
-		return problem.New(problem.Unauthenticated, "this account no longer exists")
+		return interview.Errorf(interview.Unauthenticated, "this account no longer exists")
 	}
 	if err != nil {
 		return err
@@ -250,8 +250,8 @@ func (a *API) passwordAttempt(c echo.Context, userID string) (func(error), error
 // wrongPassword answers a wrong password of a signed-in user with 403, not
 // 401: the session is fine, and a 401 would tell the page it was signed out.
 func wrongPassword(err error) error {
-	if problem.Is(err, problem.Unauthenticated) {
-		return problem.Wrap(err, problem.Forbidden, problem.From(err).Message)
+	if interview.Is(err, interview.Unauthenticated) {
+		return interview.Wrap(err, interview.Forbidden, interview.ErrorFrom(err).Message)
 	}
 	return err
 }

@@ -22,11 +22,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/throttle"
 	"github.com/judgeworks/shared/server"
 )
@@ -140,14 +140,14 @@ func (a *API) UserID(c echo.Context) (string, error) {
 func (a *API) session(c echo.Context) (auth.Session, error) {
 	ck, err := c.Cookie(CookieName)
 	if err != nil || ck.Value == "" {
-		return auth.Session{}, problem.New(problem.Unauthenticated, "sign in first")
+		return auth.Session{}, interview.Errorf(interview.Unauthenticated, "sign in first")
 	}
 	s, err := a.d.Tokens.VerifySession(ck.Value)
 	if err != nil {
-		return auth.Session{}, problem.Wrap(err, problem.Unauthenticated, "your session is invalid or expired; sign in again")
+		return auth.Session{}, interview.Wrap(err, interview.Unauthenticated, "your session is invalid or expired; sign in again")
 	}
 	if err := a.d.Accounts.Check(c.Request().Context(), s, ck.Value); err != nil {
-		if problem.Is(err, problem.Unauthenticated) {
+		if interview.Is(err, interview.Unauthenticated) {
 			c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
 		}
 		return auth.Session{}, err
@@ -159,7 +159,7 @@ func (a *API) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 	defer cancel()
 	if err := a.d.Ready(ctx); err != nil {
-		return problem.Wrap(err, problem.Unavailable, "database unreachable")
+		return interview.Wrap(err, interview.Unavailable, "database unreachable")
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
@@ -250,7 +250,7 @@ func jsonOnly(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != echo.MIMEApplicationJSON {
-			return problem.New(problem.Unsupported, "send the request body as JSON with Content-Type: application/json")
+			return interview.Errorf(interview.Unsupported, "send the request body as JSON with Content-Type: application/json")
 		}
 		return next(c)
 	}
@@ -277,9 +277,9 @@ func readJSON(c echo.Context, v any) error {
 			return he
 		}
 		if server.ReadTimedOut(err) {
-			return problem.Wrap(err, problem.Timeout, "the request body did not arrive in time")
+			return interview.Wrap(err, interview.Timeout, "the request body did not arrive in time")
 		}
-		return problem.Wrap(err, problem.Invalid, "could not read the request body")
+		return interview.Wrap(err, interview.Invalid, "could not read the request body")
 	}
 	return decodeJSON(body, v)
 }
@@ -291,9 +291,9 @@ func decodeJSON(body []byte, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return problem.New(problem.Invalid, "field %s has the wrong type (want %s)", te.Field, te.Type)
+			return interview.Errorf(interview.Invalid, "field %s has the wrong type (want %s)", te.Field, te.Type)
 		}
-		return problem.New(problem.Invalid, "the request body must be a JSON object")
+		return interview.Errorf(interview.Invalid, "the request body must be a JSON object")
 	}
 	return nil
 }

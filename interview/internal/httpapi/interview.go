@@ -8,9 +8,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
 )
 
@@ -266,7 +266,7 @@ func historyPage(c echo.Context) (int, time.Time, error) {
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > interviews.MaxPage {
-			return 0, time.Time{}, problem.New(problem.Invalid, "limit must be a whole number from 1 to %d", interviews.MaxPage)
+			return 0, time.Time{}, interview.Errorf(interview.Invalid, "limit must be a whole number from 1 to %d", interviews.MaxPage)
 		}
 		limit = n
 	}
@@ -277,7 +277,7 @@ func historyPage(c echo.Context) (int, time.Time, error) {
 			t, err = time.Parse(time.DateOnly, v)
 		}
 		if err != nil || t.IsZero() {
-			return 0, time.Time{}, problem.New(problem.Invalid, "before must be a date such as 2026-03-01 or a time such as 2026-03-01T12:00:00Z")
+			return 0, time.Time{}, interview.Errorf(interview.Invalid, "before must be a date such as 2026-03-01 or a time such as 2026-03-01T12:00:00Z")
 		}
 		before = t
 	}
@@ -364,7 +364,7 @@ func (a *API) shared(c echo.Context) error {
 	h.Set("X-Robots-Tag", "noindex")
 	token := c.Param("token")
 	if !interviews.ShareTokenValid(token) {
-		return problem.New(problem.NotFound, "this link does not exist or was withdrawn")
+		return interview.Errorf(interview.NotFound, "this link does not exist or was withdrawn")
 	}
 	found := func(bool) {}
 	if a.d.SharedLookups != nil {

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
 	"github.com/judgeworks/shared/server"
 )
@@ -33,10 +33,10 @@ func checkAnswer(questionID, answer string) (string, error) {
 	answer = strings.TrimSpace(answer)
 	// Postgres text and jsonb cannot hold NUL; refuse it here rather than fail there.
 	if answer == "" || utf8.RuneCountInString(answer) > MaxAnswerChars || strings.ContainsRune(answer, 0) {
-		return "", problem.New(problem.Invalid, "answer must be 1 to %d characters, without NUL", MaxAnswerChars)
+		return "", interview.Errorf(interview.Invalid, "answer must be 1 to %d characters, without NUL", MaxAnswerChars)
 	}
 	if questionID == "" || len(questionID) > MaxQuestionID || strings.ContainsRune(questionID, 0) {
-		return "", problem.New(problem.Invalid, "questionId is required")
+		return "", interview.Errorf(interview.Invalid, "questionId is required")
 	}
 	return answer, nil
 }
@@ -91,14 +91,14 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	switch {
 	case err == nil:
 		return Answered{Evaluation: res.Evaluation, Next: next, AnsweredQuestions: mains}, nil
-	case problem.Is(err, problem.Conflict):
+	case interview.Is(err, interview.Conflict):
 		return Answered{}, err // the claim is no longer ours to release
 	}
 	return Answered{}, s.unstored(ctx, err, userID, id, c.Token, calls)
 }
 
 // keep runs write, which stores a result already paid for, again while
-// the database fails (any error that is not a problem of ours), until
+// the database fails (any error that is not an *interview.Error), until
 // StoreWait or the work's deadline: an outage shorter than that loses
 // nothing.
 func (s *Service) keep(ctx context.Context, write func(context.Context) error) error {
@@ -111,7 +111,7 @@ func (s *Service) keep(ctx context.Context, write func(context.Context) error) e
 	pause := 50 * time.Millisecond
 	for {
 		err := write(ctx)
-		var p *problem.Error
+		var p *interview.Error
 		if err == nil || errors.As(err, &p) {
 			return err
 		}
@@ -156,7 +156,7 @@ func (s *Service) unstored(ctx context.Context, err error, userID, id, token str
 			}
 		}
 	}()
-	p := problem.Wrap(err, problem.Unavailable,
+	p := interview.Wrap(err, interview.Unavailable,
 		"Your answer was evaluated, but it could not be saved because the database is unavailable. Nothing was recorded and it does not count against your limits. Send the same answer again in a minute.")
 	p.RetryAfter = time.Minute
 	return p
@@ -212,7 +212,7 @@ func (s *Service) after(ctx context.Context, iv Interview, thread, all []intervi
 	}
 	for _, r := range all {
 		if r.Question.ID == next.ID {
-			return nil, problem.New(problem.Upstream, "the interviewer repeated a question id")
+			return nil, interview.Errorf(interview.Upstream, "the interviewer repeated a question id")
 		}
 	}
 	return &next, nil
@@ -225,14 +225,14 @@ func checkRecording(seconds *float64) error {
 		return nil
 	}
 	if v := *seconds; math.IsNaN(v) || v < interviewer.MinRecordingSeconds || v > interviewer.MaxRecordingSeconds {
-		return problem.New(problem.Invalid, "recordingSeconds must be a number from %d to %d", interviewer.MinRecordingSeconds, interviewer.MaxRecordingSeconds)
+		return interview.Errorf(interview.Invalid, "recordingSeconds must be a number from %d to %d", interviewer.MinRecordingSeconds, interviewer.MaxRecordingSeconds)
 	}
 	return nil
 }
 
 func checkQuestion(q interviewer.Question) error {
 	if q.ID == "" || len(q.ID) > MaxQuestionID || strings.TrimSpace(q.Text) == "" {
-		return problem.New(problem.Upstream, "the interviewer returned an empty question")
+		return interview.Errorf(interview.Upstream, "the interviewer returned an empty question")
 	}
 	return nil
 }

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 	"github.com/judgeworks/interview/internal/judgetest"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/scorer"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -137,7 +137,7 @@ func TestFailuresAreUpstreamAndWhole(t *testing.T) {
 			if ev.Feedback != "" || ev.Score != 0 {
 				t.Fatalf("partial evaluation returned with the error: %+v", ev)
 			}
-			if !problem.Is(err, problem.Upstream) {
+			if !interview.Is(err, interview.Upstream) {
 				t.Fatalf("error %v is not an upstream problem", err)
 			}
 			if time.Since(start) > 10*time.Second {
@@ -154,7 +154,7 @@ func TestJudgeFailureCancelsInterviewer(t *testing.T) {
 	srv.Fail(http.StatusBadRequest) // not retried
 	iv := &prose{hold: time.Minute}
 	start := time.Now()
-	if _, err := (&Service{iv: iv, judge: j}).assess(t.Context(), evalSetup, evalQ, nil, answerText); !problem.Is(err, problem.Upstream) {
+	if _, err := (&Service{iv: iv, judge: j}).assess(t.Context(), evalSetup, evalQ, nil, answerText); !interview.Is(err, interview.Upstream) {
 		t.Fatalf("err %v", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
 )
 
@@ -43,10 +43,10 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report,
 			return *iv.Report, nil
 		}
 		if len(iv.Results) == 0 {
-			return report.Report{}, problem.New(problem.Conflict, "answer at least one question before finishing")
+			return report.Report{}, interview.Errorf(interview.Conflict, "answer at least one question before finishing")
 		}
 		if iv.ClaimLive {
-			return report.Report{}, problem.New(problem.Conflict, "an answer is still being evaluated; finish once its feedback is shown")
+			return report.Report{}, interview.Errorf(interview.Conflict, "an answer is still being evaluated; finish once its feedback is shown")
 		}
 		if !spent {
 			// One report is one call, however often an answer landing
@@ -69,7 +69,7 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report,
 			return rep, nil
 		}
 	}
-	return report.Report{}, problem.New(problem.Conflict, "the interview kept changing while the report was written; try again")
+	return report.Report{}, interview.Errorf(interview.Conflict, "the interview kept changing while the report was written; try again")
 }
 
 // History lists the user's completed interviews completed before before
@@ -79,7 +79,7 @@ func (s *Service) History(ctx context.Context, userID string, before time.Time, 
 		limit = DefaultPage
 	}
 	if limit < 1 || limit > MaxPage {
-		return nil, problem.New(problem.Invalid, "limit must be 1 to %d", MaxPage)
+		return nil, interview.Errorf(interview.Invalid, "limit must be 1 to %d", MaxPage)
 	}
 	return s.store.History(ctx, userID, before, limit)
 }

@@ -11,10 +11,10 @@ import (
 	"errors"
 	"time"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/jobdesc"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
 	"github.com/judgeworks/interview/internal/scorer"
 )
@@ -120,33 +120,33 @@ type Claim struct {
 }
 
 // Store keeps interviews. Each method is scoped to userID; an interview of
-// another user is problem.NotFound, exactly like a missing one. Times that
+// another user is interview.NotFound, exactly like a missing one. Times that
 // decide anything (claims, completion, limits) are the database's.
 type Store interface {
 	// Create stores a new interview, with the requirements read from its
 	// job description, unless the user already has maxInProgress in
-	// progress (0: no cap), which is problem.RateLimited; the count and the
+	// progress (0: no cap), which is interview.RateLimited; the count and the
 	// insert are serialised per user.
 	Create(ctx context.Context, userID string, s interviewer.Setup, requirements []string, first interviewer.Question, maxInProgress int) (string, error)
 	Get(ctx context.Context, userID, id string) (Interview, error)
 	// Claim takes the claim on question questionID in one conditional
-	// update: a live claim (younger than ClaimTTL) is problem.Conflict, as
+	// update: a live claim (younger than ClaimTTL) is interview.Conflict, as
 	// is a questionID other than the current one or a completed interview.
 	Claim(ctx context.Context, userID, id, questionID string) (Claim, error)
 	// Complete appends r, keeps answered as the count of main questions
 	// answered, sets next as the current question (nil after the last) and
 	// clears the claim, only if token still holds it; otherwise
-	// problem.Conflict.
+	// interview.Conflict.
 	Complete(ctx context.Context, userID, id, token string, r interviewer.Result, answered int, next *interviewer.Question) error
 	// ClaimRetry takes the claim for a second try at questionID, which
 	// must be the last answered question, not tried twice yet, of an
 	// interview in progress without a live claim; otherwise
-	// problem.Conflict. The same claim guards answers and second tries.
+	// interview.Conflict. The same claim guards answers and second tries.
 	ClaimRetry(ctx context.Context, userID, id, questionID string) (Claim, error)
 	// CompleteRetry stores a as the second try of result index, sets
 	// current as the question being asked (nil after the last) and clears
 	// the claim, only if token still holds it and that result has none;
-	// otherwise problem.Conflict.
+	// otherwise interview.Conflict.
 	CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt, current *interviewer.Question) error
 	// Release clears the claim only if token still holds it.
 	Release(ctx context.Context, userID, id, token string) error
@@ -160,16 +160,16 @@ type Store interface {
 	// InProgress lists interviews in progress, newest first, at most limit.
 	InProgress(ctx context.Context, userID string, limit int) ([]Active, error)
 	// Discard deletes an interview in progress; a completed one is
-	// problem.Conflict.
+	// interview.Conflict.
 	Discard(ctx context.Context, userID, id string) error
 	// Share keeps tokenHash as the one link to a completed interview's
 	// report, replacing any earlier link; an interview in progress is
-	// problem.Conflict.
+	// interview.Conflict.
 	Share(ctx context.Context, userID, id string, tokenHash []byte) error
 	// Unshare deletes the interview's link, if any.
 	Unshare(ctx context.Context, userID, id string) error
 	// SharedInterview returns the completed interview whose link has
-	// tokenHash, whoever owns it; problem.NotFound otherwise.
+	// tokenHash, whoever owns it; interview.NotFound otherwise.
 	SharedInterview(ctx context.Context, tokenHash []byte) (Interview, error)
 	// Spend takes one token from the user's bucket for op (a zero rate:
 	// none) and calls from the user's budget for the day (a zero daily:
@@ -220,9 +220,9 @@ func (s *Service) MaxInProgress() int { return s.limits.MaxInProgress }
 
 // upstream marks an interviewer failure as a 502 so the user can retry.
 func upstream(err error) error {
-	var p *problem.Error
+	var p *interview.Error
 	if errors.As(err, &p) {
 		return err
 	}
-	return problem.Wrap(err, problem.Upstream, "the interviewer failed; please try again")
+	return interview.Wrap(err, interview.Upstream, "the interviewer failed; please try again")
 }

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
 )
 
 func TestValidateSetup(t *testing.T) {
@@ -27,7 +27,7 @@ func TestValidateSetup(t *testing.T) {
 	for name, mutate := range cases {
 		s := ok
 		mutate(&s)
-		if _, err := ValidateSetup(s); !problem.Is(err, problem.Invalid) {
+		if _, err := ValidateSetup(s); !interview.Is(err, interview.Invalid) {
 			t.Errorf("%s: %v, want invalid_argument", name, err)
 		}
 	}
@@ -55,17 +55,17 @@ func TestValidateSetupPractice(t *testing.T) {
 	for _, n := range []int{-1, 3} {
 		s := ok
 		s.FollowUps = n
-		if _, err := ValidateSetup(s); !problem.Is(err, problem.Invalid) {
+		if _, err := ValidateSetup(s); !interview.Is(err, interview.Invalid) {
 			t.Errorf("followUps %d: %v", n, err)
 		}
 	}
 	s := ok
 	s.JobDescription = strings.Repeat("é", MaxJobDescription+1)
-	if _, err := ValidateSetup(s); !problem.Is(err, problem.Unprocessable) {
+	if _, err := ValidateSetup(s); !interview.Is(err, interview.Unprocessable) {
 		t.Errorf("a long description: %v, want unprocessable_entity", err)
 	}
 	s.JobDescription = "a\x00b"
-	if _, err := ValidateSetup(s); !problem.Is(err, problem.Invalid) {
+	if _, err := ValidateSetup(s); !interview.Is(err, interview.Invalid) {
 		t.Errorf("NUL: %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 // Op names an operation that costs model work.
@@ -86,7 +86,7 @@ const CapRetryAfter = time.Minute
 
 // AtCap is the refusal to start an interview beyond limit in progress.
 func AtCap(limit int) error {
-	p := problem.New(problem.RateLimited, "You have %d interviews in progress, the most at once. Finish or discard one to start another.", limit)
+	p := interview.Errorf(interview.RateLimited, "You have %d interviews in progress, the most at once. Finish or discard one to start another.", limit)
 	p.RetryAfter = CapRetryAfter
 	return p
 }
@@ -102,16 +102,16 @@ func (s *Service) spend(ctx context.Context, userID string, op Op, rate Rate, ca
 		return err
 	}
 	wait := max(sp.Wait, time.Second)
-	var p *problem.Error
+	var p *interview.Error
 	switch {
 	case sp.Daily:
-		p = problem.New(problem.RateLimited, "You have used today's %d model calls. They renew at midnight UTC, in %s.", s.limits.DailyCalls, about(wait))
+		p = interview.Errorf(interview.RateLimited, "You have used today's %d model calls. They renew at midnight UTC, in %s.", s.limits.DailyCalls, about(wait))
 	case op == OpStart:
-		p = problem.New(problem.RateLimited, "You have started several interviews in a short time. You can start another in %s.", about(wait))
+		p = interview.Errorf(interview.RateLimited, "You have started several interviews in a short time. You can start another in %s.", about(wait))
 	case op == OpAnswer:
-		p = problem.New(problem.RateLimited, "You have sent many answers in a short time. You can send this one in %s.", about(wait))
+		p = interview.Errorf(interview.RateLimited, "You have sent many answers in a short time. You can send this one in %s.", about(wait))
 	default:
-		p = problem.New(problem.RateLimited, "You have asked for many reports in a short time. You can ask for this one in %s.", about(wait))
+		p = interview.Errorf(interview.RateLimited, "You have asked for many reports in a short time. You can ask for this one in %s.", about(wait))
 	}
 	p.RetryAfter = wait
 	return p

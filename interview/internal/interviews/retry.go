@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
 )
 
 // Retried is the result of Retry.
@@ -66,7 +66,7 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 		if err == nil {
 			return Retried{Evaluation: ev, PreviousScore: first.Evaluation.Score, Next: current}, nil
 		}
-		if problem.Is(err, problem.Conflict) {
+		if interview.Is(err, interview.Conflict) {
 			return Retried{}, err
 		}
 	}

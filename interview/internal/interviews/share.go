@@ -7,8 +7,8 @@ import (
 	"encoding/base64"
 	"time"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
 )
 
@@ -46,7 +46,7 @@ type SharedReport struct {
 	Report      report.Report
 }
 
-var errNoShare = problem.New(problem.NotFound, "this link does not exist or was withdrawn")
+var errNoShare = interview.Errorf(interview.NotFound, "this link does not exist or was withdrawn")
 
 // Shared returns the report a share token names. A malformed token is
 // refused before any lookup; a token without a link is the same 404.
@@ -57,7 +57,7 @@ func (s *Service) Shared(ctx context.Context, token string) (SharedReport, error
 	}
 	sum := sha256.Sum256(raw)
 	iv, err := s.store.SharedInterview(ctx, sum[:])
-	if problem.Is(err, problem.NotFound) {
+	if interview.Is(err, interview.NotFound) {
 		return SharedReport{}, errNoShare
 	}
 	if err != nil {

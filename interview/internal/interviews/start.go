@@ -8,9 +8,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/jobdesc"
-	"github.com/judgeworks/interview/internal/problem"
 )
 
 // Started is the result of Start.
@@ -29,25 +29,25 @@ func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
 	for _, f := range fields {
 		*f.v = strings.TrimSpace(*f.v)
 		if *f.v == "" || utf8.RuneCountInString(*f.v) > MaxSetupChars || strings.ContainsRune(*f.v, 0) {
-			return in, problem.New(problem.Invalid, "%s must be 1 to %d characters, without NUL", f.name, MaxSetupChars)
+			return in, interview.Errorf(interview.Invalid, "%s must be 1 to %d characters, without NUL", f.name, MaxSetupChars)
 		}
 	}
 	in.Difficulty = strings.ToLower(strings.TrimSpace(in.Difficulty))
 	if levels := interviewer.Difficulties(); !slices.Contains(levels, in.Difficulty) {
-		return in, problem.New(problem.Invalid, "difficulty must be one of %s", strings.Join(levels, ", "))
+		return in, interview.Errorf(interview.Invalid, "difficulty must be one of %s", strings.Join(levels, ", "))
 	}
 	if in.TotalQuestions < MinQuestions || in.TotalQuestions > MaxQuestions {
-		return in, problem.New(problem.Invalid, "totalQuestions must be between %d and %d", MinQuestions, MaxQuestions)
+		return in, interview.Errorf(interview.Invalid, "totalQuestions must be between %d and %d", MinQuestions, MaxQuestions)
 	}
 	if in.FollowUps < 0 || in.FollowUps > MaxFollowUps {
-		return in, problem.New(problem.Invalid, "followUps must be 0, 1 or 2")
+		return in, interview.Errorf(interview.Invalid, "followUps must be 0, 1 or 2")
 	}
 	in.JobDescription = strings.TrimSpace(in.JobDescription)
 	if strings.ContainsRune(in.JobDescription, 0) {
-		return in, problem.New(problem.Invalid, "jobDescription must not contain NUL")
+		return in, interview.Errorf(interview.Invalid, "jobDescription must not contain NUL")
 	}
 	if n := utf8.RuneCountInString(in.JobDescription); n > MaxJobDescription {
-		return in, problem.New(problem.Unprocessable, "jobDescription is %d characters; paste at most %d (the requirements and responsibilities are enough)", n, MaxJobDescription)
+		return in, interview.Errorf(interview.Unprocessable, "jobDescription is %d characters; paste at most %d (the requirements and responsibilities are enough)", n, MaxJobDescription)
 	}
 	return in, nil
 }

@@ -9,9 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
 )
 
@@ -102,9 +102,9 @@ func (s *Store) claim(ctx context.Context, userID, id, questionID, cond string, 
 	case err != nil:
 		return interviews.Claim{}, err
 	case cur.Status == interviews.Completed:
-		return interviews.Claim{}, problem.New(problem.Conflict, "this interview is already finished")
+		return interviews.Claim{}, interview.Errorf(interview.Conflict, "this interview is already finished")
 	default:
-		return interviews.Claim{}, problem.New(problem.Conflict, "%s", why(cur))
+		return interviews.Claim{}, interview.Errorf(interview.Conflict, "%s", why(cur))
 	}
 }
 
@@ -132,7 +132,7 @@ func (s *Store) Complete(ctx context.Context, userID, id, token string, r interv
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return problem.New(problem.Conflict, "the answer took too long and was abandoned, or the interview was finished or discarded meanwhile; reload the interview")
+		return interview.Errorf(interview.Conflict, "the answer took too long and was abandoned, or the interview was finished or discarded meanwhile; reload the interview")
 	}
 	return nil
 }
@@ -168,7 +168,7 @@ func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, ind
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return problem.New(problem.Conflict, "the second try took too long and was abandoned, or the interview changed meanwhile; reload the interview")
+		return interview.Errorf(interview.Conflict, "the second try took too long and was abandoned, or the interview changed meanwhile; reload the interview")
 	}
 	return nil
 }
@@ -221,5 +221,5 @@ func (s *Store) Discard(ctx context.Context, userID, id string) error {
 	if _, err := s.Get(ctx, userID, id); err != nil {
 		return err
 	}
-	return problem.New(problem.Conflict, "a completed interview stays in your history; only interviews in progress can be discarded")
+	return interview.Errorf(interview.Conflict, "a completed interview stays in your history; only interviews in progress can be discarded")
 }

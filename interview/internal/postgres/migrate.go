@@ -3,7 +3,7 @@
 // transaction), and holds the schema: every migration is here. Package
 // quota keeps the statements of every limit (quota_buckets, quota_days)
 // and package throttle those of the browsers known to an account; every
-// other query of the service is in this package. pgx errors become problem
+// other query of the service is in this package. pgx errors become interview
 // errors at this boundary.
 package postgres
 

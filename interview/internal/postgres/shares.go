@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
 )
 
 func (s *Store) Share(ctx context.Context, userID, id string, tokenHash []byte) error {
@@ -25,7 +25,7 @@ func (s *Store) Share(ctx context.Context, userID, id string, tokenHash []byte) 
 	if _, err := s.Get(ctx, userID, id); err != nil {
 		return err
 	}
-	return problem.New(problem.Conflict, "only a finished interview's report can be shared; finish it first")
+	return interview.Errorf(interview.Conflict, "only a finished interview's report can be shared; finish it first")
 }
 
 func (s *Store) Unshare(ctx context.Context, userID, id string) error {

@@ -13,8 +13,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -148,7 +148,7 @@ func (j *Judge) Score(ctx context.Context, s interviewer.Setup, q interviewer.Qu
 	defer cancel()
 	resp, err := j.backend.Ask(ctx, req)
 	if err != nil {
-		return Scores{}, problem.Wrap(err, problem.Upstream, "the judge could not score the answer; please try again")
+		return Scores{}, interview.Wrap(err, interview.Upstream, "the judge could not score the answer; please try again")
 	}
 	scores := resp.Scores()
 	tech, err := scaled(scores, TechnicalQuestion, len(technicalLevels))
@@ -167,7 +167,7 @@ func scaled(scores map[string]systemone.ScoreAnswer, name string, levels int) (i
 	a, ok := scores[name]
 	top := float64(levels - 1)
 	if !ok || a.Score < 0 || a.Score > top {
-		return 0, problem.Wrap(fmt.Errorf("judge answer %q missing or out of range: %+v", name, a), problem.Upstream,
+		return 0, interview.Wrap(fmt.Errorf("judge answer %q missing or out of range: %+v", name, a), interview.Upstream,
 			"the judge returned an unusable score; please try again")
 	}
 	return ToPercent(a.Score, levels), nil

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/judgetest"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/scorer"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -152,7 +152,7 @@ func TestMissingOrOutOfRangeAnswer(t *testing.T) {
 				var r systemone.Response
 				return &r, json.Unmarshal([]byte(tc.body), &r)
 			}), "m", 0)
-			if _, err := j.Score(t.Context(), setup, q, nil, "x"); !problem.Is(err, problem.Upstream) {
+			if _, err := j.Score(t.Context(), setup, q, nil, "x"); !interview.Is(err, interview.Upstream) {
 				t.Fatalf("err %v", err)
 			}
 		})

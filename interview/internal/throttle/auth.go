@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/server"
 )
@@ -130,7 +130,7 @@ type taken struct {
 // the tokens and makes device known for the account; a wrong password
 // (unauthenticated) keeps them spent; any other failure (the database, say)
 // was no guess and returns them. A refused attempt is a rate_limited
-// problem carrying the wait.
+// error carrying the wait.
 //
 // On a device known to the account only the device's own limit applies:
 // what others do from the same address or against the same account does
@@ -177,7 +177,7 @@ func (a *Auth) Login(ctx context.Context, email, addr, device string) (done func
 		}
 	}
 	return func(err error) {
-		if problem.Is(err, problem.Unauthenticated) {
+		if interview.Is(err, interview.Unauthenticated) {
 			return
 		}
 		giveBack()
@@ -269,5 +269,5 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 
 func tooMany(what string, wait time.Duration) error {
 	secs := int(math.Ceil(wait.Seconds()))
-	return problem.Retry(time.Duration(secs)*time.Second, "%s; try again in %d s", what, secs)
+	return interview.Limited(time.Duration(secs)*time.Second, "%s; try again in %d s", what, secs)
 }

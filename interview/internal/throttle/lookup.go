@@ -31,7 +31,7 @@ func NewLookups(db quota.DB, rule Rule) *Lookups {
 
 // Begin reserves a lookup from addr (the client's address). Call found
 // with whether the link existed: a hit returns the token. A refused lookup
-// is a rate_limited problem carrying the wait.
+// is a rate_limited error carrying the wait.
 func (l *Lookups) Begin(ctx context.Context, addr string) (found func(bool), err error) {
 	l.maybePrune(ctx)
 	key := Network(addr)

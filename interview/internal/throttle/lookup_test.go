@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 func TestLookupsCountOnlyMisses(t *testing.T) {
@@ -26,10 +26,10 @@ func TestLookupsCountOnlyMisses(t *testing.T) {
 		found(false)
 	}
 	_, err := l.Begin(ctx, "203.0.113.7")
-	if !problem.Is(err, problem.RateLimited) {
+	if !interview.Is(err, interview.RateLimited) {
 		t.Fatalf("the fourth miss: %v, want rate_limited", err)
 	}
-	if wait := problem.From(err).RetryAfter; wait <= 0 || wait > time.Minute {
+	if wait := interview.ErrorFrom(err).RetryAfter; wait <= 0 || wait > time.Minute {
 		t.Fatalf("Retry-After %v", wait)
 	}
 	// Another network has its own bucket; an IPv6 /64 is one network.
@@ -43,7 +43,7 @@ func TestLookupsCountOnlyMisses(t *testing.T) {
 		}
 		found(false)
 	}
-	if _, err := l.Begin(ctx, "2001:db8::ffff"); !problem.Is(err, problem.RateLimited) {
+	if _, err := l.Begin(ctx, "2001:db8::ffff"); !interview.Is(err, interview.RateLimited) {
 		t.Fatalf("a fourth miss from the same /64: %v", err)
 	}
 	// A token refills after Every.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/postgres/dbtest"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/shared/pgtest"
 )
 
@@ -27,7 +27,7 @@ func openDB(t *testing.T, url string) *pgxpool.Pool { return dbtest.Open(t, url,
 
 var ctx = context.Background()
 
-var wrongPassword = problem.New(problem.Unauthenticated, "email or password is incorrect")
+var wrongPassword = interview.Errorf(interview.Unauthenticated, "email or password is incorrect")
 
 // age makes every bucket and known device older by d, as the database's
 // clock would after d.
@@ -76,8 +76,8 @@ func signIn(a *Auth, email, addr string, outcome error) error {
 
 func retryAfter(t *testing.T, err error) time.Duration {
 	t.Helper()
-	var p *problem.Error
-	if !errors.As(err, &p) || p.Code != problem.RateLimited {
+	var p *interview.Error
+	if !errors.As(err, &p) || p.Code != interview.RateLimited {
 		t.Fatalf("error %v is not rate_limited", err)
 	}
 	return p.RetryAfter

@@ -13,7 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -67,7 +67,7 @@ func (h *Handler) Transcribe(c echo.Context) error {
 }
 
 func errTooLarge() error {
-	return problem.New(problem.TooLarge, "the audio file is larger than %d MB", MaxUpload>>20)
+	return interview.Errorf(interview.TooLarge, "the audio file is larger than %d MB", MaxUpload>>20)
 }
 
 // sniffLen is how much of a file Sniff needs: the longest signature ends
@@ -85,7 +85,7 @@ func readUpload(w http.ResponseWriter, r *http.Request, dst io.Writer) (Containe
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return Container{}, 0, problem.New(problem.Invalid, "send the audio as multipart/form-data with one file part")
+		return Container{}, 0, interview.Errorf(interview.Invalid, "send the audio as multipart/form-data with one file part")
 	}
 	var (
 		container Container
@@ -101,11 +101,11 @@ func readUpload(w http.ResponseWriter, r *http.Request, dst io.Writer) (Containe
 			return Container{}, 0, bodyError(err)
 		}
 		if part.FileName() == "" {
-			return Container{}, 0, problem.New(problem.Invalid,
+			return Container{}, 0, interview.Errorf(interview.Invalid,
 				"unexpected form field %q: send only the audio file", cut(part.FormName(), 40))
 		}
 		if seen {
-			return Container{}, 0, problem.New(problem.Invalid, "send exactly one audio file, not several")
+			return Container{}, 0, interview.Errorf(interview.Invalid, "send exactly one audio file, not several")
 		}
 		seen = true
 		if container, size, err = copyAudio(dst, part); err != nil {
@@ -113,7 +113,7 @@ func readUpload(w http.ResponseWriter, r *http.Request, dst io.Writer) (Containe
 		}
 	}
 	if !seen {
-		return Container{}, 0, problem.New(problem.Invalid, "no audio file in the request")
+		return Container{}, 0, interview.Errorf(interview.Invalid, "no audio file in the request")
 	}
 	return container, size, nil
 }
@@ -127,11 +127,11 @@ func copyAudio(dst io.Writer, part *multipart.Part) (Container, int64, error) {
 	}
 	head = head[:n]
 	if n == 0 {
-		return Container{}, 0, problem.New(problem.Invalid, "the audio file is empty")
+		return Container{}, 0, interview.Errorf(interview.Invalid, "the audio file is empty")
 	}
 	container, ok := Sniff(head)
 	if !ok {
-		return Container{}, 0, problem.New(problem.Unsupported,
+		return Container{}, 0, interview.Errorf(interview.Unsupported,
 			"the file is not audio this server accepts (webm, ogg, wav, mp4/m4a, mp3, flac)")
 	}
 	if _, err := dst.Write(head); err != nil {
@@ -177,9 +177,9 @@ func bodyError(err error) error {
 	case errors.As(err, &mb):
 		return errTooLarge()
 	case server.ReadTimedOut(err):
-		return problem.Wrap(err, problem.Timeout, fmt.Sprintf("the upload stalled, or took longer than %s; try again, or a shorter recording", UploadReadTimeout))
+		return interview.Wrap(err, interview.Timeout, fmt.Sprintf("the upload stalled, or took longer than %s; try again, or a shorter recording", UploadReadTimeout))
 	}
-	return problem.Wrap(err, problem.Invalid, "the multipart body is malformed")
+	return interview.Wrap(err, interview.Invalid, "the multipart body is malformed")
 }
 
 // Speech handles POST /api/voice/speech: {text} of 1 to 200 characters;
@@ -190,7 +190,7 @@ func (h *Handler) Speech(c echo.Context) error {
 		return err
 	}
 	if _, on := h.svc.Features(); !on {
-		return problem.New(problem.NotImplemented, "speech is not configured on this server")
+		return interview.Errorf(interview.NotImplemented, "speech is not configured on this server")
 	}
 	text, err := readSpeechRequest(c.Request().Body)
 	if err != nil {
@@ -214,26 +214,26 @@ func readSpeechRequest(body io.Reader) (string, error) {
 	dec := json.NewDecoder(io.LimitReader(body, maxSpeechBody+1))
 	if err := dec.Decode(&req); err != nil {
 		if server.ReadTimedOut(err) {
-			return "", problem.Wrap(err, problem.Timeout, "the request body did not arrive in time")
+			return "", interview.Wrap(err, interview.Timeout, "the request body did not arrive in time")
 		}
-		return "", problem.New(problem.Invalid, `send JSON {"text": "..."}`)
+		return "", interview.Errorf(interview.Invalid, `send JSON {"text": "..."}`)
 	}
 	if dec.More() {
-		return "", problem.New(problem.Invalid, `send one JSON object {"text": "..."}`)
+		return "", interview.Errorf(interview.Invalid, `send one JSON object {"text": "..."}`)
 	}
 	if req.Text == nil {
-		return "", problem.New(problem.Invalid, "text is required")
+		return "", interview.Errorf(interview.Invalid, "text is required")
 	}
 	text := strings.TrimSpace(*req.Text)
 	if !utf8.ValidString(text) {
-		return "", problem.New(problem.Invalid, "text is not valid UTF-8")
+		return "", interview.Errorf(interview.Invalid, "text is not valid UTF-8")
 	}
 	n := utf8.RuneCountInString(text)
 	if n == 0 {
-		return "", problem.New(problem.Invalid, "text is empty")
+		return "", interview.Errorf(interview.Invalid, "text is empty")
 	}
 	if n > MaxSpeechChars {
-		return "", problem.New(problem.Invalid,
+		return "", interview.Errorf(interview.Invalid,
 			"text has %d characters; at most %d are spoken per request", n, MaxSpeechChars)
 	}
 	return text, nil

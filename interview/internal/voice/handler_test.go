@@ -21,8 +21,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/httpapi"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/wav"
 	"github.com/judgeworks/shared/proctest"
 	"github.com/judgeworks/shared/server"
@@ -250,12 +250,12 @@ func (env *testEnv) speak(text any) *httptest.ResponseRecorder {
 
 // errorCode reads {"error": {"code"}} and fails the test if the body has
 // another shape.
-func errorCode(t *testing.T, rec *httptest.ResponseRecorder) problem.Code {
+func errorCode(t *testing.T, rec *httptest.ResponseRecorder) interview.Code {
 	t.Helper()
 	var body struct {
 		Error struct {
-			Code    problem.Code `json:"code"`
-			Message string       `json:"message"`
+			Code    interview.Code `json:"code"`
+			Message string         `json:"message"`
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Error.Code == "" || body.Error.Message == "" {
@@ -264,9 +264,9 @@ func errorCode(t *testing.T, rec *httptest.ResponseRecorder) problem.Code {
 	return body.Error.Code
 }
 
-var statusCodes = map[int]problem.Code{
-	400: problem.Invalid, 413: problem.TooLarge, 415: problem.Unsupported, 429: problem.RateLimited,
-	501: problem.NotImplemented, 502: problem.Upstream, 503: problem.Unavailable,
+var statusCodes = map[int]interview.Code{
+	400: interview.Invalid, 413: interview.TooLarge, 415: interview.Unsupported, 429: interview.RateLimited,
+	501: interview.NotImplemented, 502: interview.Upstream, 503: interview.Unavailable,
 }
 
 func okTranscription(w http.ResponseWriter, _ *http.Request) {
@@ -430,7 +430,7 @@ func TestTranscribeRefusesOversizeWhileReading(t *testing.T) {
 		req.ContentLength = -1
 		req.Header.Set("Content-Type", "multipart/form-data; boundary=b0undary")
 		rec := env.do(req)
-		if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "25 MB") || errorCode(t, rec) != problem.TooLarge {
+		if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "25 MB") || errorCode(t, rec) != interview.TooLarge {
 			t.Fatalf("status %d body %s", rec.Code, rec.Body)
 		}
 		// Read up to the limit, plus at most the reader's buffer: never the
@@ -776,7 +776,7 @@ func TestNeedsSession(t *testing.T) {
 	f := newFakeProvider(t, okTranscription)
 	env := newEnv(t, remoteConfig(f))
 	h := NewHandler(env.svc, func(echo.Context) (string, error) {
-		return "", problem.New(problem.Unauthenticated, "sign in first")
+		return "", interview.Errorf(interview.Unauthenticated, "sign in first")
 	})
 	env.e = newEcho(io.Discard)
 	h.Register(env.e)
@@ -784,7 +784,7 @@ func TestNeedsSession(t *testing.T) {
 	counted := &countingReader{r: bytes.NewReader(body)}
 	req := httptest.NewRequest(http.MethodPost, "/api/voice/transcribe", counted)
 	req.Header.Set("Content-Type", ct)
-	if rec := env.do(req); rec.Code != 401 || errorCode(t, rec) != problem.Unauthenticated {
+	if rec := env.do(req); rec.Code != 401 || errorCode(t, rec) != interview.Unauthenticated {
 		t.Fatalf("transcribe: status %d body %s", rec.Code, rec.Body)
 	}
 	if counted.read != 0 {

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/wav"
 	"github.com/judgeworks/shared/server"
 )
@@ -60,7 +60,7 @@ func (s *Service) Describe() string {
 }
 
 // Receive reads one upload's audio into w, returning its container and
-// size, or a problem (400, 408, 413, 415) when the body is not one audio
+// size, or an error (400, 408, 413, 415) when the body is not one audio
 // file within the limits, wrapped in *unfinished when the body stopped
 // arriving.
 type Receive func(w io.Writer) (Container, int64, error)
@@ -88,7 +88,7 @@ func (u *unfinished) Unwrap() error { return u.err }
 // provider, so memory holds buffers, never a file.
 func (s *Service) Transcribe(ctx context.Context, userID string, declared int64, receive Receive) (string, error) {
 	if on, _ := s.Features(); !on {
-		return "", problem.New(problem.NotImplemented, "transcription is not configured on this server (STT_MODEL)")
+		return "", interview.Errorf(interview.NotImplemented, "transcription is not configured on this server (STT_MODEL)")
 	}
 	if declared > MaxBody {
 		return "", errTooLarge()
@@ -133,7 +133,7 @@ func (s *Service) Transcribe(ctx context.Context, userID string, declared int64,
 // already validated (1 to MaxSpeechChars characters).
 func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error) {
 	if _, on := s.Features(); !on {
-		return nil, problem.New(problem.NotImplemented, "speech is not configured on this server (TTS_MODEL, or install espeak-ng)")
+		return nil, interview.Errorf(interview.NotImplemented, "speech is not configured on this server (TTS_MODEL, or install espeak-ng)")
 	}
 	chars := int64(len([]rune(text)))
 	var out []byte
@@ -154,7 +154,7 @@ func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error
 		}
 		out, err = wav.Fix(raw)
 		if err != nil {
-			return 0, problem.Wrap(err, problem.Upstream, "the speech service did not send a WAV file")
+			return 0, interview.Wrap(err, interview.Upstream, "the speech service did not send a WAV file")
 		}
 		return chars, nil
 	})
@@ -180,7 +180,7 @@ func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, 
 		if r == TranscribeBytes {
 			what = "transcription"
 		}
-		return problem.Retry(wait, "today's %s allowance is used up; it resets at midnight UTC", what)
+		return interview.Limited(wait, "today's %s allowance is used up; it resets at midnight UTC", what)
 	}
 	used, werr := work(ctx)
 	if back := amount - min(max(used, 0), amount); back > 0 {

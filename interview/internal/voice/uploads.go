@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 // uploadRetryAfter is the wait a refused upload is asked for: a recorded
@@ -42,14 +42,14 @@ func (u *uploads) enter(userID string) (release func(), err error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.byUser[userID] >= u.perUser {
-		return nil, problem.Retry(uploadRetryAfter,
+		return nil, interview.Limited(uploadRetryAfter,
 			"you already have %d recordings uploading; wait for one to finish", u.perUser)
 	}
 	// A user's first upload may take any free slot; a further one only if
 	// it leaves half the slots free, so a few accounts cannot hold them
 	// all: four users with two slots each would fill eight.
 	if u.total >= u.max || (u.byUser[userID] > 0 && u.max-u.total-1 < u.max/2) {
-		return nil, problem.Retry(uploadRetryAfter, "the server is busy with other uploads; try again in a few seconds")
+		return nil, interview.Limited(uploadRetryAfter, "the server is busy with other uploads; try again in a few seconds")
 	}
 	u.total++
 	u.byUser[userID]++
