@@ -1,5 +1,3 @@
-// Package interview is the mock-interview service's domain, the centre every
-// other package of the service speaks: its error type and codes.
 package interview
 
 import (

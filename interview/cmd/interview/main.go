@@ -17,12 +17,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/config"
 	"github.com/judgeworks/interview/internal/google"
 	"github.com/judgeworks/interview/internal/httpapi"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/llm"
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 	"github.com/judgeworks/interview/internal/interviews"
@@ -132,7 +132,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 // pickInterviewer returns the language-model interviewer when a model is
 // configured (config.Load has validated its settings), else the offline
 // practice mode.
-func pickInterviewer(cfg config.Config) (interviewer.Interviewer, error) {
+func pickInterviewer(cfg config.Config) (interview.Interviewer, error) {
 	if !cfg.LanguageModel() {
 		return offline.New(), nil
 	}

@@ -5,7 +5,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 )
 
@@ -16,7 +15,7 @@ func FuzzStartBody(f *testing.F) {
 	f.Add([]byte(`{"totalQuestions":1e99}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var s interviewer.Setup
+		var s interview.Setup
 		if err := decodeJSON(body, &s); err != nil {
 			if !interview.Is(err, interview.Invalid) {
 				t.Fatalf("decode error %v is not invalid_argument", err)

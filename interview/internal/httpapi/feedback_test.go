@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/report"
 )
 
@@ -99,14 +99,14 @@ func TestSecondTryReconsidersTheFollowUp(t *testing.T) {
 	s := c.startWith(map[string]any{"totalQuestions": 2, "followUps": 1})
 	var a answered
 	must(t, c.answer(s.SessionID, s.Question.ID, "short "+gapMarker), http.StatusOK).json(t, &a)
-	if a.NextQuestion == nil || a.NextQuestion.Kind != interviewer.FollowUp {
+	if a.NextQuestion == nil || a.NextQuestion.Kind != interview.FollowUp {
 		t.Fatalf("no follow-up on the gap: %+v", a.NextQuestion)
 	}
 	// The second try says everything: the follow-up gives way to question 2.
 	var r retried
 	must(t, c.do("POST", "/api/interview/retry", map[string]string{"sessionId": s.SessionID, "questionId": s.Question.ID,
 		"answer": "A much longer and complete second try that covers what the first one left out."}), http.StatusOK).json(t, &r)
-	if r.NextQuestion == nil || r.NextQuestion.Kind != interviewer.Main || r.NextQuestion.ID != "q2" {
+	if r.NextQuestion == nil || r.NextQuestion.Kind != interview.Main || r.NextQuestion.ID != "q2" {
 		t.Fatalf("after the second try: %+v", r.NextQuestion)
 	}
 	var sess sessionBody
@@ -121,7 +121,7 @@ func TestSecondTryReconsidersTheFollowUp(t *testing.T) {
 	// A second try that leaves the gap open keeps the follow-up.
 	must(t, c.do("POST", "/api/interview/retry", map[string]string{"sessionId": s.SessionID, "questionId": "q2",
 		"answer": "A longer second try that still leaves the gap " + gapMarker}), http.StatusOK).json(t, &r)
-	if r.NextQuestion == nil || r.NextQuestion.ID != "q2-f1" || r.NextQuestion.Kind != interviewer.FollowUp {
+	if r.NextQuestion == nil || r.NextQuestion.ID != "q2-f1" || r.NextQuestion.Kind != interview.FollowUp {
 		t.Fatalf("the gap is still open: %+v", r.NextQuestion)
 	}
 	must(t, c.answer(s.SessionID, "q2-f1", "the follow-up answered"), http.StatusOK).json(t, &a)

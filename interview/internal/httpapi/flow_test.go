@@ -7,29 +7,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/report"
 )
 
 type answered struct {
-	Evaluation        interviewer.Evaluation `json:"evaluation"`
-	NextQuestion      *interviewer.Question  `json:"nextQuestion"`
-	IsLastQuestion    bool                   `json:"isLastQuestion"`
-	AnsweredQuestions int                    `json:"answeredQuestions"`
+	Evaluation        interview.Evaluation `json:"evaluation"`
+	NextQuestion      *interview.Question  `json:"nextQuestion"`
+	IsLastQuestion    bool                 `json:"isLastQuestion"`
+	AnsweredQuestions int                  `json:"answeredQuestions"`
 }
 
 type sessionBody struct {
-	SessionID       string                `json:"sessionId"`
-	Status          string                `json:"status"`
-	CandidateName   string                `json:"candidateName"`
-	Role            string                `json:"role"`
-	Experience      string                `json:"experience"`
-	Difficulty      string                `json:"difficulty"`
-	TotalQuestions  int                   `json:"totalQuestions"`
-	CurrentQuestion *interviewer.Question `json:"currentQuestion"`
-	QuestionResults []interviewer.Result  `json:"questionResults"`
-	Report          *report.Report        `json:"report"`
+	SessionID       string              `json:"sessionId"`
+	Status          string              `json:"status"`
+	CandidateName   string              `json:"candidateName"`
+	Role            string              `json:"role"`
+	Experience      string              `json:"experience"`
+	Difficulty      string              `json:"difficulty"`
+	TotalQuestions  int                 `json:"totalQuestions"`
+	CurrentQuestion *interview.Question `json:"currentQuestion"`
+	QuestionResults []interview.Result  `json:"questionResults"`
+	Report          *report.Report      `json:"report"`
 }
 
 func TestWholeFlow(t *testing.T) {
@@ -138,7 +138,7 @@ func TestConcurrentSubmitsEvaluateOnce(t *testing.T) {
 	s := c.start(3)
 	// Hold the evaluation so every request arrives while the claim is live.
 	release := make(chan struct{})
-	e.iv.onEvaluate = func(int32, interviewer.Question, string) error { <-release; return nil }
+	e.iv.onEvaluate = func(int32, interview.Question, string) error { <-release; return nil }
 	const n = 20
 	statuses := make(chan int, n)
 	var wg sync.WaitGroup
@@ -176,7 +176,7 @@ func holdEvaluation(e *env, n int32, fail bool) (entered chan struct{}, release 
 	entered, gate := make(chan struct{}), make(chan struct{})
 	prev := e.iv.onEvaluate
 	e.iv.mu.Lock()
-	e.iv.onEvaluate = func(k int32, q interviewer.Question, a string) error {
+	e.iv.onEvaluate = func(k int32, q interview.Question, a string) error {
 		if k != n {
 			if prev != nil {
 				return prev(k, q, a)
@@ -268,7 +268,7 @@ func TestModelFailureReleasesClaim(t *testing.T) {
 	e := newEnv(t)
 	c := e.signUp()
 	s := c.start(2)
-	e.iv.onEvaluate = func(n int32, _ interviewer.Question, _ string) error {
+	e.iv.onEvaluate = func(n int32, _ interview.Question, _ string) error {
 		if n == 1 {
 			return errModel
 		}

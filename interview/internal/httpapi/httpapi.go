@@ -25,7 +25,6 @@ import (
 	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/throttle"
 	"github.com/judgeworks/shared/server"
@@ -188,8 +187,8 @@ func (a *API) config(c echo.Context) error {
 		"fallbackFamily": a.d.FallbackFamily,
 		// Easiest first: the page offers them in this order and steps one
 		// down for easier practice.
-		"difficulties":      interviewer.Difficulties(),
-		"defaultDifficulty": interviewer.DefaultDifficulty,
+		"difficulties":      interview.Difficulties(),
+		"defaultDifficulty": interview.DefaultDifficulty,
 		"limits": limits{
 			MinQuestions: interviews.MinQuestions, MaxQuestions: interviews.MaxQuestions,
 			MaxFollowUps: interviews.MaxFollowUps, DefaultFollowUps: interviews.DefaultFollowUps,

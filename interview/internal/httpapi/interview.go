@@ -9,7 +9,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/report"
 )
@@ -27,10 +26,10 @@ type startRequest struct {
 }
 
 type startResponse struct {
-	SessionID string               `json:"sessionId"`
-	Welcome   string               `json:"welcome"`
-	Question  interviewer.Question `json:"question"`
-	Mode      string               `json:"mode"`
+	SessionID string             `json:"sessionId"`
+	Welcome   string             `json:"welcome"`
+	Question  interview.Question `json:"question"`
+	Mode      string             `json:"mode"`
 }
 
 type answerRequest struct {
@@ -44,19 +43,19 @@ type answerRequest struct {
 // answerResponse carries answeredQuestions, the main questions answered
 // with this answer, so that the page shows the server's count.
 type answerResponse struct {
-	Evaluation        interviewer.Evaluation `json:"evaluation"`
-	NextQuestion      *interviewer.Question  `json:"nextQuestion"`
-	IsLastQuestion    bool                   `json:"isLastQuestion"`
-	AnsweredQuestions int                    `json:"answeredQuestions"`
+	Evaluation        interview.Evaluation `json:"evaluation"`
+	NextQuestion      *interview.Question  `json:"nextQuestion"`
+	IsLastQuestion    bool                 `json:"isLastQuestion"`
+	AnsweredQuestions int                  `json:"answeredQuestions"`
 }
 
 // retryResponse carries the question now being asked: a follow-up asked
 // on the first try is asked again of the better attempt, so it may have
 // changed or given way to the next main question (null: all answered).
 type retryResponse struct {
-	Evaluation    interviewer.Evaluation `json:"evaluation"`
-	PreviousScore int                    `json:"previousScore"`
-	NextQuestion  *interviewer.Question  `json:"nextQuestion"`
+	Evaluation    interview.Evaluation `json:"evaluation"`
+	PreviousScore int                  `json:"previousScore"`
+	NextQuestion  *interview.Question  `json:"nextQuestion"`
 }
 
 type finishRequest struct {
@@ -87,26 +86,26 @@ type sharedSetup struct {
 
 // session is GET /api/interview/:id: everything the page needs to resume.
 type session struct {
-	SessionID       string                `json:"sessionId"`
-	ID              string                `json:"_id"`
-	Status          string                `json:"status"`
-	Mode            string                `json:"mode"`
-	CandidateName   string                `json:"candidateName"`
-	Role            string                `json:"role"`
-	Experience      string                `json:"experience"`
-	Difficulty      string                `json:"difficulty"`
-	TotalQuestions  int                   `json:"totalQuestions"`
-	FollowUps       int                   `json:"followUps"`
-	Requirements    []string              `json:"requirements"`
-	CurrentQuestion *interviewer.Question `json:"currentQuestion"`
+	SessionID       string              `json:"sessionId"`
+	ID              string              `json:"_id"`
+	Status          string              `json:"status"`
+	Mode            string              `json:"mode"`
+	CandidateName   string              `json:"candidateName"`
+	Role            string              `json:"role"`
+	Experience      string              `json:"experience"`
+	Difficulty      string              `json:"difficulty"`
+	TotalQuestions  int                 `json:"totalQuestions"`
+	FollowUps       int                 `json:"followUps"`
+	Requirements    []string            `json:"requirements"`
+	CurrentQuestion *interview.Question `json:"currentQuestion"`
 	// QuestionNumber is the main question being asked (for a follow-up,
 	// its main question's); 0 when none is.
 	QuestionNumber int `json:"questionNumber"`
 	// AnsweredQuestions is how many main questions are answered
 	// (follow-ups do not count), the server's one count of it.
-	AnsweredQuestions int                  `json:"answeredQuestions"`
-	QuestionResults   []interviewer.Result `json:"questionResults"`
-	Report            *report.Report       `json:"report"`
+	AnsweredQuestions int                `json:"answeredQuestions"`
+	QuestionResults   []interview.Result `json:"questionResults"`
+	Report            *report.Report     `json:"report"`
 	// Shared says a link to the report exists (its token cannot be shown
 	// again: only its digest is kept).
 	Shared      bool       `json:"shared"`
@@ -149,7 +148,7 @@ func (a *API) start(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setup := interviewer.Setup{
+	setup := interview.Setup{
 		CandidateName: req.CandidateName, Role: req.Role, Experience: req.Experience, Difficulty: req.Difficulty,
 		TotalQuestions: req.TotalQuestions, JobDescription: req.JobDescription, FollowUps: interviews.DefaultFollowUps,
 	}

@@ -22,8 +22,8 @@ func (s *Service) Get(ctx context.Context, userID, id string) (Interview, error)
 
 // Answered is the result of Answer; Next is nil after the last question.
 type Answered struct {
-	Evaluation interviewer.Evaluation
-	Next       *interviewer.Question
+	Evaluation interview.Evaluation
+	Next       *interview.Question
 	// AnsweredQuestions is how many main questions are answered now.
 	AnsweredQuestions int
 }
@@ -65,14 +65,14 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WorkTimeout)
 	defer cancel()
 	iv := c.Interview
-	earlier := interviewer.Earlier(iv.Results, *iv.Current)
+	earlier := interview.Earlier(iv.Results, *iv.Current)
 	// Counted before the work, at most: when a follow-up is asked, the
 	// next question it stands in for is not.
 	calls := 1
 	if len(earlier) < iv.Setup.FollowUps {
 		calls++ // the follow-up check
 	}
-	mains := interviewer.MainAnswers(append(iv.Results[:len(iv.Results):len(iv.Results)], interviewer.Result{Question: *iv.Current}))
+	mains := interview.MainAnswers(append(iv.Results[:len(iv.Results):len(iv.Results)], interview.Result{Question: *iv.Current}))
 	if mains < iv.Setup.TotalQuestions {
 		calls++ // the next question
 	}
@@ -177,7 +177,7 @@ func (s *Service) release(ctx context.Context, userID, id, token string) {
 // follow-ups', the last one just evaluated or tried again) is answered: a
 // follow-up while the setup allows one more and the interviewer finds a
 // gap, else the next main question, else nothing. all is every result.
-func (s *Service) after(ctx context.Context, iv Interview, thread, all []interviewer.Result) (*interviewer.Question, error) {
+func (s *Service) after(ctx context.Context, iv Interview, thread, all []interview.Result) (*interview.Question, error) {
 	// An answer with nothing to score ("It depends.") is followed up
 	// too: a vague answer is exactly what an interviewer probes. One off
 	// its question is not: there is nothing of it to probe, and the
@@ -191,14 +191,14 @@ func (s *Service) after(ctx context.Context, iv Interview, thread, all []intervi
 		if ok {
 			main := thread[0].Question
 			f.ID = fmt.Sprintf("%s-f%d", main.ID, len(thread))
-			f.Kind, f.ParentID = interviewer.FollowUp, main.ID
+			f.Kind, f.ParentID = interview.FollowUp, main.ID
 			if err := checkQuestion(f); err != nil {
 				return nil, err
 			}
 			return &f, nil
 		}
 	}
-	if interviewer.MainAnswers(all) >= iv.Setup.TotalQuestions {
+	if interview.MainAnswers(all) >= iv.Setup.TotalQuestions {
 		return nil, nil
 	}
 	done := report.Counted(all)
@@ -206,7 +206,7 @@ func (s *Service) after(ctx context.Context, iv Interview, thread, all []intervi
 	if err != nil {
 		return nil, upstream(err)
 	}
-	next.Kind, next.ParentID = interviewer.Main, ""
+	next.Kind, next.ParentID = interview.Main, ""
 	if err := checkQuestion(next); err != nil {
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func checkRecording(seconds *float64) error {
 	return nil
 }
 
-func checkQuestion(q interviewer.Question) error {
+func checkQuestion(q interview.Question) error {
 	if q.ID == "" || len(q.ID) > MaxQuestionID || strings.TrimSpace(q.Text) == "" {
 		return interview.Errorf(interview.Upstream, "the interviewer returned an empty question")
 	}

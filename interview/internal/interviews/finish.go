@@ -5,14 +5,13 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/report"
 )
 
 // answers counts what a report is built from: every answer, second tries
 // included, so a second try landing while the report is written makes it
 // rebuild.
-func answers(results []interviewer.Result) int {
+func answers(results []interview.Result) int {
 	n := len(results)
 	for _, r := range results {
 		if r.Retry != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/jobdesc"
 	"github.com/judgeworks/interview/internal/report"
@@ -70,11 +69,11 @@ const (
 type Interview struct {
 	ID      string
 	Status  string
-	Setup   interviewer.Setup
-	Current *interviewer.Question
-	Results []interviewer.Result
+	Setup   interview.Setup
+	Current *interview.Question
+	Results []interview.Result
 	// Answered is how many main questions Results answer
-	// (interviewer.MainAnswers), as stored with them.
+	// (interview.MainAnswers), as stored with them.
 	Answered    int
 	Report      *report.Report
 	CreatedAt   time.Time
@@ -92,7 +91,7 @@ type Interview struct {
 // discarding shows it.
 type Active struct {
 	ID       string
-	Setup    interviewer.Setup
+	Setup    interview.Setup
 	Answered int // main questions
 	// Asking is false once every question is answered (it awaits finishing).
 	Asking bool
@@ -104,7 +103,7 @@ type Active struct {
 // Summary is a completed interview as history lists it.
 type Summary struct {
 	ID       string
-	Setup    interviewer.Setup
+	Setup    interview.Setup
 	Answered int // main questions
 	// The report's averages; nil when no answer was scored.
 	OverallScore       *int
@@ -127,7 +126,7 @@ type Store interface {
 	// job description, unless the user already has maxInProgress in
 	// progress (0: no cap), which is interview.RateLimited; the count and the
 	// insert are serialised per user.
-	Create(ctx context.Context, userID string, s interviewer.Setup, requirements []string, first interviewer.Question, maxInProgress int) (string, error)
+	Create(ctx context.Context, userID string, s interview.Setup, requirements []string, first interview.Question, maxInProgress int) (string, error)
 	Get(ctx context.Context, userID, id string) (Interview, error)
 	// Claim takes the claim on question questionID in one conditional
 	// update: a live claim (younger than ClaimTTL) is interview.Conflict, as
@@ -137,7 +136,7 @@ type Store interface {
 	// answered, sets next as the current question (nil after the last) and
 	// clears the claim, only if token still holds it; otherwise
 	// interview.Conflict.
-	Complete(ctx context.Context, userID, id, token string, r interviewer.Result, answered int, next *interviewer.Question) error
+	Complete(ctx context.Context, userID, id, token string, r interview.Result, answered int, next *interview.Question) error
 	// ClaimRetry takes the claim for a second try at questionID, which
 	// must be the last answered question, not tried twice yet, of an
 	// interview in progress without a live claim; otherwise
@@ -147,7 +146,7 @@ type Store interface {
 	// current as the question being asked (nil after the last) and clears
 	// the claim, only if token still holds it and that result has none;
 	// otherwise interview.Conflict.
-	CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt, current *interviewer.Question) error
+	CompleteRetry(ctx context.Context, userID, id, token string, index int, a interview.Attempt, current *interview.Question) error
 	// Release clears the claim only if token still holds it.
 	Release(ctx context.Context, userID, id, token string) error
 	// SaveReport completes the interview with rep only if it still has
@@ -182,7 +181,7 @@ type Store interface {
 // Service runs interviews.
 type Service struct {
 	store  Store
-	iv     interviewer.Interviewer
+	iv     interview.Interviewer
 	judge  *scorer.Judge
 	limits Limits
 	screen func(answer string) string
@@ -191,7 +190,7 @@ type Service struct {
 // NewService returns a Service asking iv and holding every user to
 // limits. With a judge, answers take their numbers from it; without one
 // (nil), from the interviewer.
-func NewService(store Store, iv interviewer.Interviewer, judge *scorer.Judge, limits Limits) *Service {
+func NewService(store Store, iv interview.Interviewer, judge *scorer.Judge, limits Limits) *Service {
 	return &Service{store: store, iv: iv, judge: judge, limits: limits, screen: Screen}
 }
 

@@ -6,23 +6,22 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 )
 
 func TestValidateSetup(t *testing.T) {
-	ok := interviewer.Setup{CandidateName: " Ada ", Role: "SRE", Experience: "junior", Difficulty: " Hard ", TotalQuestions: 20}
+	ok := interview.Setup{CandidateName: " Ada ", Role: "SRE", Experience: "junior", Difficulty: " Hard ", TotalQuestions: 20}
 	got, err := ValidateSetup(ok)
 	if err != nil || got.CandidateName != "Ada" || got.Difficulty != "hard" {
 		t.Fatalf("ValidateSetup = %+v, %v", got, err)
 	}
-	cases := map[string]func(*interviewer.Setup){
-		"empty name":        func(s *interviewer.Setup) { s.CandidateName = "" },
-		"blank role":        func(s *interviewer.Setup) { s.Role = " \t" },
-		"101 chars":         func(s *interviewer.Setup) { s.Experience = strings.Repeat("é", 101) },
-		"difficulty":        func(s *interviewer.Setup) { s.Difficulty = "expert" },
-		"zero questions":    func(s *interviewer.Setup) { s.TotalQuestions = 0 },
-		"21 questions":      func(s *interviewer.Setup) { s.TotalQuestions = 21 },
-		"negative question": func(s *interviewer.Setup) { s.TotalQuestions = -1 },
+	cases := map[string]func(*interview.Setup){
+		"empty name":        func(s *interview.Setup) { s.CandidateName = "" },
+		"blank role":        func(s *interview.Setup) { s.Role = " \t" },
+		"101 chars":         func(s *interview.Setup) { s.Experience = strings.Repeat("é", 101) },
+		"difficulty":        func(s *interview.Setup) { s.Difficulty = "expert" },
+		"zero questions":    func(s *interview.Setup) { s.TotalQuestions = 0 },
+		"21 questions":      func(s *interview.Setup) { s.TotalQuestions = 21 },
+		"negative question": func(s *interview.Setup) { s.TotalQuestions = -1 },
 	}
 	for name, mutate := range cases {
 		s := ok
@@ -39,14 +38,14 @@ func TestValidateSetup(t *testing.T) {
 }
 
 func TestClampEvaluation(t *testing.T) {
-	e := clampEvaluation(interviewer.Evaluation{Score: 140, TechnicalAccuracy: -3, Communication: 55})
+	e := clampEvaluation(interview.Evaluation{Score: 140, TechnicalAccuracy: -3, Communication: 55})
 	if e.Score != 100 || e.TechnicalAccuracy != 0 || e.Communication != 55 || e.Strengths == nil || e.Improvements == nil {
 		t.Fatalf("clamped %+v", e)
 	}
 }
 
 func TestValidateSetupPractice(t *testing.T) {
-	ok := interviewer.Setup{CandidateName: "Ada", Role: "SRE", Experience: "junior", Difficulty: "easy", TotalQuestions: 3, FollowUps: 2,
+	ok := interview.Setup{CandidateName: "Ada", Role: "SRE", Experience: "junior", Difficulty: "easy", TotalQuestions: 3, FollowUps: 2,
 		JobDescription: "  - Go\n" + strings.Repeat("é", MaxJobDescription-5) + "  "}
 	got, err := ValidateSetup(ok)
 	if err != nil || strings.HasPrefix(got.JobDescription, " ") || strings.HasSuffix(got.JobDescription, " ") {

@@ -5,17 +5,16 @@ import (
 	"slices"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 )
 
 // Retried is the result of Retry.
 type Retried struct {
-	Evaluation    interviewer.Evaluation
+	Evaluation    interview.Evaluation
 	PreviousScore int
 	// Next is the question being asked after the second try: a follow-up
 	// asked on the first try is asked again of the better attempt, so it
 	// may change or give way to the next main question.
-	Next *interviewer.Question
+	Next *interview.Question
 }
 
 // Retry evaluates a second try at questionID, the question just evaluated
@@ -38,7 +37,7 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 	results := iv.Results
 	last := len(results) - 1
 	first := results[last]
-	earlier := interviewer.Earlier(results[:last], first.Question)
+	earlier := interview.Earlier(results[:last], first.Question)
 	main := first.Question
 	if len(earlier) > 0 {
 		main = earlier[0].Question
@@ -58,11 +57,11 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 	current := iv.Current
 	if err == nil && pending {
 		tried := slices.Clone(results)
-		tried[last].Retry = &interviewer.Attempt{Answer: answer, Evaluation: ev}
+		tried[last].Retry = &interview.Attempt{Answer: answer, Evaluation: ev}
 		current, err = s.after(ctx, iv, append(earlier, tried[last]), tried)
 	}
 	if err == nil {
-		err = s.store.CompleteRetry(ctx, userID, id, c.Token, last, interviewer.Attempt{Answer: answer, Evaluation: ev}, current)
+		err = s.store.CompleteRetry(ctx, userID, id, c.Token, last, interview.Attempt{Answer: answer, Evaluation: ev}, current)
 		if err == nil {
 			return Retried{Evaluation: ev, PreviousScore: first.Evaluation.Score, Next: current}, nil
 		}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/report"
 )
 
@@ -41,7 +40,7 @@ func (s *Service) Unshare(ctx context.Context, userID, id string) error {
 // was taken with. It holds nothing that identifies the account (no user
 // id, email or interview id) and leads nowhere else.
 type SharedReport struct {
-	Setup       interviewer.Setup
+	Setup       interview.Setup
 	CompletedAt time.Time
 	Report      report.Report
 }

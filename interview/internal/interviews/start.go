@@ -9,7 +9,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/jobdesc"
 )
 
@@ -17,11 +16,11 @@ import (
 type Started struct {
 	ID      string
 	Welcome string
-	First   interviewer.Question
+	First   interview.Question
 }
 
 // ValidateSetup trims and checks a setup.
-func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
+func ValidateSetup(in interview.Setup) (interview.Setup, error) {
 	fields := []struct {
 		name string
 		v    *string
@@ -33,7 +32,7 @@ func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
 		}
 	}
 	in.Difficulty = strings.ToLower(strings.TrimSpace(in.Difficulty))
-	if levels := interviewer.Difficulties(); !slices.Contains(levels, in.Difficulty) {
+	if levels := interview.Difficulties(); !slices.Contains(levels, in.Difficulty) {
 		return in, interview.Errorf(interview.Invalid, "difficulty must be one of %s", strings.Join(levels, ", "))
 	}
 	if in.TotalQuestions < MinQuestions || in.TotalQuestions > MaxQuestions {
@@ -56,7 +55,7 @@ func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
 // with a job description, for its requirements) and stores the new
 // interview. The cap on interviews in progress is checked before the model
 // is asked and enforced again when the interview is stored.
-func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Setup) (Started, error) {
+func (s *Service) Start(ctx context.Context, userID string, setup interview.Setup) (Started, error) {
 	setup, err := ValidateSetup(setup)
 	if err != nil {
 		return Started{}, err
@@ -80,7 +79,7 @@ func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Se
 	ctx, cancel := context.WithTimeout(ctx, WorkTimeout)
 	defer cancel()
 	var (
-		op   interviewer.Opening
+		op   interview.Opening
 		reqs []string
 	)
 	g, gctx := errgroup.WithContext(ctx)
@@ -97,7 +96,7 @@ func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Se
 	if err := g.Wait(); err != nil {
 		return Started{}, upstream(err)
 	}
-	op.Question.Kind, op.Question.ParentID = interviewer.Main, ""
+	op.Question.Kind, op.Question.ParentID = interview.Main, ""
 	if err := checkQuestion(op.Question); err != nil {
 		return Started{}, err
 	}

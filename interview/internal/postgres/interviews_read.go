@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
 )
 
@@ -30,7 +30,7 @@ func scanInterview(row pgx.Row) (interviews.Interview, error) {
 		return iv, err
 	}
 	if iv.Results == nil {
-		iv.Results = []interviewer.Result{}
+		iv.Results = []interview.Result{}
 	}
 	if iv.Requirements == nil {
 		iv.Requirements = []string{}

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/report"
 )
@@ -25,7 +24,7 @@ import (
 var claimLive = fmt.Sprintf(`(claim_token IS NOT NULL AND answer_claimed_at > now() - interval '%d seconds')`,
 	int(interviews.ClaimTTL/time.Second))
 
-func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup, requirements []string, first interviewer.Question, maxInProgress int) (string, error) {
+func (s *Store) Create(ctx context.Context, userID string, st interview.Setup, requirements []string, first interview.Question, maxInProgress int) (string, error) {
 	var id string
 	if requirements == nil {
 		requirements = []string{}
@@ -118,7 +117,7 @@ func (s scanFirst) Scan(dest ...any) error {
 	return s.row.Scan(append([]any{s.first}, dest...)...)
 }
 
-func (s *Store) Complete(ctx context.Context, userID, id, token string, r interviewer.Result, answered int, next *interviewer.Question) error {
+func (s *Store) Complete(ctx context.Context, userID, id, token string, r interview.Result, answered int, next *interview.Question) error {
 	res, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -152,7 +151,7 @@ func (s *Store) ClaimRetry(ctx context.Context, userID, id, questionID string) (
 		})
 }
 
-func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt, current *interviewer.Question) error {
+func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, index int, a interview.Attempt, current *interview.Question) error {
 	attempt, err := json.Marshal(a)
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/pgtest"
@@ -225,7 +225,7 @@ func TestLimitRowsMoveToQuota(t *testing.T) {
 }
 
 // The CHECK on interviews.difficulty guards the rows; the levels are
-// interviewer.Difficulties. A level added there needs a migration here,
+// interview.Difficulties. A level added there needs a migration here,
 // or starting an interview at it would fail on insert.
 func TestDifficultyCheckHoldsTheLevels(t *testing.T) {
 	ctx := context.Background()
@@ -248,7 +248,7 @@ func TestDifficultyCheckHoldsTheLevels(t *testing.T) {
 	for _, m := range regexp.MustCompile(`'([^']*)'::text`).FindAllStringSubmatch(def, -1) {
 		allowed = append(allowed, m[1])
 	}
-	want := interviewer.Difficulties()
+	want := interview.Difficulties()
 	slices.Sort(allowed)
 	slices.Sort(want)
 	if !slices.Equal(allowed, want) {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -112,7 +111,7 @@ type state struct {
 
 // Request builds the System One request for answer, the answer to q, with
 // what was answered on q's main question before it (earlier) as context.
-func (j *Judge) Request(s interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (systemone.Request, error) {
+func (j *Judge) Request(s interview.Setup, q interview.Question, earlier []interview.Result, answer string) (systemone.Request, error) {
 	st := state{Role: s.Role, Experience: s.Experience, Difficulty: s.Difficulty, Question: q.Text, Answer: answer}
 	if len(earlier) > 0 {
 		st.MainQuestion = earlier[0].Question.Text
@@ -139,7 +138,7 @@ func (j *Judge) Request(s interviewer.Setup, q interviewer.Question, earlier []i
 // Score asks the judge for the answer's two scores. Any failure, including
 // a response without both well-formed answers, is an upstream problem: the
 // caller stores nothing and the user may retry.
-func (j *Judge) Score(ctx context.Context, s interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (Scores, error) {
+func (j *Judge) Score(ctx context.Context, s interview.Setup, q interview.Question, earlier []interview.Result, answer string) (Scores, error) {
 	req, err := j.Request(s, q, earlier, answer)
 	if err != nil {
 		return Scores{}, err
