@@ -99,12 +99,3 @@ func MainAnswers(results []Result) int {
 	}
 	return n
 }
-
-// Summary is the report's prose. The numeric averages are computed by the
-// service from the results, never by the interviewer.
-type Summary struct {
-	Strengths       []string `json:"strengths"`
-	Weaknesses      []string `json:"weaknesses"`
-	SuggestedTopics []string `json:"suggestedTopics"`
-	Feedback        string   `json:"feedback"`
-}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/report"
 )
 
 // A typed answer sent with the length of a dictation that heard nothing
@@ -44,7 +43,7 @@ func TestUnscoredAnswersAreLeftOut(t *testing.T) {
 		t.Fatalf("marked answer scored: %+v", a.Evaluation)
 	}
 	must(t, c.answer(s.SessionID, a.NextQuestion.ID, a80), http.StatusOK).json(t, &a)
-	var rep report.Report
+	var rep interview.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &rep)
 	// (60 + 80) / 2; the 0 of the unscored answer is not a score.
 	if score(rep.OverallScore) != 70 || score(rep.TechnicalAccuracy) != 35 || score(rep.CommunicationScore) != 90 || rep.Scored != 2 || rep.Questions != 3 {
@@ -80,7 +79,7 @@ func TestUntouchedRequirementsAreWeaknesses(t *testing.T) {
 	s := c.startWith(map[string]any{"totalQuestions": 1, "followUps": 0,
 		"jobDescription": "Backend engineer.\n- Design REST APIs in Go\n- Kubernetes operations\n- PostgreSQL query optimisation"})
 	must(t, c.answer(s.SessionID, s.Question.ID, "I designed REST APIs in Go for a payments service, with versioned endpoints."), http.StatusOK)
-	var rep report.Report
+	var rep interview.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &rep)
 	joined := strings.Join(rep.Weaknesses, " | ")
 	if !strings.Contains(joined, "2 of the job description's 3 requirements") || !strings.Contains(joined, "Kubernetes operations") {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/report"
 )
 
 type answered struct {
@@ -29,7 +28,7 @@ type sessionBody struct {
 	TotalQuestions  int                 `json:"totalQuestions"`
 	CurrentQuestion *interview.Question `json:"currentQuestion"`
 	QuestionResults []interview.Result  `json:"questionResults"`
-	Report          *report.Report      `json:"report"`
+	Report          *interview.Report   `json:"report"`
 }
 
 func TestWholeFlow(t *testing.T) {
@@ -96,13 +95,13 @@ func TestWholeFlow(t *testing.T) {
 		t.Fatalf("session before finish %+v", sess)
 	}
 
-	var rep report.Report
+	var rep interview.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &rep)
 	// (80+61+70)/3 = 70.33 → 70; technical (40+30+35)/3 = 35; communication 90.
 	if score(rep.OverallScore) != 70 || score(rep.TechnicalAccuracy) != 35 || score(rep.CommunicationScore) != 90 || len(rep.QuestionResults) != 3 || rep.Feedback != "summary of 3 answers" {
 		t.Fatalf("report %+v", rep)
 	}
-	var again report.Report
+	var again interview.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &again)
 	if score(again.OverallScore) != score(rep.OverallScore) || again.Feedback != rep.Feedback || len(again.QuestionResults) != 3 || e.iv.summaries.Load() != 1 {
 		t.Fatalf("second finish %+v (summaries %d)", again, e.iv.summaries.Load())
@@ -323,7 +322,7 @@ func TestFinishRacingAnswerRebuildsReport(t *testing.T) {
 	release, done := c.finishHeld(e, s.SessionID)
 	must(t, c.answer(s.SessionID, "q2", strings.Repeat("y", 80)), http.StatusOK)
 	release()
-	var rep report.Report
+	var rep interview.Report
 	must(t, <-done, http.StatusOK).json(t, &rep)
 	if len(rep.QuestionResults) != 2 || score(rep.OverallScore) != 60 || rep.Feedback != "summary of 2 answers" || e.iv.summaries.Load() != 2 {
 		t.Fatalf("report %+v after %d summaries", rep, e.iv.summaries.Load())

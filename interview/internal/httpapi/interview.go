@@ -10,7 +10,6 @@ import (
 
 	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/report"
 )
 
 // startRequest is POST /api/interview/start. FollowUps is a pointer so
@@ -72,7 +71,7 @@ type shareResponse struct {
 // report and nothing else of theirs, so not even the name typed at the
 // start.
 type sharedReport struct {
-	report.Report
+	interview.Report
 	Interview sharedSetup `json:"interview"`
 }
 
@@ -105,7 +104,7 @@ type session struct {
 	// (follow-ups do not count), the server's one count of it.
 	AnsweredQuestions int                `json:"answeredQuestions"`
 	QuestionResults   []interview.Result `json:"questionResults"`
-	Report            *report.Report     `json:"report"`
+	Report            *interview.Report  `json:"report"`
 	// Shared says a link to the report exists (its token cannot be shown
 	// again: only its digest is kept).
 	Shared      bool       `json:"shared"`

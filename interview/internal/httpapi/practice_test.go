@@ -15,7 +15,6 @@ import (
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
-	"github.com/judgeworks/interview/internal/report"
 	"github.com/judgeworks/interview/internal/throttle"
 )
 
@@ -45,9 +44,9 @@ func (c *client) session(id string) practiceSession {
 	return s
 }
 
-func (c *client) finish(id string) report.Report {
+func (c *client) finish(id string) interview.Report {
 	c.e.t.Helper()
-	var rep report.Report
+	var rep interview.Report
 	must(c.e.t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": id}), http.StatusOK).json(c.e.t, &rep)
 	return rep
 }
@@ -288,7 +287,7 @@ func TestSecondTry(t *testing.T) {
 	}
 	rep := c.finish(s.SessionID)
 	// q1 counts its second try (70), q2 its first answer (90).
-	if score(rep.OverallScore) != 80 || rep.QuestionResults[0].Counted != report.CountedRetry || rep.QuestionResults[1].Counted != report.CountedAnswer {
+	if score(rep.OverallScore) != 80 || rep.QuestionResults[0].Counted != interview.CountedRetry || rep.QuestionResults[1].Counted != interview.CountedAnswer {
 		t.Fatalf("report %d, counted %q %q", score(rep.OverallScore), rep.QuestionResults[0].Counted, rep.QuestionResults[1].Counted)
 	}
 	if r := must(t, c.retry(s.SessionID, "q2", "after the end"), http.StatusConflict); !strings.Contains(string(r.body), "already finished") {
@@ -384,7 +383,7 @@ func TestSecondTryDuringFinishRebuildsTheReport(t *testing.T) {
 	release, done := c.finishHeld(e, s.SessionID)
 	must(t, c.retry(s.SessionID, "q1", strings.Repeat("y", 80)), http.StatusOK)
 	release()
-	var rep report.Report
+	var rep interview.Report
 	must(t, <-done, http.StatusOK).json(t, &rep)
 	if score(rep.OverallScore) != 80 || e.iv.summaries.Load() != 2 {
 		t.Fatalf("report %d after %d summaries, want the second try's 80 after 2", score(rep.OverallScore), e.iv.summaries.Load())
@@ -456,7 +455,7 @@ func TestJobDescription(t *testing.T) {
 }
 
 type sharedBody struct {
-	report.Report
+	interview.Report
 	Interview struct {
 		CandidateName string    `json:"candidateName"`
 		Role          string    `json:"role"`

@@ -27,7 +27,7 @@ func answers(results []interview.Result) int {
 // report. While an answer is being evaluated (a live claim) it is 409: the
 // report would leave that answer out. The interviewer writes the prose from
 // one result per main question, the one that counts.
-func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report, error) {
+func (s *Service) Finish(ctx context.Context, userID, id string) (interview.Report, error) {
 	// Like an answer's, a report that has begun is written and stored even
 	// if the client goes away, so it is not paid for twice.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WorkTimeout)
@@ -36,39 +36,39 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (report.Report,
 	for range maxFinishRetries {
 		iv, err := s.store.Get(ctx, userID, id)
 		if err != nil {
-			return report.Report{}, err
+			return interview.Report{}, err
 		}
 		if iv.Status == Completed && iv.Report != nil {
 			return *iv.Report, nil
 		}
 		if len(iv.Results) == 0 {
-			return report.Report{}, interview.Errorf(interview.Conflict, "answer at least one question before finishing")
+			return interview.Report{}, interview.Errorf(interview.Conflict, "answer at least one question before finishing")
 		}
 		if iv.ClaimLive {
-			return report.Report{}, interview.Errorf(interview.Conflict, "an answer is still being evaluated; finish once its feedback is shown")
+			return interview.Report{}, interview.Errorf(interview.Conflict, "an answer is still being evaluated; finish once its feedback is shown")
 		}
 		if !spent {
 			// One report is one call, however often an answer landing
 			// meanwhile makes it rebuild.
 			if err := s.spend(ctx, userID, OpFinish, s.limits.Finish, 1); err != nil {
-				return report.Report{}, err
+				return interview.Report{}, err
 			}
 			spent = true
 		}
 		sum, err := s.iv.Summarize(ctx, iv.Setup, report.Counted(iv.Results))
 		if err != nil {
-			return report.Report{}, upstream(err)
+			return interview.Report{}, upstream(err)
 		}
 		rep := report.Build(iv.Results, sum, iv.Requirements)
 		ok, err := s.store.SaveReport(ctx, userID, id, answers(iv.Results), rep)
 		if err != nil {
-			return report.Report{}, err
+			return interview.Report{}, err
 		}
 		if ok {
 			return rep, nil
 		}
 	}
-	return report.Report{}, interview.Errorf(interview.Conflict, "the interview kept changing while the report was written; try again")
+	return interview.Report{}, interview.Errorf(interview.Conflict, "the interview kept changing while the report was written; try again")
 }
 
 // History lists the user's completed interviews completed before before

@@ -14,7 +14,6 @@ import (
 	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/jobdesc"
-	"github.com/judgeworks/interview/internal/report"
 	"github.com/judgeworks/interview/internal/scorer"
 )
 
@@ -75,7 +74,7 @@ type Interview struct {
 	// Answered is how many main questions Results answer
 	// (interview.MainAnswers), as stored with them.
 	Answered    int
-	Report      *report.Report
+	Report      *interview.Report
 	CreatedAt   time.Time
 	CompletedAt *time.Time
 	// ClaimLive says an answer holds a live claim: it is being evaluated.
@@ -152,7 +151,7 @@ type Store interface {
 	// SaveReport completes the interview with rep only if it still has
 	// answers answers (results plus second tries) and no live claim; it
 	// reports whether it did.
-	SaveReport(ctx context.Context, userID, id string, answers int, rep report.Report) (bool, error)
+	SaveReport(ctx context.Context, userID, id string, answers int, rep interview.Report) (bool, error)
 	// History lists completed interviews completed before before (zero:
 	// any), newest first, at most limit.
 	History(ctx context.Context, userID string, before time.Time, limit int) ([]Summary, error)

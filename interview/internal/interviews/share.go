@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/report"
 )
 
 // shareTokenBytes is the entropy of a share link: 256 bits, so links
@@ -42,7 +41,7 @@ func (s *Service) Unshare(ctx context.Context, userID, id string) error {
 type SharedReport struct {
 	Setup       interview.Setup
 	CompletedAt time.Time
-	Report      report.Report
+	Report      interview.Report
 }
 
 var errNoShare = interview.Errorf(interview.NotFound, "this link does not exist or was withdrawn")

@@ -24,7 +24,7 @@ func backfillReports(ctx context.Context, conn *pgx.Conn) error {
 		overall, tech, comm   *int
 		strengths, weak, topi []string
 		feedback              *string
-		coverage              []report.Requirement
+		coverage              []interview.Requirement
 	}
 	rows, err := conn.Query(ctx, `
 		SELECT id::text, question_results, overall_score, technical_accuracy, communication_score,

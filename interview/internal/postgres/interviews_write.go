@@ -11,7 +11,6 @@ import (
 
 	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/report"
 )
 
 // Writes of interviews, each one conditional statement on the database's
@@ -179,7 +178,7 @@ func (s *Store) Release(ctx context.Context, userID, id, token string) error {
 	return err
 }
 
-func (s *Store) SaveReport(ctx context.Context, userID, id string, answers int, r report.Report) (bool, error) {
+func (s *Store) SaveReport(ctx context.Context, userID, id string, answers int, r interview.Report) (bool, error) {
 	if !isUUID(id) {
 		return false, errNoInterview
 	}

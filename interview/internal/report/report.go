@@ -13,51 +13,6 @@ import (
 	"github.com/judgeworks/interview/internal/jobdesc"
 )
 
-// Report is the body of POST /api/interview/finish.
-type Report struct {
-	// The averages over the main questions whose counted answer was
-	// scored; nil (null) when none was.
-	OverallScore       *int `json:"overallScore"`
-	TechnicalAccuracy  *int `json:"technicalAccuracy"`
-	CommunicationScore *int `json:"communicationScore"`
-	// Questions is how many main questions were answered, Scored how many
-	// of them count in the averages.
-	Questions       int      `json:"questions"`
-	Scored          int      `json:"scoredQuestions"`
-	Strengths       []string `json:"strengths"`
-	Weaknesses      []string `json:"weaknesses"`
-	SuggestedTopics []string `json:"suggestedTopics"`
-	Feedback        string   `json:"feedback"`
-	// QuestionResults are every answered question in the order asked,
-	// follow-ups after their main question.
-	QuestionResults []Item `json:"questionResults"`
-	// Requirements are the job description's main requirements and the
-	// answers that covered each; empty without a job description.
-	Requirements []Requirement `json:"requirements"`
-}
-
-// Counted values: which answer of an item the averages use.
-const (
-	CountedAnswer = "answer"
-	CountedRetry  = "retry"
-)
-
-// Item is one answered question. Counted is set on the one item of each
-// main question whose evaluation the averages use (the main question's
-// or one of its follow-ups'): "answer" for its first answer, "retry" for
-// its second try.
-type Item struct {
-	interview.Result
-	Counted string `json:"counted,omitempty"`
-}
-
-// Requirement is one requirement of the job description and the questions
-// (by id) whose answers covered it; none means no answer touched it.
-type Requirement struct {
-	Text      string   `json:"text"`
-	CoveredBy []string `json:"coveredBy"`
-}
-
 // Build returns the report of results with the interviewer's prose and the
 // coverage of requirements. Each main question counts once, with the best
 // of its evaluations (interview.Outranks): its first answer, its second
@@ -66,10 +21,10 @@ type Requirement struct {
 // scored, so it counts like any other; only one with nothing to score is
 // left out. Requirements no answer touched are weaknesses and suggested
 // topics, whatever the prose says.
-func Build(results []interview.Result, s interview.Summary, requirements []string) Report {
-	items := make([]Item, len(results))
+func Build(results []interview.Result, s interview.Summary, requirements []string) interview.Report {
+	items := make([]interview.Item, len(results))
 	for i, r := range results {
-		items[i] = Item{Result: r}
+		items[i] = interview.Item{Result: r}
 	}
 	var overall, tech, comm []int
 	chosen := choose(results, interview.Threads(results))
@@ -83,7 +38,7 @@ func Build(results []interview.Result, s interview.Summary, requirements []strin
 		tech = append(tech, e.TechnicalAccuracy)
 		comm = append(comm, e.Communication)
 	}
-	r := Report{
+	r := interview.Report{
 		OverallScore:       Mean(overall),
 		TechnicalAccuracy:  Mean(tech),
 		CommunicationScore: Mean(comm),
@@ -133,10 +88,10 @@ func choose(results []interview.Result, ts []interview.Thread) []choice {
 		for i := t.Start; i < t.End; i++ {
 			r := results[i]
 			if i == t.Start || interview.Outranks(r.Evaluation, out[k].attempt.Evaluation) {
-				out[k] = choice{i, CountedAnswer, interview.Attempt{Answer: r.Answer, Evaluation: r.Evaluation}}
+				out[k] = choice{i, interview.CountedAnswer, interview.Attempt{Answer: r.Answer, Evaluation: r.Evaluation}}
 			}
 			if r.Retry != nil && interview.Outranks(r.Retry.Evaluation, out[k].attempt.Evaluation) {
-				out[k] = choice{i, CountedRetry, *r.Retry}
+				out[k] = choice{i, interview.CountedRetry, *r.Retry}
 			}
 		}
 	}
@@ -161,7 +116,7 @@ func Counted(results []interview.Result) []interview.Result {
 // Coverage lists each requirement with the questions whose answers cover
 // it (jobdesc.Covers): any answer counts, first or second try, main
 // question or follow-up.
-func Coverage(requirements []string, results []interview.Result) []Requirement {
+func Coverage(requirements []string, results []interview.Result) []interview.Requirement {
 	answers := make([][]jobdesc.Answer, len(results))
 	for i, r := range results {
 		answers[i] = []jobdesc.Answer{jobdesc.PrepareAnswer(r.Answer)}
@@ -169,10 +124,10 @@ func Coverage(requirements []string, results []interview.Result) []Requirement {
 			answers[i] = append(answers[i], jobdesc.PrepareAnswer(r.Retry.Answer))
 		}
 	}
-	out := make([]Requirement, 0, len(requirements))
+	out := make([]interview.Requirement, 0, len(requirements))
 	for _, text := range requirements {
 		req := jobdesc.Prepare(text)
-		c := Requirement{Text: text, CoveredBy: []string{}}
+		c := interview.Requirement{Text: text, CoveredBy: []string{}}
 		for i, r := range results {
 			for _, a := range answers[i] {
 				if jobdesc.Covers(req, a) {

@@ -94,7 +94,7 @@ func TestEachMainQuestionCountsOnceWithItsBest(t *testing.T) {
 	for _, it := range r.QuestionResults {
 		counted = append(counted, it.Counted)
 	}
-	want := []string{CountedRetry, "", CountedAnswer, CountedAnswer, CountedAnswer, ""}
+	want := []string{interview.CountedRetry, "", interview.CountedAnswer, interview.CountedAnswer, interview.CountedAnswer, ""}
 	if !slices.Equal(counted, want) {
 		t.Fatalf("counted %q, want %q", counted, want)
 	}
@@ -157,7 +157,7 @@ func TestUnscoredAnswersAreNotZeros(t *testing.T) {
 	// A second try that was scored counts over a first that was not.
 	tried := gibberish
 	tried.Retry = &interview.Attempt{Answer: "better", Evaluation: ev(40)}
-	if r := Build([]interview.Result{tried}, interview.Summary{}, nil); orNone(r.OverallScore) != 40 || r.QuestionResults[0].Counted != CountedRetry {
+	if r := Build([]interview.Result{tried}, interview.Summary{}, nil); orNone(r.OverallScore) != 40 || r.QuestionResults[0].Counted != interview.CountedRetry {
 		t.Fatalf("scored second try: %v %q", r.OverallScore, r.QuestionResults[0].Counted)
 	}
 	none := Build([]interview.Result{gibberish}, interview.Summary{}, nil)
