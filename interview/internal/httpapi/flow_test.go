@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviews"
 )
 
 type answered struct {
@@ -91,7 +90,7 @@ func TestWholeFlow(t *testing.T) {
 	}
 	var sess sessionBody
 	must(t, c.do("GET", "/api/interview/"+s.SessionID, nil), http.StatusOK).json(t, &sess)
-	if sess.Status != interviews.InProgress || sess.CurrentQuestion != nil || len(sess.QuestionResults) != 3 || sess.Report != nil {
+	if sess.Status != interview.InProgress || sess.CurrentQuestion != nil || len(sess.QuestionResults) != 3 || sess.Report != nil {
 		t.Fatalf("session before finish %+v", sess)
 	}
 
@@ -110,7 +109,7 @@ func TestWholeFlow(t *testing.T) {
 		t.Fatalf("answer after finish: %s", code)
 	}
 	must(t, c.do("GET", "/api/interview/"+s.SessionID, nil), http.StatusOK).json(t, &sess)
-	if sess.Status != interviews.Completed || sess.Report == nil || score(sess.Report.OverallScore) != 70 {
+	if sess.Status != interview.Completed || sess.Report == nil || score(sess.Report.OverallScore) != 70 {
 		t.Fatalf("session after finish %+v", sess)
 	}
 
@@ -208,7 +207,7 @@ func TestAbandonedClaimAfterTwoMinutes(t *testing.T) {
 	}
 	// The database's clock decides: a claim aged to just under the limit
 	// is live, just over it is abandoned.
-	e.ageClaim(s.SessionID, interviews.ClaimTTL-30*time.Second)
+	e.ageClaim(s.SessionID, interview.ClaimTTL-30*time.Second)
 	must(t, c.answer(s.SessionID, "q1", "second attempt"), http.StatusConflict)
 	if e.iv.evals.Load() != 1 {
 		t.Fatalf("%d evaluations while the claim was live", e.iv.evals.Load())
@@ -240,7 +239,7 @@ func TestLateFailureCannotClearNewerClaim(t *testing.T) {
 	lateA := make(chan response, 1)
 	go func() { lateA <- c.answer(s.SessionID, "q1", "attempt A") }()
 	<-enteredA
-	e.ageClaim(s.SessionID, interviews.ClaimTTL+time.Second)
+	e.ageClaim(s.SessionID, interview.ClaimTTL+time.Second)
 
 	enteredB, releaseB := holdEvaluation(e, 2, false)
 	defer releaseB()
@@ -298,7 +297,7 @@ func TestKilledMidEvaluationLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, c.answer(s.SessionID, "q2", "retry"), http.StatusConflict)
-	e.ageClaim(s.SessionID, interviews.ClaimTTL+time.Second)
+	e.ageClaim(s.SessionID, interview.ClaimTTL+time.Second)
 	var a answered
 	must(t, c.answer(s.SessionID, "q2", "retry"), http.StatusOK).json(t, &a)
 	if !a.IsLastQuestion {

@@ -102,7 +102,7 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, c.answer(s.SessionID, f.ID, "too early"), http.StatusConflict)
-	e.ageClaim(s.SessionID, interviews.ClaimTTL+time.Second)
+	e.ageClaim(s.SessionID, interview.ClaimTTL+time.Second)
 
 	// Concurrent submits of the follow-up's answer: one evaluation.
 	release := make(chan struct{})

@@ -16,7 +16,7 @@ import (
 )
 
 // Get returns the interview for resuming it.
-func (s *Service) Get(ctx context.Context, userID, id string) (Interview, error) {
+func (s *Service) Get(ctx context.Context, userID, id string) (interview.Interview, error) {
 	return s.store.Get(ctx, userID, id)
 }
 
@@ -76,7 +76,7 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	if mains < iv.Setup.TotalQuestions {
 		calls++ // the next question
 	}
-	if err := s.spend(ctx, userID, OpAnswer, s.limits.Answer, calls); err != nil {
+	if err := s.spend(ctx, userID, interview.OpAnswer, s.limits.Answer, calls); err != nil {
 		s.release(ctx, userID, id, c.Token)
 		return Answered{}, err
 	}
@@ -133,14 +133,14 @@ func (s *Service) unstored(ctx context.Context, err error, userID, id, token str
 	log := server.LoggerFrom(ctx)
 	log.Error("evaluation not stored; claim and limits given back", "interview", id, "err", err)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ClaimTTL)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interview.ClaimTTL)
 		defer cancel()
 		// The refund first: once the claim is released the answer may be
 		// sent again, and it must find its calls back.
 		released, refunded := false, false
 		for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 			if !refunded {
-				refunded = s.store.Refund(ctx, userID, OpAnswer, s.limits.Answer, calls) == nil
+				refunded = s.store.Refund(ctx, userID, interview.OpAnswer, s.limits.Answer, calls) == nil
 			}
 			if refunded {
 				released = s.store.Release(ctx, userID, id, token) == nil
@@ -177,7 +177,7 @@ func (s *Service) release(ctx context.Context, userID, id, token string) {
 // follow-ups', the last one just evaluated or tried again) is answered: a
 // follow-up while the setup allows one more and the interviewer finds a
 // gap, else the next main question, else nothing. all is every result.
-func (s *Service) after(ctx context.Context, iv Interview, thread, all []interview.Result) (*interview.Question, error) {
+func (s *Service) after(ctx context.Context, iv interview.Interview, thread, all []interview.Result) (*interview.Question, error) {
 	// An answer with nothing to score ("It depends.") is followed up
 	// too: a vague answer is exactly what an interviewer probes. One off
 	// its question is not: there is nothing of it to probe, and the

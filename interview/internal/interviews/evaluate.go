@@ -60,7 +60,7 @@ func (s *Service) assess(ctx context.Context, setup interview.Setup, q interview
 	return interviewer.Checked(clampEvaluation(ev), answer), nil
 }
 
-func (s *Service) evaluate(ctx context.Context, iv Interview, earlier []interview.Result, answer string, recordingSeconds *float64) (interview.Result, *interview.Question, error) {
+func (s *Service) evaluate(ctx context.Context, iv interview.Interview, earlier []interview.Result, answer string, recordingSeconds *float64) (interview.Result, *interview.Question, error) {
 	q := *iv.Current
 	ev, err := s.assess(ctx, iv.Setup, q, earlier, answer)
 	if err != nil {

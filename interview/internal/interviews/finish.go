@@ -38,7 +38,7 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (interview.Repo
 		if err != nil {
 			return interview.Report{}, err
 		}
-		if iv.Status == Completed && iv.Report != nil {
+		if iv.Status == interview.Completed && iv.Report != nil {
 			return *iv.Report, nil
 		}
 		if len(iv.Results) == 0 {
@@ -50,7 +50,7 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (interview.Repo
 		if !spent {
 			// One report is one call, however often an answer landing
 			// meanwhile makes it rebuild.
-			if err := s.spend(ctx, userID, OpFinish, s.limits.Finish, 1); err != nil {
+			if err := s.spend(ctx, userID, interview.OpFinish, s.limits.Finish, 1); err != nil {
 				return interview.Report{}, err
 			}
 			spent = true
@@ -73,7 +73,7 @@ func (s *Service) Finish(ctx context.Context, userID, id string) (interview.Repo
 
 // History lists the user's completed interviews completed before before
 // (zero: any), newest first, limit at most (0: DefaultPage).
-func (s *Service) History(ctx context.Context, userID string, before time.Time, limit int) ([]Summary, error) {
+func (s *Service) History(ctx context.Context, userID string, before time.Time, limit int) ([]interview.HistoryEntry, error) {
 	if limit == 0 {
 		limit = DefaultPage
 	}
@@ -84,7 +84,7 @@ func (s *Service) History(ctx context.Context, userID string, before time.Time, 
 }
 
 // InProgress lists the user's interviews in progress, newest first.
-func (s *Service) InProgress(ctx context.Context, userID string) ([]Active, error) {
+func (s *Service) InProgress(ctx context.Context, userID string) ([]interview.Active, error) {
 	return s.store.InProgress(ctx, userID, MaxPage)
 }
 

@@ -49,7 +49,7 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 	if pending {
 		calls += 2 // the follow-up check and the next question it may give way to
 	}
-	if err := s.spend(ctx, userID, OpAnswer, s.limits.Answer, calls); err != nil {
+	if err := s.spend(ctx, userID, interview.OpAnswer, s.limits.Answer, calls); err != nil {
 		s.release(ctx, userID, id, c.Token)
 		return Retried{}, err
 	}

@@ -66,14 +66,14 @@ func (s *Service) Start(ctx context.Context, userID string, setup interview.Setu
 			return Started{}, err
 		}
 		if len(open) >= limit {
-			return Started{}, AtCap(limit)
+			return Started{}, interview.AtCap(limit)
 		}
 	}
 	calls := 1
 	if setup.JobDescription != "" {
 		calls = 2
 	}
-	if err := s.spend(ctx, userID, OpStart, s.limits.Start, calls); err != nil {
+	if err := s.spend(ctx, userID, interview.OpStart, s.limits.Start, calls); err != nil {
 		return Started{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, WorkTimeout)

@@ -10,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviews"
 )
 
 // Writes of interviews, each one conditional statement on the database's
@@ -21,7 +20,7 @@ import (
 // database's clock; the claim statements below use the same bound, so one
 // clock decides for every replica.
 var claimLive = fmt.Sprintf(`(claim_token IS NOT NULL AND answer_claimed_at > now() - interval '%d seconds')`,
-	int(interviews.ClaimTTL/time.Second))
+	int(interview.ClaimTTL/time.Second))
 
 func (s *Store) Create(ctx context.Context, userID string, st interview.Setup, requirements []string, first interview.Question, maxInProgress int) (string, error) {
 	var id string
@@ -45,7 +44,7 @@ func (s *Store) Create(ctx context.Context, userID string, st interview.Setup, r
 				return err
 			}
 			if n >= maxInProgress {
-				return interviews.AtCap(maxInProgress)
+				return interview.AtCap(maxInProgress)
 			}
 		}
 		return tx.QueryRow(ctx, `
@@ -61,9 +60,9 @@ func (s *Store) Create(ctx context.Context, userID string, st interview.Setup, r
 	return id, err
 }
 
-func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (interviews.Claim, error) {
+func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (interview.Claim, error) {
 	return s.claim(ctx, userID, id, questionID, `current_question->>'id' = $3`,
-		func(cur interviews.Interview) string {
+		func(cur interview.Interview) string {
 			if cur.Current == nil || cur.Current.ID != questionID {
 				return "that is not the current question; reload the interview"
 			}
@@ -76,9 +75,9 @@ func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (inter
 // When nothing is claimed, why picks the conflict's message from the
 // interview as it is now. That read races with other requests, but it only
 // picks the message: the claim itself was decided by the update.
-func (s *Store) claim(ctx context.Context, userID, id, questionID, cond string, why func(cur interviews.Interview) string) (interviews.Claim, error) {
+func (s *Store) claim(ctx context.Context, userID, id, questionID, cond string, why func(cur interview.Interview) string) (interview.Claim, error) {
 	if !isUUID(id) {
-		return interviews.Claim{}, errNoInterview
+		return interview.Claim{}, errNoInterview
 	}
 	var token string
 	row := s.pool.QueryRow(ctx, `
@@ -90,19 +89,19 @@ func (s *Store) claim(ctx context.Context, userID, id, questionID, cond string, 
 		id, userID, questionID)
 	iv, err := scanInterview(scanFirst{row: row, first: &token})
 	if err == nil {
-		return interviews.Claim{Token: token, Interview: iv}, nil
+		return interview.Claim{Token: token, Interview: iv}, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
-		return interviews.Claim{}, err
+		return interview.Claim{}, err
 	}
 	cur, err := s.Get(ctx, userID, id)
 	switch {
 	case err != nil:
-		return interviews.Claim{}, err
-	case cur.Status == interviews.Completed:
-		return interviews.Claim{}, interview.Errorf(interview.Conflict, "this interview is already finished")
+		return interview.Claim{}, err
+	case cur.Status == interview.Completed:
+		return interview.Claim{}, interview.Errorf(interview.Conflict, "this interview is already finished")
 	default:
-		return interviews.Claim{}, interview.Errorf(interview.Conflict, "%s", why(cur))
+		return interview.Claim{}, interview.Errorf(interview.Conflict, "%s", why(cur))
 	}
 }
 
@@ -135,10 +134,10 @@ func (s *Store) Complete(ctx context.Context, userID, id, token string, r interv
 	return nil
 }
 
-func (s *Store) ClaimRetry(ctx context.Context, userID, id, questionID string) (interviews.Claim, error) {
+func (s *Store) ClaimRetry(ctx context.Context, userID, id, questionID string) (interview.Claim, error) {
 	return s.claim(ctx, userID, id, questionID,
 		`question_results->-1->'question'->>'id' = $3 AND NOT (question_results->-1 ? 'retry')`,
-		func(cur interviews.Interview) string {
+		func(cur interview.Interview) string {
 			switch {
 			case len(cur.Results) == 0 || cur.Results[len(cur.Results)-1].Question.ID != questionID:
 				return "only the question just evaluated can be tried again"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/judgeworks/interview/internal/interviews"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/quota"
 )
 
@@ -18,7 +18,7 @@ import (
 const modelCalls quota.Daily = "model_calls"
 
 // modelBucket is the token bucket of op at rate.
-func modelBucket(op interviews.Op, rate interviews.Rate) quota.Bucket {
+func modelBucket(op interview.Op, rate interview.Rate) quota.Bucket {
 	return quota.Bucket{Name: "model_" + string(op), Burst: rate.Burst, Every: time.Hour / time.Duration(rate.PerHour)}
 }
 
@@ -26,8 +26,8 @@ func modelBucket(op interviews.Op, rate interviews.Rate) quota.Bucket {
 // had passed, so a refusal takes nothing from either.
 var errRefused = errors.New("refused")
 
-func (s *Store) Spend(ctx context.Context, userID string, op interviews.Op, rate interviews.Rate, calls, daily int) (interviews.Spending, error) {
-	var out interviews.Spending
+func (s *Store) Spend(ctx context.Context, userID string, op interview.Op, rate interview.Rate, calls, daily int) (interview.Spending, error) {
+	var out interview.Spending
 	user := quota.User(userID)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if rate.Burst > 0 && rate.PerHour > 0 {
@@ -36,7 +36,7 @@ func (s *Store) Spend(ctx context.Context, userID string, op interviews.Op, rate
 				return err
 			}
 			if !ok {
-				out = interviews.Spending{Wait: wait}
+				out = interview.Spending{Wait: wait}
 				return errRefused
 			}
 		}
@@ -46,7 +46,7 @@ func (s *Store) Spend(ctx context.Context, userID string, op interviews.Op, rate
 				return err
 			}
 			if !ok {
-				out = interviews.Spending{Daily: true, Wait: wait}
+				out = interview.Spending{Daily: true, Wait: wait}
 				return errRefused
 			}
 		}
@@ -57,14 +57,14 @@ func (s *Store) Spend(ctx context.Context, userID string, op interviews.Op, rate
 	case errors.Is(err, errRefused):
 		return out, nil
 	case isCode(err, foreignKeyViolation):
-		return interviews.Spending{}, errAccountGone
+		return interview.Spending{}, errAccountGone
 	case err != nil:
-		return interviews.Spending{}, err
+		return interview.Spending{}, err
 	}
 	return out, nil
 }
 
-func (s *Store) Refund(ctx context.Context, userID string, op interviews.Op, rate interviews.Rate, calls int) error {
+func (s *Store) Refund(ctx context.Context, userID string, op interview.Op, rate interview.Rate, calls int) error {
 	user := quota.User(userID)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if rate.Burst > 0 && rate.PerHour > 0 {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/pgtest"
 )
@@ -200,7 +199,7 @@ func TestLimitRowsMoveToQuota(t *testing.T) {
 			return quota.Bucket{Name: "login_address", Burst: 20, Every: 6 * time.Second}.Take(ctx, pool, quota.Digest("203.0.113.7"))
 		},
 		"the user's empty start bucket": func() (bool, time.Duration, error) {
-			return modelBucket(interviews.OpStart, interviews.Rate{Burst: 6, PerHour: 10}).Take(ctx, pool, user)
+			return modelBucket(interview.OpStart, interview.Rate{Burst: 6, PerHour: 10}).Take(ctx, pool, user)
 		},
 		"the day's model calls": func() (bool, time.Duration, error) { return modelCalls.Spend(ctx, pool, user, 1, 200) },
 		"the day's speech": func() (bool, time.Duration, error) {

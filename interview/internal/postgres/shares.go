@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/interviews"
 )
 
 func (s *Store) Share(ctx context.Context, userID, id string, tokenHash []byte) error {
@@ -43,7 +42,7 @@ func (s *Store) Unshare(ctx context.Context, userID, id string) error {
 	return err
 }
 
-func (s *Store) SharedInterview(ctx context.Context, tokenHash []byte) (interviews.Interview, error) {
+func (s *Store) SharedInterview(ctx context.Context, tokenHash []byte) (interview.Interview, error) {
 	iv, err := scanInterview(s.pool.QueryRow(ctx, `SELECT `+interviewColumns+` FROM interviews
 		WHERE id = (SELECT interview_id FROM interview_shares WHERE token_hash = $1) AND status = 'completed'`, tokenHash))
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -8,10 +8,9 @@ import (
 
 	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
-	"github.com/judgeworks/interview/internal/interviews"
 )
 
-// Store implements account.Store and interviews.Store. Its SQL is split by
+// Store implements account.Store and interview.InterviewStore. Its SQL is split by
 // what it keeps: accounts (accounts.go), interviews read (interviews_read.go)
 // and written (interviews_write.go), share links (shares.go) and the limits
 // on model work (limits.go).
@@ -20,8 +19,8 @@ type Store struct {
 }
 
 var (
-	_ account.Store    = (*Store)(nil)
-	_ interviews.Store = (*Store)(nil)
+	_ account.Store            = (*Store)(nil)
+	_ interview.InterviewStore = (*Store)(nil)
 )
 
 // NewStore returns a Store on pool.
