@@ -1,8 +1,10 @@
 // Package interview is the mock-interview service's domain, the centre
-// every other package of the service speaks: the nouns (an interview's
-// setup, its questions, the answers with their evaluations, the report),
-// the error type with its codes, and the interfaces the adapters around it
-// implement (the interviewers). It imports nothing of the service.
+// every other package of the service speaks: the nouns (users, an
+// interview's setup, its questions, the answers with their evaluations, the
+// report), the error type with its codes, and the interfaces the adapters
+// around it implement: the stores (package postgres), Google's token
+// verifier (package google) and the interviewers (packages llm and offline).
+// It imports nothing of the service.
 package interview
 
 import (

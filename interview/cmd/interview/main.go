@@ -69,7 +69,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	var verifier account.GoogleVerifier
+	var verifier interview.GoogleVerifier
 	if cfg.GoogleClientID != "" {
 		verifier = google.NewVerifier(cfg.GoogleClientID, cfg.GoogleKeysURL, nil, nil)
 	}

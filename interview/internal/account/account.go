@@ -1,5 +1,6 @@
-// Package account holds users and the rules for creating them and signing
-// them in: with a password or with a Google ID token.
+// Package account holds the rules for creating users (interview.User) and
+// signing them in: with a password or with a Google ID token; session
+// versions, password changes and deletion.
 package account
 
 import (
@@ -29,71 +30,14 @@ const (
 // proof that the owner, not someone at an unlocked screen, is asking.
 const RecentSignIn = 10 * time.Minute
 
-// User is an account as the API shows it.
-type User struct {
-	ID       string `json:"_id"`
-	FullName string `json:"fullName"`
-	Email    string `json:"email"`
-	// HasPassword is false for an account that signs in with Google only;
-	// the page offers password changes only when it is true.
-	HasPassword bool `json:"hasPassword"`
-	// SessionVersion is the account's current session version: tokens
-	// carrying another one are refused (see Check).
-	SessionVersion int64 `json:"-"`
-}
-
-// GoogleIdentity is what a verified Google ID token says about its holder.
-type GoogleIdentity struct {
-	Subject string
-	Email   string
-	Name    string
-}
-
-// Store keeps accounts. Missing accounts are interview.NotFound; a taken email
-// or Google id is interview.Conflict.
-type Store interface {
-	CreateUser(ctx context.Context, fullName, email, passwordHash string) (User, error)
-	// UserByEmail returns the account and its password hash ("" if none).
-	UserByEmail(ctx context.Context, email string) (User, string, error)
-	UserByID(ctx context.Context, id string) (User, error)
-	// SignInGoogle returns the account of id: the one already linked to
-	// id.Subject, else a new one. An account registered with a password
-	// for id.Email (never verified) is deleted with all it holds first,
-	// so whoever registered the email is signed out and leaves nothing
-	// behind. An email linked to another Google account is
-	// interview.Conflict.
-	SignInGoogle(ctx context.Context, id GoogleIdentity) (User, error)
-	// SessionState returns the account's current session version and
-	// whether the token with SHA-256 tokenHash was signed out.
-	SessionState(ctx context.Context, id string, tokenHash []byte) (version int64, revoked bool, err error)
-	// RevokeSession signs out the one token with SHA-256 tokenHash, which
-	// expires at expires at the latest.
-	RevokeSession(ctx context.Context, id string, tokenHash []byte, expires time.Time) error
-	// PasswordHash returns the account's password hash, "" for none.
-	PasswordHash(ctx context.Context, id string) (string, error)
-	// SetPassword replaces the hash only while it is still oldHash, bumps
-	// the session version and returns the new one; a hash changed
-	// meanwhile is interview.Conflict.
-	SetPassword(ctx context.Context, id, oldHash, newHash string) (int64, error)
-	// RevokeSessions bumps the session version.
-	RevokeSessions(ctx context.Context, id string) error
-	// DeleteUser deletes the account and everything it owns.
-	DeleteUser(ctx context.Context, id string) error
-}
-
-// GoogleVerifier checks a Google ID token.
-type GoogleVerifier interface {
-	Verify(ctx context.Context, credential string) (GoogleIdentity, error)
-}
-
 // Service signs users up and in.
 type Service struct {
-	store  Store
-	google GoogleVerifier
+	store  interview.UserStore
+	google interview.GoogleVerifier
 }
 
 // NewService returns a Service; a nil google disables Google sign-in.
-func NewService(store Store, google GoogleVerifier) *Service {
+func NewService(store interview.UserStore, google interview.GoogleVerifier) *Service {
 	return &Service{store: store, google: google}
 }
 
@@ -101,22 +45,22 @@ func NewService(store Store, google GoogleVerifier) *Service {
 func (s *Service) GoogleEnabled() bool { return s.google != nil }
 
 // Register creates a password account.
-func (s *Service) Register(ctx context.Context, fullName, email, password string) (User, error) {
+func (s *Service) Register(ctx context.Context, fullName, email, password string) (interview.User, error) {
 	fullName = strings.TrimSpace(fullName)
 	// Postgres text cannot hold NUL; refuse it here rather than fail there.
 	if fullName == "" || utf8.RuneCountInString(fullName) > MaxNameChars || strings.ContainsRune(fullName, 0) {
-		return User{}, interview.Errorf(interview.Invalid, "Enter your name, 1 to %d characters.", MaxNameChars)
+		return interview.User{}, interview.Errorf(interview.Invalid, "Enter your name, 1 to %d characters.", MaxNameChars)
 	}
 	email, err := NormalizeEmail(email)
 	if err != nil {
-		return User{}, err
+		return interview.User{}, err
 	}
 	if err := checkNewPassword(password); err != nil {
-		return User{}, err
+		return interview.User{}, err
 	}
 	hash, err := auth.HashPassword(password)
 	if err != nil {
-		return User{}, err
+		return interview.User{}, err
 	}
 	return s.store.CreateUser(ctx, fullName, email, hash)
 }
@@ -134,38 +78,38 @@ func checkNewPassword(password string) error {
 // Login returns the account matching email and password. Every failure is
 // the same error after the same bcrypt work, so it does not reveal whether
 // the email has an account.
-func (s *Service) Login(ctx context.Context, email, password string) (User, error) {
+func (s *Service) Login(ctx context.Context, email, password string) (interview.User, error) {
 	fail := interview.Errorf(interview.Unauthenticated, loginFailedReason)
 	email, err := NormalizeEmail(email)
 	if err != nil {
 		auth.CheckPassword("", password)
-		return User{}, fail
+		return interview.User{}, fail
 	}
 	u, hash, err := s.store.UserByEmail(ctx, email)
 	if err != nil && !interview.Is(err, interview.NotFound) {
-		return User{}, err
+		return interview.User{}, err
 	}
 	if !auth.CheckPassword(hash, password) {
-		return User{}, fail
+		return interview.User{}, fail
 	}
 	return u, nil
 }
 
 // Google signs in with a Google ID token.
-func (s *Service) Google(ctx context.Context, credential string) (User, error) {
+func (s *Service) Google(ctx context.Context, credential string) (interview.User, error) {
 	if s.google == nil {
-		return User{}, interview.Errorf(interview.NotImplemented, "Google sign-in is not configured")
+		return interview.User{}, interview.Errorf(interview.NotImplemented, "Google sign-in is not configured")
 	}
 	if credential == "" {
-		return User{}, interview.Errorf(interview.Invalid, "credential is required")
+		return interview.User{}, interview.Errorf(interview.Invalid, "credential is required")
 	}
 	id, err := s.google.Verify(ctx, credential)
 	if err != nil {
-		return User{}, err
+		return interview.User{}, err
 	}
 	id.Email, err = NormalizeEmail(id.Email)
 	if err != nil {
-		return User{}, interview.Errorf(interview.Unauthenticated, "the Google account has no usable email")
+		return interview.User{}, interview.Errorf(interview.Unauthenticated, "the Google account has no usable email")
 	}
 	id.Name = strings.TrimSpace(strings.ReplaceAll(id.Name, "\x00", ""))
 	if id.Name == "" {
@@ -178,7 +122,7 @@ func (s *Service) Google(ctx context.Context, credential string) (User, error) {
 }
 
 // User returns the account with id.
-func (s *Service) User(ctx context.Context, id string) (User, error) {
+func (s *Service) User(ctx context.Context, id string) (interview.User, error) {
 	return s.store.UserByID(ctx, id)
 }
 

@@ -22,7 +22,6 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/account"
 )
 
 // KeysURL is where Google publishes its ID token signing keys (JWKS).
@@ -86,7 +85,7 @@ type idClaims struct {
 }
 
 // Verify checks credential and returns who it names.
-func (v *Verifier) Verify(ctx context.Context, credential string) (account.GoogleIdentity, error) {
+func (v *Verifier) Verify(ctx context.Context, credential string) (interview.GoogleIdentity, error) {
 	var c idClaims
 	_, err := jwt.ParseWithClaims(credential, &c, func(t *jwt.Token) (any, error) {
 		kid, _ := t.Header["kid"].(string)
@@ -99,25 +98,25 @@ func (v *Verifier) Verify(ctx context.Context, credential string) (account.Googl
 	)
 	if err != nil {
 		if errors.Is(err, errKeysUnavailable) {
-			return account.GoogleIdentity{}, interview.Wrap(err, interview.Upstream, "Google's signing keys are unavailable; try again")
+			return interview.GoogleIdentity{}, interview.Wrap(err, interview.Upstream, "Google's signing keys are unavailable; try again")
 		}
-		return account.GoogleIdentity{}, interview.Wrap(err, interview.Unauthenticated, "the Google credential is not valid")
+		return interview.GoogleIdentity{}, interview.Wrap(err, interview.Unauthenticated, "the Google credential is not valid")
 	}
 	okIss := false
 	for _, iss := range issuers {
 		okIss = okIss || c.Issuer == iss
 	}
 	if !okIss {
-		return account.GoogleIdentity{}, interview.Errorf(interview.Unauthenticated, "the Google credential is not valid")
+		return interview.GoogleIdentity{}, interview.Errorf(interview.Unauthenticated, "the Google credential is not valid")
 	}
 	// Google sends a boolean; some older tokens carried the string "true".
 	if c.EmailVerified != true && c.EmailVerified != "true" {
-		return account.GoogleIdentity{}, interview.Errorf(interview.Unauthenticated, "the Google account's email is not verified")
+		return interview.GoogleIdentity{}, interview.Errorf(interview.Unauthenticated, "the Google account's email is not verified")
 	}
 	if c.Subject == "" || c.Email == "" {
-		return account.GoogleIdentity{}, interview.Errorf(interview.Unauthenticated, "the Google credential is not valid")
+		return interview.GoogleIdentity{}, interview.Errorf(interview.Unauthenticated, "the Google credential is not valid")
 	}
-	return account.GoogleIdentity{Subject: c.Subject, Email: c.Email, Name: c.Name}, nil
+	return interview.GoogleIdentity{Subject: c.Subject, Email: c.Email, Name: c.Name}, nil
 }
 
 var errKeysUnavailable = errors.New("google keys unavailable")

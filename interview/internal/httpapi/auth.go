@@ -9,13 +9,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/throttle"
 )
 
 type userBody struct {
-	User account.User `json:"user"`
+	User interview.User `json:"user"`
 }
 
 type registerRequest struct {
@@ -256,7 +255,7 @@ func wrongPassword(err error) error {
 	return err
 }
 
-func (a *API) signedIn(c echo.Context, status int, u account.User) error {
+func (a *API) signedIn(c echo.Context, status int, u interview.User) error {
 	if err := a.setSession(c, auth.Session{Subject: u.ID, Version: u.SessionVersion}); err != nil {
 		return err
 	}

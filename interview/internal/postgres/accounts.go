@@ -8,34 +8,33 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/account"
 )
 
 var errNoAccount = interview.Errorf(interview.NotFound, "no such account")
 
-func (s *Store) CreateUser(ctx context.Context, fullName, email, passwordHash string) (account.User, error) {
-	u := account.User{FullName: fullName, Email: email, HasPassword: true}
+func (s *Store) CreateUser(ctx context.Context, fullName, email, passwordHash string) (interview.User, error) {
+	u := interview.User{FullName: fullName, Email: email, HasPassword: true}
 	err := s.pool.QueryRow(ctx,
 		`INSERT INTO users (full_name, email, password_hash) VALUES ($1, $2, $3) RETURNING id::text, session_version`,
 		fullName, email, passwordHash).Scan(&u.ID, &u.SessionVersion)
 	if isUnique(err) {
-		return account.User{}, interview.Errorf(interview.Conflict, "an account with this email already exists")
+		return interview.User{}, interview.Errorf(interview.Conflict, "an account with this email already exists")
 	}
 	return u, err
 }
 
 const userColumns = `id::text, full_name, email, password_hash IS NOT NULL, session_version`
 
-func scanUser(row pgx.Row, extra ...any) (account.User, error) {
-	var u account.User
+func scanUser(row pgx.Row, extra ...any) (interview.User, error) {
+	var u interview.User
 	err := row.Scan(append([]any{&u.ID, &u.FullName, &u.Email, &u.HasPassword, &u.SessionVersion}, extra...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return account.User{}, errNoAccount
+		return interview.User{}, errNoAccount
 	}
 	return u, err
 }
 
-func (s *Store) UserByEmail(ctx context.Context, email string) (account.User, string, error) {
+func (s *Store) UserByEmail(ctx context.Context, email string) (interview.User, string, error) {
 	var hash *string
 	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+`, password_hash FROM users WHERE email = $1`, email), &hash)
 	if err != nil || hash == nil {
@@ -44,15 +43,15 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (account.User, st
 	return u, *hash, nil
 }
 
-func (s *Store) UserByID(ctx context.Context, id string) (account.User, error) {
+func (s *Store) UserByID(ctx context.Context, id string) (interview.User, error) {
 	if !isUUID(id) {
-		return account.User{}, errNoAccount
+		return interview.User{}, errNoAccount
 	}
 	return scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 }
 
-func (s *Store) SignInGoogle(ctx context.Context, g account.GoogleIdentity) (account.User, error) {
-	var u account.User
+func (s *Store) SignInGoogle(ctx context.Context, g interview.GoogleIdentity) (interview.User, error) {
+	var u interview.User
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		u, err = scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE google_id = $1`, g.Subject))
@@ -86,7 +85,7 @@ func (s *Store) SignInGoogle(ctx context.Context, g account.GoogleIdentity) (acc
 		return err
 	})
 	if isUnique(err) {
-		return account.User{}, interview.Errorf(interview.Conflict, "this account was linked concurrently; try again")
+		return interview.User{}, interview.Errorf(interview.Conflict, "this account was linked concurrently; try again")
 	}
 	return u, err
 }

@@ -7,19 +7,18 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/account"
 )
 
-// Store implements account.Store and interview.InterviewStore. Its SQL is split by
-// what it keeps: accounts (accounts.go), interviews read (interviews_read.go)
-// and written (interviews_write.go), share links (shares.go) and the limits
-// on model work (limits.go).
+// Store implements interview.UserStore and interview.InterviewStore. Its
+// SQL is split by what it keeps: accounts (accounts.go), interviews read
+// (interviews_read.go) and written (interviews_write.go), share links
+// (shares.go) and the limits on model work (limits.go).
 type Store struct {
 	pool *pgxpool.Pool
 }
 
 var (
-	_ account.Store            = (*Store)(nil)
+	_ interview.UserStore      = (*Store)(nil)
 	_ interview.InterviewStore = (*Store)(nil)
 )
 
