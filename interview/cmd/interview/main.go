@@ -93,7 +93,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	}
 	var limits *throttle.Auth
 	if cfg.AuthThrottle {
-		limits = throttle.NewAuth(pool, throttle.DefaultRules)
+		limits = throttle.NewAuth(postgres.NewBuckets(pool), postgres.NewKnownDevices(pool), throttle.DefaultRules)
 	} else {
 		logger.Warn("sign-in and registration limits are off (AUTH_THROTTLE=off)")
 	}
@@ -102,7 +102,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		logger.Warn("per-user limits on model work are off (MODEL_LIMITS=off)")
 	}
 
-	vsvc := voice.New(cfg.Voice, voice.NewUsage(pool), nil)
+	vsvc := voice.New(cfg.Voice, postgres.NewVoiceAllowance(pool), nil)
 	logger.Info("voice", "mode", vsvc.Describe())
 	transcribe, speech := vsvc.Features()
 
@@ -120,7 +120,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		Voice:          httpapi.Voice{Transcribe: transcribe, Speech: speech},
 		Throttle:       limits,
 		TrustedProxies: cfg.TrustedProxies,
-		SharedLookups:  throttle.NewLookups(pool, throttle.DefaultLookupRule),
+		SharedLookups:  throttle.NewLookups(postgres.NewBuckets(pool), throttle.DefaultLookupRule),
 		RoleFamilies:   families,
 		FallbackFamily: fallback,
 	})

@@ -233,7 +233,7 @@ func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interview.Interviewer)
 		o(&d, store, pool)
 	}
 	e, api := httpapi.New(d)
-	voice.NewHandler(voice.New(voice.Config{}, voice.NewUsage(pool), nil), api.UserID).Register(e)
+	voice.NewHandler(voice.New(voice.Config{}, postgres.NewVoiceAllowance(pool), nil), api.UserID).Register(e)
 	en := &env{t: t, pool: pool, store: store, iv: iv, router: e}
 	en.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hook := en.onRequest.Load(); hook != nil {

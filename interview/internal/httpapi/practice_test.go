@@ -577,7 +577,7 @@ func TestShareLinks(t *testing.T) {
 // link that exists costs nothing.
 func TestSharedLookupsAreLimited(t *testing.T) {
 	e := newEnv(t, func(d *httpapi.Deps, _ *postgres.Store, pool *pgxpool.Pool) {
-		d.SharedLookups = throttle.NewLookups(pool, throttle.Rule{Burst: 3, Every: time.Hour})
+		d.SharedLookups = throttle.NewLookups(postgres.NewBuckets(pool), throttle.Rule{Burst: 3, Every: time.Hour})
 	})
 	owner := e.signUp()
 	s := owner.start(1)

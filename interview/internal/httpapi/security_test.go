@@ -254,7 +254,7 @@ func TestCookieFlags(t *testing.T) {
 // client, as behind Caddy.
 func throttledEnv(t *testing.T, proxies []*net.IPNet) *env {
 	return newEnv(t, func(d *httpapi.Deps, _ *postgres.Store, pool *pgxpool.Pool) {
-		d.Throttle = throttle.NewAuth(pool, throttle.DefaultRules)
+		d.Throttle = throttle.NewAuth(postgres.NewBuckets(pool), postgres.NewKnownDevices(pool), throttle.DefaultRules)
 		d.TrustedProxies = proxies
 	})
 }

@@ -8,18 +8,17 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/quota"
 )
 
 // Limits on model work: a token bucket per user and operation and a daily
-// count of calls, both rules of package quota, checked in one transaction.
+// count of calls (quota.go), checked in one transaction.
 
 // modelCalls is the daily allowance of model calls.
-const modelCalls quota.Daily = "model_calls"
+const modelCalls daily = "model_calls"
 
 // modelBucket is the token bucket of op at rate.
-func modelBucket(op interview.Op, rate interview.Rate) quota.Bucket {
-	return quota.Bucket{Name: "model_" + string(op), Burst: rate.Burst, Every: time.Hour / time.Duration(rate.PerHour)}
+func modelBucket(op interview.Op, rate interview.Rate) interview.Bucket {
+	return interview.Bucket{Name: "model_" + string(op), Burst: rate.Burst, Every: time.Hour / time.Duration(rate.PerHour)}
 }
 
 // errRefused rolls back a Spend whose second limit refused after the first
@@ -28,10 +27,10 @@ var errRefused = errors.New("refused")
 
 func (s *Store) Spend(ctx context.Context, userID string, op interview.Op, rate interview.Rate, calls, daily int) (interview.Spending, error) {
 	var out interview.Spending
-	user := quota.User(userID)
+	user := userKey(userID)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if rate.Burst > 0 && rate.PerHour > 0 {
-			ok, wait, err := modelBucket(op, rate).Take(ctx, tx, user)
+			ok, wait, err := takeToken(ctx, tx, modelBucket(op, rate), user)
 			if err != nil {
 				return err
 			}
@@ -41,7 +40,7 @@ func (s *Store) Spend(ctx context.Context, userID string, op interview.Op, rate 
 			}
 		}
 		if daily > 0 {
-			ok, wait, err := modelCalls.Spend(ctx, tx, user, int64(calls), int64(daily))
+			ok, wait, err := modelCalls.spend(ctx, tx, user, int64(calls), int64(daily))
 			if err != nil {
 				return err
 			}
@@ -65,13 +64,13 @@ func (s *Store) Spend(ctx context.Context, userID string, op interview.Op, rate 
 }
 
 func (s *Store) Refund(ctx context.Context, userID string, op interview.Op, rate interview.Rate, calls int) error {
-	user := quota.User(userID)
+	user := userKey(userID)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if rate.Burst > 0 && rate.PerHour > 0 {
-			if err := modelBucket(op, rate).GiveBack(ctx, tx, user); err != nil {
+			if err := giveBackToken(ctx, tx, modelBucket(op, rate), user); err != nil {
 				return err
 			}
 		}
-		return modelCalls.Refund(ctx, tx, user, int64(calls))
+		return modelCalls.refund(ctx, tx, user, int64(calls))
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
-	"github.com/judgeworks/interview/internal/quota"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -104,16 +103,16 @@ type Auth struct {
 	pruned pruneSchedule
 }
 
-// NewAuth returns the throttle keeping its state in db.
-func NewAuth(db quota.DB, rules Rules) *Auth {
+// NewAuth returns the throttle keeping its state in buckets and known.
+func NewAuth(buckets interview.Buckets, known interview.KnownDevices, rules Rules) *Auth {
 	return &Auth{
-		loginAddr:      newLimiter(db, "login_address", rules.LoginPerAddress),
-		loginAccount:   newLimiter(db, "login_account", rules.LoginPerAccount),
-		loginGlobal:    newLimiter(db, "login_global", rules.LoginGlobal),
-		loginDevice:    newLimiter(db, "login_device", rules.LoginPerDevice),
-		register:       newLimiter(db, "register_address", rules.RegisterPerAddress),
-		registerGlobal: newLimiter(db, "register_global", rules.RegisterGlobal),
-		known:          NewSeen(db, rules.KnownDeviceTTL),
+		loginAddr:      newLimiter(buckets, "login_address", rules.LoginPerAddress),
+		loginAccount:   newLimiter(buckets, "login_account", rules.LoginPerAccount),
+		loginGlobal:    newLimiter(buckets, "login_global", rules.LoginGlobal),
+		loginDevice:    newLimiter(buckets, "login_device", rules.LoginPerDevice),
+		register:       newLimiter(buckets, "register_address", rules.RegisterPerAddress),
+		registerGlobal: newLimiter(buckets, "register_global", rules.RegisterGlobal),
+		known:          NewSeen(known, rules.KnownDeviceTTL),
 	}
 }
 

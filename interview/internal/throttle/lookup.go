@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/judgeworks/interview/internal/quota"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -24,9 +24,9 @@ type Lookups struct {
 	pruned pruneSchedule
 }
 
-// NewLookups returns the limiter keeping its state in db.
-func NewLookups(db quota.DB, rule Rule) *Lookups {
-	return &Lookups{misses: newLimiter(db, "share_lookup_address", rule)}
+// NewLookups returns the limiter keeping its state in buckets.
+func NewLookups(buckets interview.Buckets, rule Rule) *Lookups {
+	return &Lookups{misses: newLimiter(buckets, "share_lookup_address", rule)}
 }
 
 // Begin reserves a lookup from addr (the client's address). Call found

@@ -5,11 +5,12 @@ import (
 	"time"
 
 	"github.com/judgeworks/interview"
+	"github.com/judgeworks/interview/internal/postgres"
 )
 
 func TestLookupsCountOnlyMisses(t *testing.T) {
 	db, _ := newDB(t)
-	l := NewLookups(db, Rule{Burst: 3, Every: time.Minute})
+	l := NewLookups(postgres.NewBuckets(db), Rule{Burst: 3, Every: time.Minute})
 	// Hits give their token back: any number of them pass.
 	for range 10 {
 		found, err := l.Begin(ctx, "203.0.113.7")

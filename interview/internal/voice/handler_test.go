@@ -41,15 +41,15 @@ func readTestFile(t *testing.T, p string) []byte {
 // the Postgres allowance has its own tests.
 type memAllowance struct {
 	mu      sync.Mutex
-	used    map[Resource]int64
+	used    map[interview.VoiceResource]int64
 	refunds int
 }
 
-func (m *memAllowance) Spend(_ context.Context, _ string, r Resource, amount, limit int64) (bool, time.Duration, error) {
+func (m *memAllowance) Spend(_ context.Context, _ string, r interview.VoiceResource, amount, limit int64) (bool, time.Duration, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.used == nil {
-		m.used = map[Resource]int64{}
+		m.used = map[interview.VoiceResource]int64{}
 	}
 	if m.used[r]+amount > limit {
 		return false, time.Hour, nil
@@ -58,7 +58,7 @@ func (m *memAllowance) Spend(_ context.Context, _ string, r Resource, amount, li
 	return true, 0, nil
 }
 
-func (m *memAllowance) Refund(_ context.Context, _ string, r Resource, amount int64) error {
+func (m *memAllowance) Refund(_ context.Context, _ string, r interview.VoiceResource, amount int64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.used[r] -= amount
@@ -150,7 +150,7 @@ func newEnv(t *testing.T, cfg Config) *testEnv {
 	return env
 }
 
-func newEnvWith(t *testing.T, cfg Config, allowance Allowance, user string) *testEnv {
+func newEnvWith(t *testing.T, cfg Config, allowance interview.VoiceAllowance, user string) *testEnv {
 	t.Helper()
 	if cfg.DailySpeechChars == 0 {
 		cfg.DailySpeechChars = DefaultDailySpeechChars
@@ -333,7 +333,7 @@ func TestTranscribeRefusesBadForms(t *testing.T) {
 	if n := len(f.received()); n != 0 {
 		t.Fatalf("refused uploads reached the provider %d times", n)
 	}
-	if env.allowance.used[TranscribeBytes] != 0 {
+	if env.allowance.used[interview.TranscribeBytes] != 0 {
 		t.Fatal("refused uploads were charged to the allowance")
 	}
 }
@@ -390,7 +390,7 @@ func TestTranscribeSendsEachTypeAsItIs(t *testing.T) {
 	for _, tt := range tests {
 		sent += int64(len(tt.data))
 	}
-	if used := env.allowance.used[TranscribeBytes]; used != sent {
+	if used := env.allowance.used[interview.TranscribeBytes]; used != sent {
 		t.Fatalf("allowance charged %d bytes for %d bytes of audio", used, sent)
 	}
 }
@@ -581,8 +581,8 @@ func TestSpeechRemote(t *testing.T) {
 		if got.path != "/v1/audio/speech" || got.auth != "Bearer test-key" || fmt.Sprint(got.speech) != fmt.Sprint(wantReq) {
 			t.Fatalf("provider got %s %q %v", got.path, got.auth, got.speech)
 		}
-		if env.allowance.used[SpeechChars] != 7 {
-			t.Fatalf("charged %d characters for 7", env.allowance.used[SpeechChars])
+		if env.allowance.used[interview.SpeechChars] != 7 {
+			t.Fatalf("charged %d characters for 7", env.allowance.used[interview.SpeechChars])
 		}
 	})
 	for name, body := range map[string][]byte{
@@ -593,12 +593,12 @@ func TestSpeechRemote(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			reply = body
-			before := env.allowance.used[SpeechChars]
+			before := env.allowance.used[interview.SpeechChars]
 			rec := env.speak("Why Go?")
 			if rec.Code != 502 || !strings.Contains(rec.Body.String(), "did not send a WAV") {
 				t.Fatalf("status %d body %s", rec.Code, rec.Body)
 			}
-			if env.allowance.used[SpeechChars] != before {
+			if env.allowance.used[interview.SpeechChars] != before {
 				t.Fatal("a failed synthesis was charged")
 			}
 		})

@@ -18,7 +18,7 @@ import (
 type Service struct {
 	cfg       Config
 	up        *upstream
-	allowance Allowance
+	allowance interview.VoiceAllowance
 	uploads   *uploads
 	now       func() time.Time
 	// Deadlines of the outbound calls; fields so tests can shorten them.
@@ -27,7 +27,7 @@ type Service struct {
 
 // New returns the voice service. client carries no timeout of its own: each
 // call sets its deadline on the context. A nil client means a default one.
-func New(cfg Config, allowance Allowance, client *http.Client) *Service {
+func New(cfg Config, allowance interview.VoiceAllowance, client *http.Client) *Service {
 	if client == nil {
 		client = &http.Client{}
 	}
@@ -103,7 +103,7 @@ func (s *Service) Transcribe(ctx context.Context, userID string, declared int64,
 		reserve = MaxBody
 	}
 	var text string
-	err = s.spend(ctx, userID, TranscribeBytes, reserve, s.cfg.DailyTranscribeBytes, func(ctx context.Context) (int64, error) {
+	err = s.spend(ctx, userID, interview.TranscribeBytes, reserve, s.cfg.DailyTranscribeBytes, func(ctx context.Context) (int64, error) {
 		f, err := os.CreateTemp("", "voice-upload-*")
 		if err != nil {
 			return 0, fmt.Errorf("voice upload file: %w", err)
@@ -137,7 +137,7 @@ func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error
 	}
 	chars := int64(len([]rune(text)))
 	var out []byte
-	err := s.spend(ctx, userID, SpeechChars, chars, s.cfg.DailySpeechChars, func(ctx context.Context) (int64, error) {
+	err := s.spend(ctx, userID, interview.SpeechChars, chars, s.cfg.DailySpeechChars, func(ctx context.Context) (int64, error) {
 		var (
 			raw []byte
 			err error
@@ -166,7 +166,7 @@ func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error
 // fails reports 0 unless the user's side used something: a provider outage
 // or a refused file must not use up the user's day, an upload that stalled
 // must. A limit of 0 means no allowance is kept.
-func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, limit int64, work func(context.Context) (used int64, err error)) error {
+func (s *Service) spend(ctx context.Context, userID string, r interview.VoiceResource, amount, limit int64, work func(context.Context) (used int64, err error)) error {
 	if limit == 0 {
 		_, err := work(ctx)
 		return err
@@ -177,7 +177,7 @@ func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, 
 	}
 	if !ok {
 		what := "speech"
-		if r == TranscribeBytes {
+		if r == interview.TranscribeBytes {
 			what = "transcription"
 		}
 		return interview.Limited(wait, "today's %s allowance is used up; it resets at midnight UTC", what)

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/judgeworks/interview"
 )
 
 const testBoundary = "b0undary"
@@ -301,7 +303,7 @@ func TestAllowanceRefusesBeforeReading(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("over the allowance: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if used := env.allowance.used[TranscribeBytes]; used != 0 {
+	if used := env.allowance.used[interview.TranscribeBytes]; used != 0 {
 		t.Fatalf("a refused upload left %d bytes charged", used)
 	}
 	// The reservation is the declared length, adjusted to the audio sent:
@@ -318,7 +320,7 @@ func TestAllowanceRefusesBeforeReading(t *testing.T) {
 	if s := send(600_000); s != http.StatusOK {
 		t.Fatalf("600 KB within the allowance: %d", s)
 	}
-	if used := env.allowance.used[TranscribeBytes]; used != 600_000 {
+	if used := env.allowance.used[interview.TranscribeBytes]; used != 600_000 {
 		t.Fatalf("charged %d bytes for 600,000 bytes of audio", used)
 	}
 	if s := send(600_000); s != http.StatusTooManyRequests {
@@ -545,7 +547,7 @@ func TestFrontLoadedStallLosesItsSlot(t *testing.T) {
 	t.Logf("every stalled upload cut %v after it stalled", time.Since(stalled).Round(100*time.Millisecond))
 	waitInFlight(t, env.svc, 0)
 	env.allowance.mu.Lock()
-	kept := env.allowance.used[TranscribeBytes]
+	kept := env.allowance.used[interview.TranscribeBytes]
 	env.allowance.mu.Unlock()
 	if kept < DefaultMaxUploads*sent*9/10 || kept > DefaultMaxUploads*(1<<20+1024) {
 		t.Fatalf("the eight cut uploads kept %d bytes of the allowance, want about the %d they sent", kept, DefaultMaxUploads*sent)
@@ -583,7 +585,7 @@ func TestHungUpUploadKeepsWhatItSent(t *testing.T) {
 	conn.Close()
 	waitInFlight(t, env.svc, 0)
 	env.allowance.mu.Lock()
-	kept := env.allowance.used[TranscribeBytes]
+	kept := env.allowance.used[interview.TranscribeBytes]
 	env.allowance.mu.Unlock()
 	if kept < sent*9/10 || kept > sent {
 		t.Fatalf("an upload cut off after %d bytes kept %d bytes of the allowance", sent, kept)
