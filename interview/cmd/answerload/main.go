@@ -114,7 +114,7 @@ func run(users int, duration time.Duration, questions int, conns int32, think ti
 	}
 	// No per-user limits: the program measures the answer path, with each
 	// user answering far faster than any limit allows.
-	e, _ := httpapi.New(httpapi.Deps{
+	e := httpapi.New(httpapi.Deps{
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Accounts:   account.NewService(store, nil),
 		Interviews: interviews.NewService(store, instant{}, nil, interviews.Limits{}),

@@ -104,11 +104,10 @@ func run(ctx context.Context, logger *slog.Logger) error {
 
 	vsvc := voice.New(cfg.Voice, postgres.NewVoiceAllowance(pool), nil)
 	logger.Info("voice", "mode", vsvc.Describe())
-	transcribe, speech := vsvc.Features()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	e, api := httpapi.New(httpapi.Deps{
+	e := httpapi.New(httpapi.Deps{
 		Logger:         logger,
 		Accounts:       account.NewService(store, verifier),
 		Interviews:     interviews.NewService(store, iv, judge, cfg.Limits),
@@ -117,14 +116,13 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		GoogleClientID: cfg.GoogleClientID,
 		Ready:          pool.Ping,
 		Registry:       reg,
-		Voice:          httpapi.Voice{Transcribe: transcribe, Speech: speech},
+		Voice:          vsvc,
 		Throttle:       limits,
 		TrustedProxies: cfg.TrustedProxies,
 		SharedLookups:  throttle.NewLookups(postgres.NewBuckets(pool), throttle.DefaultLookupRule),
 		RoleFamilies:   families,
 		FallbackFamily: fallback,
 	})
-	voice.NewHandler(vsvc, api.UserID).Register(e)
 	web.Register(e)
 	return server.Run(ctx, e, cfg.Addr, logger)
 }

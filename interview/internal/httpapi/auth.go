@@ -148,7 +148,7 @@ func (a *API) logout(c echo.Context) error {
 }
 
 func (a *API) me(c echo.Context) error {
-	id, err := a.UserID(c)
+	id, err := a.userID(c)
 	if err != nil {
 		return err
 	}

@@ -228,12 +228,12 @@ func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interview.Interviewer)
 		Tokens:     tokens,
 		Ready:      pool.Ping,
 		Registry:   prometheus.NewRegistry(),
+		Voice:      voice.New(voice.Config{}, postgres.NewVoiceAllowance(pool), nil),
 	}
 	for _, o := range opts {
 		o(&d, store, pool)
 	}
-	e, api := httpapi.New(d)
-	voice.NewHandler(voice.New(voice.Config{}, postgres.NewVoiceAllowance(pool), nil), api.UserID).Register(e)
+	e := httpapi.New(d)
 	en := &env{t: t, pool: pool, store: store, iv: iv, router: e}
 	en.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hook := en.onRequest.Load(); hook != nil {

@@ -1,6 +1,7 @@
-// Package httpapi is the interview service's HTTP layer: it turns requests
-// into account and interview calls and their errors into the pinned JSON
-// error shape, and nothing else.
+// Package httpapi is the interview service's HTTP layer, every route of it:
+// it turns requests into account, interview and voice calls (an upload's
+// body read at its pace and within its bounds included) and their errors
+// into the pinned JSON error shape, and nothing else.
 package httpapi
 
 import (
@@ -27,6 +28,7 @@ import (
 	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/throttle"
+	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -36,8 +38,8 @@ const CookieName = "session"
 // BodyLimit bounds JSON request bodies.
 const BodyLimit = "64K"
 
-// Voice names the voice features the page may offer.
-type Voice struct {
+// voiceFeatures names the voice features the page may offer.
+type voiceFeatures struct {
 	Transcribe bool `json:"transcribe"`
 	Speech     bool `json:"speech"`
 }
@@ -50,7 +52,8 @@ type Deps struct {
 	Tokens         *auth.Tokens
 	SecureCookies  bool
 	GoogleClientID string
-	Voice          Voice
+	// Voice serves the voice routes; nil leaves them out.
+	Voice *voice.Service
 	// Ready reports whether the database is reachable.
 	Ready func(context.Context) error
 	// Registry collects the metrics served on /metrics.
@@ -78,7 +81,7 @@ type API struct {
 
 // New returns the echo instance with every route of the service but the web
 // client, which the caller mounts last as the fallback.
-func New(d Deps) (*echo.Echo, *API) {
+func New(d Deps) *echo.Echo {
 	a := &API{d: d}
 	e := server.New(d.Logger)
 	e.HTTPErrorHandler = HandleError
@@ -113,7 +116,10 @@ func New(d Deps) (*echo.Echo, *API) {
 	api.GET("/shared/:token", a.shared)
 	// Unknown API paths answer JSON, never the web client's HTML.
 	api.Any("/*", func(echo.Context) error { return echo.ErrNotFound })
-	return e, a
+	if d.Voice != nil {
+		(&voiceHandler{svc: d.Voice, userID: a.userID, grace: UploadGrace}).register(e)
+	}
+	return e
 }
 
 // sessionToken returns the request's session and its token.
@@ -126,9 +132,9 @@ func (a *API) sessionToken(c echo.Context) (auth.Session, string, error) {
 	return s, ck.Value, nil
 }
 
-// UserID returns the signed-in user's id from the session cookie, or an
+// userID returns the signed-in user's id from the session cookie, or an
 // unauthenticated error.
-func (a *API) UserID(c echo.Context) (string, error) {
+func (a *API) userID(c echo.Context) (string, error) {
 	s, err := a.session(c)
 	return s.Subject, err
 }
@@ -179,9 +185,13 @@ type limits struct {
 }
 
 func (a *API) config(c echo.Context) error {
+	var v voiceFeatures
+	if a.d.Voice != nil {
+		v.Transcribe, v.Speech = a.d.Voice.Features()
+	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"googleClientId": a.d.GoogleClientID,
-		"voice":          a.d.Voice,
+		"voice":          v,
 		"mode":           a.d.Interviews.Mode(),
 		"roleFamilies":   nonNilStrings(a.d.RoleFamilies),
 		"fallbackFamily": a.d.FallbackFamily,
@@ -259,7 +269,7 @@ func jsonOnly(next echo.HandlerFunc) echo.HandlerFunc {
 // in that order: a caller who is not signed in learns nothing about the body.
 func userAndBody[T any](a *API, c echo.Context) (string, T, error) {
 	var req T
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return "", req, err
 	}

@@ -162,7 +162,7 @@ func (a *API) start(c echo.Context) error {
 }
 
 func (a *API) get(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}
@@ -231,7 +231,7 @@ func (a *API) finish(c echo.Context) error {
 }
 
 func (a *API) history(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}
@@ -285,7 +285,7 @@ func historyPage(c echo.Context) (int, time.Time, error) {
 // families says which question families an interview for ?role would
 // draw from, so the setup page can say so before it starts.
 func (a *API) families(c echo.Context) error {
-	if _, err := a.UserID(c); err != nil {
+	if _, err := a.userID(c); err != nil {
 		return err
 	}
 	f, err := a.d.Interviews.Families(c.QueryParam("role"))
@@ -296,7 +296,7 @@ func (a *API) families(c echo.Context) error {
 }
 
 func (a *API) active(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}
@@ -326,7 +326,7 @@ func (a *API) unshare(c echo.Context) error { return a.actOn(c, a.d.Interviews.U
 // actOn answers 204 once act has done its work on the signed-in user's
 // interview :id.
 func (a *API) actOn(c echo.Context, act func(ctx context.Context, userID, id string) error) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (a *API) actOn(c echo.Context, act func(ctx context.Context, userID, id str
 }
 
 func (a *API) share(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func New(cfg Config, allowance interview.VoiceAllowance, client *http.Client) *S
 	s := &Service{
 		cfg: cfg, allowance: allowance, now: time.Now,
 		uploads:           newUploads(cfg.MaxUploads, cfg.MaxUploadsPerUser),
-		transcribeTimeout: transcribeTimeout, speechTimeout: speechTimeout, espeakTimeout: espeakTimeout,
+		transcribeTimeout: TranscribeTimeout, speechTimeout: speechTimeout, espeakTimeout: espeakTimeout,
 	}
 	s.up = &upstream{baseURL: cfg.BaseURL, apiKey: cfg.APIKey, client: client, now: func() time.Time { return s.now() }}
 	return s
@@ -42,6 +42,14 @@ func New(cfg Config, allowance interview.VoiceAllowance, client *http.Client) *S
 
 // Features reports which voice endpoints are on, for GET /api/config.
 func (s *Service) Features() (transcribe, speech bool) { return s.cfg.Features() }
+
+// Uploading reports how many transcription uploads hold a slot in this
+// process.
+func (s *Service) Uploading() int {
+	s.uploads.mu.Lock()
+	defer s.uploads.mu.Unlock()
+	return s.uploads.total
+}
 
 // Describe says in one line how voice runs, for the start-up log.
 func (s *Service) Describe() string {
@@ -61,22 +69,25 @@ func (s *Service) Describe() string {
 
 // Receive reads one upload's audio into w, returning its container and
 // size, or an error (400, 408, 413, 415) when the body is not one audio
-// file within the limits, wrapped in *unfinished when the body stopped
+// file within the limits, wrapped in *Unfinished when the body stopped
 // arriving.
 type Receive func(w io.Writer) (Container, int64, error)
 
-// unfinished is the error of an upload whose body did not arrive whole: cut
-// for falling behind MinUploadRate, or ended by its client. The bytes it
-// sent stay spent from the allowance, so a stall held a slot at a price and
-// cannot be repeated for free; an upload refused for what it holds gives
-// its reservation back.
-type unfinished struct {
-	err      error
-	received int64
+// Unfinished is the error of an upload whose body did not arrive whole
+// (the transport cut it for falling behind its pace, or its client ended
+// it) after Received bytes. The bytes it sent stay spent from the
+// allowance, so a stall held a slot at a price and cannot be repeated for
+// free; an upload refused for what it holds gives its reservation back.
+type Unfinished struct {
+	Err      error
+	Received int64
 }
 
-func (u *unfinished) Error() string { return u.err.Error() }
-func (u *unfinished) Unwrap() error { return u.err }
+func (u *Unfinished) Error() string { return u.Err.Error() }
+func (u *Unfinished) Unwrap() error { return u.Err }
+
+// ErrTooLarge refuses an audio file over MaxUpload.
+var ErrTooLarge = interview.Errorf(interview.TooLarge, "the audio file is larger than %d MB", MaxUpload>>20)
 
 // Transcribe turns one uploaded answer into text. Everything that can
 // refuse the upload is checked before receive reads a byte of it: the
@@ -91,7 +102,7 @@ func (s *Service) Transcribe(ctx context.Context, userID string, declared int64,
 		return "", interview.Errorf(interview.NotImplemented, "transcription is not configured on this server (STT_MODEL)")
 	}
 	if declared > MaxBody {
-		return "", errTooLarge()
+		return "", ErrTooLarge
 	}
 	release, err := s.uploads.enter(userID)
 	if err != nil {
@@ -113,8 +124,8 @@ func (s *Service) Transcribe(ctx context.Context, userID string, declared int64,
 		_ = os.Remove(f.Name())
 		defer f.Close()
 		c, n, err := receive(f)
-		if u := (*unfinished)(nil); errors.As(err, &u) {
-			return u.received, err
+		if u := (*Unfinished)(nil); errors.As(err, &u) {
+			return u.Received, err
 		}
 		if err != nil {
 			return 0, err

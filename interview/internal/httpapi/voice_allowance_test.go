@@ -1,19 +1,16 @@
-package voice
+package httpapi
 
 import (
 	"context"
 	"net/http"
-	"os"
 	"strconv"
 	"testing"
 
 	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/postgres"
 	"github.com/judgeworks/interview/internal/postgres/dbtest"
-	"github.com/judgeworks/shared/pgtest"
+	"github.com/judgeworks/interview/internal/voice/voicetest"
 )
-
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
 func TestAllowanceOverLimitIs429(t *testing.T) {
 	pool, _ := dbtest.New(t, 20)
@@ -24,8 +21,8 @@ func TestAllowanceOverLimitIs429(t *testing.T) {
 	}
 	alice := user.ID
 	allowance := postgres.NewVoiceAllowance(pool)
-	streamed := mustEspeak(t, "Next question.")
-	f := newFakeProvider(t, func(w http.ResponseWriter, _ *http.Request) {
+	streamed := voicetest.Espeak(t, "Next question.")
+	f := voicetest.NewProvider(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "audio/wav")
 		_, _ = w.Write(streamed)
 	})
@@ -44,8 +41,8 @@ func TestAllowanceOverLimitIs429(t *testing.T) {
 	if err != nil || ra < 1 || ra > 86400 {
 		t.Fatalf("Retry-After %q: want seconds until midnight UTC", rec.Header().Get("Retry-After"))
 	}
-	if len(f.received()) != 1 {
-		t.Fatalf("provider called %d times; the refused request must not reach it", len(f.received()))
+	if len(f.Received()) != 1 {
+		t.Fatalf("provider called %d times; the refused request must not reach it", len(f.Received()))
 	}
 	if rec := env.speak("Why?"); rec.Code != 200 { // 23 + 4 fits
 		t.Fatalf("small request within what is left: status %d body %s", rec.Code, rec.Body)
