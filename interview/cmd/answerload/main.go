@@ -26,11 +26,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/config"
 	"github.com/judgeworks/interview/internal/httpapi"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
 	"github.com/judgeworks/shared/pgtest"
@@ -65,24 +65,24 @@ func main() {
 type instant struct{}
 
 func (instant) Mode() string { return "instant" }
-func (instant) Open(context.Context, interviewer.Setup) (interviewer.Opening, error) {
-	return interviewer.Opening{Welcome: "hi", Question: interviewer.Question{ID: "q1", Text: "Question 1"}}, nil
+func (instant) Open(context.Context, interview.Setup) (interview.Opening, error) {
+	return interview.Opening{Welcome: "hi", Question: interview.Question{ID: "q1", Text: "Question 1"}}, nil
 }
-func (instant) Evaluate(_ context.Context, _ interviewer.Setup, _ interviewer.Question, _ []interviewer.Result, a string) (interviewer.Evaluation, error) {
-	return interviewer.Evaluation{Score: 70, TechnicalAccuracy: 65, Communication: 80, Feedback: "fine",
+func (instant) Evaluate(_ context.Context, _ interview.Setup, _ interview.Question, _ []interview.Result, a string) (interview.Evaluation, error) {
+	return interview.Evaluation{Score: 70, TechnicalAccuracy: 65, Communication: 80, Feedback: "fine",
 		Strengths: []string{"clear"}, Improvements: []string{"depth"}}, nil
 }
-func (instant) Next(_ context.Context, _ interviewer.Setup, done []interviewer.Result) (interviewer.Question, error) {
+func (instant) Next(_ context.Context, _ interview.Setup, done []interview.Result) (interview.Question, error) {
 	n := len(done) + 1
-	return interviewer.Question{ID: fmt.Sprintf("q%d", n), Text: fmt.Sprintf("Question %d", n)}, nil
+	return interview.Question{ID: fmt.Sprintf("q%d", n), Text: fmt.Sprintf("Question %d", n)}, nil
 }
-func (instant) Summarize(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Summary, error) {
-	return interviewer.Summary{Feedback: "done"}, nil
+func (instant) Summarize(context.Context, interview.Setup, []interview.Result) (interview.Summary, error) {
+	return interview.Summary{Feedback: "done"}, nil
 }
-func (instant) FollowUp(context.Context, interviewer.Setup, []interviewer.Result) (interviewer.Question, bool, error) {
-	return interviewer.Question{}, false, nil
+func (instant) FollowUp(context.Context, interview.Setup, []interview.Result) (interview.Question, bool, error) {
+	return interview.Question{}, false, nil
 }
-func (instant) Requirements(context.Context, interviewer.Setup) ([]string, error) {
+func (instant) Requirements(context.Context, interview.Setup) ([]string, error) {
 	return []string{}, nil
 }
 
@@ -114,7 +114,7 @@ func run(users int, duration time.Duration, questions int, conns int32, think ti
 	}
 	// No per-user limits: the program measures the answer path, with each
 	// user answering far faster than any limit allows.
-	e, _ := httpapi.New(httpapi.Deps{
+	e := httpapi.New(httpapi.Deps{
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Accounts:   account.NewService(store, nil),
 		Interviews: interviews.NewService(store, instant{}, nil, interviews.Limits{}),
@@ -186,8 +186,8 @@ func (c *loadClient) loop(questions int, deadline time.Time, think time.Duration
 	failed := 0
 	for time.Now().Before(deadline) {
 		var st struct {
-			SessionID string               `json:"sessionId"`
-			Question  interviewer.Question `json:"question"`
+			SessionID string             `json:"sessionId"`
+			Question  interview.Question `json:"question"`
 		}
 		raw, err := c.post("/api/interview/start", map[string]any{
 			"candidateName": "Load", "role": "Backend engineer", "experience": "3 years", "difficulty": "medium", "totalQuestions": questions,
@@ -204,7 +204,7 @@ func (c *loadClient) loop(questions int, deadline time.Time, think time.Duration
 			}, http.StatusOK)
 			d := time.Since(t0)
 			var a struct {
-				NextQuestion *interviewer.Question `json:"nextQuestion"`
+				NextQuestion *interview.Question `json:"nextQuestion"`
 			}
 			if err != nil || json.Unmarshal(raw, &a) != nil {
 				failed++

@@ -17,12 +17,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/config"
 	"github.com/judgeworks/interview/internal/google"
 	"github.com/judgeworks/interview/internal/httpapi"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/llm"
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 	"github.com/judgeworks/interview/internal/interviews"
@@ -69,7 +69,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	var verifier account.GoogleVerifier
+	var verifier interview.GoogleVerifier
 	if cfg.GoogleClientID != "" {
 		verifier = google.NewVerifier(cfg.GoogleClientID, cfg.GoogleKeysURL, nil, nil)
 	}
@@ -93,7 +93,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 	}
 	var limits *throttle.Auth
 	if cfg.AuthThrottle {
-		limits = throttle.NewAuth(pool, throttle.DefaultRules)
+		limits = throttle.NewAuth(postgres.NewBuckets(pool), postgres.NewKnownDevices(pool), throttle.DefaultRules)
 	} else {
 		logger.Warn("sign-in and registration limits are off (AUTH_THROTTLE=off)")
 	}
@@ -102,13 +102,12 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		logger.Warn("per-user limits on model work are off (MODEL_LIMITS=off)")
 	}
 
-	vsvc := voice.New(cfg.Voice, voice.NewUsage(pool), nil)
+	vsvc := voice.New(cfg.Voice, postgres.NewVoiceAllowance(pool), nil)
 	logger.Info("voice", "mode", vsvc.Describe())
-	transcribe, speech := vsvc.Features()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	e, api := httpapi.New(httpapi.Deps{
+	e := httpapi.New(httpapi.Deps{
 		Logger:         logger,
 		Accounts:       account.NewService(store, verifier),
 		Interviews:     interviews.NewService(store, iv, judge, cfg.Limits),
@@ -117,14 +116,13 @@ func run(ctx context.Context, logger *slog.Logger) error {
 		GoogleClientID: cfg.GoogleClientID,
 		Ready:          pool.Ping,
 		Registry:       reg,
-		Voice:          httpapi.Voice{Transcribe: transcribe, Speech: speech},
+		Voice:          vsvc,
 		Throttle:       limits,
 		TrustedProxies: cfg.TrustedProxies,
-		SharedLookups:  throttle.NewLookups(pool, throttle.DefaultLookupRule),
+		SharedLookups:  throttle.NewLookups(postgres.NewBuckets(pool), throttle.DefaultLookupRule),
 		RoleFamilies:   families,
 		FallbackFamily: fallback,
 	})
-	voice.NewHandler(vsvc, api.UserID).Register(e)
 	web.Register(e)
 	return server.Run(ctx, e, cfg.Addr, logger)
 }
@@ -132,7 +130,7 @@ func run(ctx context.Context, logger *slog.Logger) error {
 // pickInterviewer returns the language-model interviewer when a model is
 // configured (config.Load has validated its settings), else the offline
 // practice mode.
-func pickInterviewer(cfg config.Config) (interviewer.Interviewer, error) {
+func pickInterviewer(cfg config.Config) (interview.Interviewer, error) {
 	if !cfg.LanguageModel() {
 		return offline.New(), nil
 	}

@@ -1,5 +1,6 @@
-// Package account holds users and the rules for creating them and signing
-// them in: with a password or with a Google ID token.
+// Package account holds the rules for creating users (interview.User) and
+// signing them in: with a password or with a Google ID token; session
+// versions, password changes and deletion.
 package account
 
 import (
@@ -10,8 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/auth"
-	"github.com/judgeworks/interview/internal/problem"
 )
 
 // Limits on registration input. A password needs 8 characters at least and
@@ -29,71 +30,14 @@ const (
 // proof that the owner, not someone at an unlocked screen, is asking.
 const RecentSignIn = 10 * time.Minute
 
-// User is an account as the API shows it.
-type User struct {
-	ID       string `json:"_id"`
-	FullName string `json:"fullName"`
-	Email    string `json:"email"`
-	// HasPassword is false for an account that signs in with Google only;
-	// the page offers password changes only when it is true.
-	HasPassword bool `json:"hasPassword"`
-	// SessionVersion is the account's current session version: tokens
-	// carrying another one are refused (see Check).
-	SessionVersion int64 `json:"-"`
-}
-
-// GoogleIdentity is what a verified Google ID token says about its holder.
-type GoogleIdentity struct {
-	Subject string
-	Email   string
-	Name    string
-}
-
-// Store keeps accounts. Missing accounts are problem.NotFound; a taken email
-// or Google id is problem.Conflict.
-type Store interface {
-	CreateUser(ctx context.Context, fullName, email, passwordHash string) (User, error)
-	// UserByEmail returns the account and its password hash ("" if none).
-	UserByEmail(ctx context.Context, email string) (User, string, error)
-	UserByID(ctx context.Context, id string) (User, error)
-	// SignInGoogle returns the account of id: the one already linked to
-	// id.Subject, else a new one. An account registered with a password
-	// for id.Email (never verified) is deleted with all it holds first,
-	// so whoever registered the email is signed out and leaves nothing
-	// behind. An email linked to another Google account is
-	// problem.Conflict.
-	SignInGoogle(ctx context.Context, id GoogleIdentity) (User, error)
-	// SessionState returns the account's current session version and
-	// whether the token with SHA-256 tokenHash was signed out.
-	SessionState(ctx context.Context, id string, tokenHash []byte) (version int64, revoked bool, err error)
-	// RevokeSession signs out the one token with SHA-256 tokenHash, which
-	// expires at expires at the latest.
-	RevokeSession(ctx context.Context, id string, tokenHash []byte, expires time.Time) error
-	// PasswordHash returns the account's password hash, "" for none.
-	PasswordHash(ctx context.Context, id string) (string, error)
-	// SetPassword replaces the hash only while it is still oldHash, bumps
-	// the session version and returns the new one; a hash changed
-	// meanwhile is problem.Conflict.
-	SetPassword(ctx context.Context, id, oldHash, newHash string) (int64, error)
-	// RevokeSessions bumps the session version.
-	RevokeSessions(ctx context.Context, id string) error
-	// DeleteUser deletes the account and everything it owns.
-	DeleteUser(ctx context.Context, id string) error
-}
-
-// GoogleVerifier checks a Google ID token.
-type GoogleVerifier interface {
-	Verify(ctx context.Context, credential string) (GoogleIdentity, error)
-}
-
 // Service signs users up and in.
 type Service struct {
-	store  Store
-	google GoogleVerifier
+	store  interview.UserStore
+	google interview.GoogleVerifier
 }
 
 // NewService returns a Service; a nil google disables Google sign-in.
-func NewService(store Store, google GoogleVerifier) *Service {
+func NewService(store interview.UserStore, google interview.GoogleVerifier) *Service {
 	return &Service{store: store, google: google}
 }
 
@@ -101,32 +45,32 @@ func NewService(store Store, google GoogleVerifier) *Service {
 func (s *Service) GoogleEnabled() bool { return s.google != nil }
 
 // Register creates a password account.
-func (s *Service) Register(ctx context.Context, fullName, email, password string) (User, error) {
+func (s *Service) Register(ctx context.Context, fullName, email, password string) (interview.User, error) {
 	fullName = strings.TrimSpace(fullName)
 	// Postgres text cannot hold NUL; refuse it here rather than fail there.
 	if fullName == "" || utf8.RuneCountInString(fullName) > MaxNameChars || strings.ContainsRune(fullName, 0) {
-		return User{}, problem.New(problem.Invalid, "Enter your name, 1 to %d characters.", MaxNameChars)
+		return interview.User{}, interview.Errorf(interview.Invalid, "Enter your name, 1 to %d characters.", MaxNameChars)
 	}
 	email, err := NormalizeEmail(email)
 	if err != nil {
-		return User{}, err
+		return interview.User{}, err
 	}
 	if err := checkNewPassword(password); err != nil {
-		return User{}, err
+		return interview.User{}, err
 	}
 	hash, err := auth.HashPassword(password)
 	if err != nil {
-		return User{}, err
+		return interview.User{}, err
 	}
 	return s.store.CreateUser(ctx, fullName, email, hash)
 }
 
 func checkNewPassword(password string) error {
 	if utf8.RuneCountInString(password) < MinPasswordChars || len(password) > MaxPasswordBytes {
-		return problem.New(problem.Invalid, "Choose a password of at least %d characters (and at most %d bytes).", MinPasswordChars, MaxPasswordBytes)
+		return interview.Errorf(interview.Invalid, "Choose a password of at least %d characters (and at most %d bytes).", MinPasswordChars, MaxPasswordBytes)
 	}
 	if isCommon(password) {
-		return problem.New(problem.Invalid, "That password is one of the most common ones, which are guessed first. Choose another.")
+		return interview.Errorf(interview.Invalid, "That password is one of the most common ones, which are guessed first. Choose another.")
 	}
 	return nil
 }
@@ -134,38 +78,38 @@ func checkNewPassword(password string) error {
 // Login returns the account matching email and password. Every failure is
 // the same error after the same bcrypt work, so it does not reveal whether
 // the email has an account.
-func (s *Service) Login(ctx context.Context, email, password string) (User, error) {
-	fail := problem.New(problem.Unauthenticated, loginFailedReason)
+func (s *Service) Login(ctx context.Context, email, password string) (interview.User, error) {
+	fail := interview.Errorf(interview.Unauthenticated, loginFailedReason)
 	email, err := NormalizeEmail(email)
 	if err != nil {
 		auth.CheckPassword("", password)
-		return User{}, fail
+		return interview.User{}, fail
 	}
 	u, hash, err := s.store.UserByEmail(ctx, email)
-	if err != nil && !problem.Is(err, problem.NotFound) {
-		return User{}, err
+	if err != nil && !interview.Is(err, interview.NotFound) {
+		return interview.User{}, err
 	}
 	if !auth.CheckPassword(hash, password) {
-		return User{}, fail
+		return interview.User{}, fail
 	}
 	return u, nil
 }
 
 // Google signs in with a Google ID token.
-func (s *Service) Google(ctx context.Context, credential string) (User, error) {
+func (s *Service) Google(ctx context.Context, credential string) (interview.User, error) {
 	if s.google == nil {
-		return User{}, problem.New(problem.NotImplemented, "Google sign-in is not configured")
+		return interview.User{}, interview.Errorf(interview.NotImplemented, "Google sign-in is not configured")
 	}
 	if credential == "" {
-		return User{}, problem.New(problem.Invalid, "credential is required")
+		return interview.User{}, interview.Errorf(interview.Invalid, "credential is required")
 	}
 	id, err := s.google.Verify(ctx, credential)
 	if err != nil {
-		return User{}, err
+		return interview.User{}, err
 	}
 	id.Email, err = NormalizeEmail(id.Email)
 	if err != nil {
-		return User{}, problem.New(problem.Unauthenticated, "the Google account has no usable email")
+		return interview.User{}, interview.Errorf(interview.Unauthenticated, "the Google account has no usable email")
 	}
 	id.Name = strings.TrimSpace(strings.ReplaceAll(id.Name, "\x00", ""))
 	if id.Name == "" {
@@ -178,7 +122,7 @@ func (s *Service) Google(ctx context.Context, credential string) (User, error) {
 }
 
 // User returns the account with id.
-func (s *Service) User(ctx context.Context, id string) (User, error) {
+func (s *Service) User(ctx context.Context, id string) (interview.User, error) {
 	return s.store.UserByID(ctx, id)
 }
 
@@ -188,14 +132,14 @@ func (s *Service) User(ctx context.Context, id string) (User, error) {
 // version, revoking every older token; a plain sign-out revokes its own.
 func (s *Service) Check(ctx context.Context, sess auth.Session, token string) error {
 	v, revoked, err := s.store.SessionState(ctx, sess.Subject, tokenHash(token))
-	if problem.Is(err, problem.NotFound) {
-		return problem.New(problem.Unauthenticated, "This account no longer exists.")
+	if interview.Is(err, interview.NotFound) {
+		return interview.Errorf(interview.Unauthenticated, "This account no longer exists.")
 	}
 	if err != nil {
 		return err
 	}
 	if v != sess.Version || revoked {
-		return problem.New(problem.Unauthenticated, "You were signed out. Sign in again.")
+		return interview.Errorf(interview.Unauthenticated, "You were signed out. Sign in again.")
 	}
 	return nil
 }
@@ -214,7 +158,7 @@ func tokenHash(token string) []byte {
 
 // ChangePassword checks current, stores newPassword and returns the new
 // session version: every other session of the account is revoked. A wrong
-// current password is problem.Unauthenticated, as a failed sign-in.
+// current password is interview.Unauthenticated, as a failed sign-in.
 func (s *Service) ChangePassword(ctx context.Context, id, current, newPassword string) (int64, error) {
 	if err := checkNewPassword(newPassword); err != nil {
 		return 0, err
@@ -224,10 +168,10 @@ func (s *Service) ChangePassword(ctx context.Context, id, current, newPassword s
 		return 0, err
 	}
 	if hash == "" {
-		return 0, problem.New(problem.Invalid, "This account signs in with Google: it has no password to change.")
+		return 0, interview.Errorf(interview.Invalid, "This account signs in with Google: it has no password to change.")
 	}
 	if !auth.CheckPassword(hash, current) {
-		return 0, problem.New(problem.Unauthenticated, "The current password is incorrect.")
+		return 0, interview.Errorf(interview.Unauthenticated, "The current password is incorrect.")
 	}
 	newHash, err := auth.HashPassword(newPassword)
 	if err != nil {
@@ -242,8 +186,8 @@ func (s *Service) SignOutEverywhere(ctx context.Context, id string) error {
 }
 
 // Delete deletes the account and its interviews. An account with a
-// password needs it (a wrong one is problem.Unauthenticated); a Google-only
-// account needs a sign-in no older than RecentSignIn (problem.Forbidden).
+// password needs it (a wrong one is interview.Unauthenticated); a Google-only
+// account needs a sign-in no older than RecentSignIn (interview.Forbidden).
 func (s *Service) Delete(ctx context.Context, id, password string, signedIn, now time.Time) error {
 	hash, err := s.store.PasswordHash(ctx, id)
 	if err != nil {
@@ -251,9 +195,9 @@ func (s *Service) Delete(ctx context.Context, id, password string, signedIn, now
 	}
 	switch {
 	case hash != "" && !auth.CheckPassword(hash, password):
-		return problem.New(problem.Unauthenticated, "The password is incorrect.")
+		return interview.Errorf(interview.Unauthenticated, "The password is incorrect.")
 	case hash == "" && now.Sub(signedIn) > RecentSignIn:
-		return problem.New(problem.Forbidden, "To delete an account that signs in with Google, sign in with Google again, then delete it within %d minutes.", int(RecentSignIn.Minutes()))
+		return interview.Errorf(interview.Forbidden, "To delete an account that signs in with Google, sign in with Google again, then delete it within %d minutes.", int(RecentSignIn.Minutes()))
 	}
 	return s.store.DeleteUser(ctx, id)
 }
@@ -261,7 +205,7 @@ func (s *Service) Delete(ctx context.Context, id, password string, signedIn, now
 // NormalizeEmail trims and lowercases email and checks it is a bare address.
 func NormalizeEmail(email string) (string, error) {
 	e := strings.ToLower(strings.TrimSpace(email))
-	bad := problem.New(problem.Invalid, "Enter a valid email address (at most %d characters).", MaxEmailChars)
+	bad := interview.Errorf(interview.Invalid, "Enter a valid email address (at most %d characters).", MaxEmailChars)
 	if e == "" || utf8.RuneCountInString(e) > MaxEmailChars || strings.ContainsRune(e, 0) {
 		return "", bad
 	}

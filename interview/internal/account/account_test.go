@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 func TestNormalizeEmail(t *testing.T) {
@@ -25,7 +25,7 @@ func TestNormalizeEmail(t *testing.T) {
 		if (err == nil) != c.ok || got != c.want {
 			t.Errorf("NormalizeEmail(%q) = %q, %v", c.in, got, err)
 		}
-		if err != nil && !problem.Is(err, problem.Invalid) {
+		if err != nil && !interview.Is(err, interview.Invalid) {
 			t.Errorf("NormalizeEmail(%q) error %v is not invalid_argument", c.in, err)
 		}
 	}

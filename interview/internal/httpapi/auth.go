@@ -8,14 +8,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/judgeworks/interview/internal/account"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/auth"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/throttle"
 )
 
 type userBody struct {
-	User account.User `json:"user"`
+	User interview.User `json:"user"`
 }
 
 type registerRequest struct {
@@ -116,7 +115,7 @@ func validDevice(v string) bool {
 
 func (a *API) google(c echo.Context) error {
 	if !a.d.Accounts.GoogleEnabled() {
-		return problem.New(problem.NotImplemented, "Google sign-in is not configured")
+		return interview.Errorf(interview.NotImplemented, "Google sign-in is not configured")
 	}
 	var req googleRequest
 	if err := readJSON(c, &req); err != nil {
@@ -141,7 +140,7 @@ func (a *API) logout(c echo.Context) error {
 		if err := a.d.Accounts.SignOut(c.Request().Context(), s, token, time.Now().Add(a.d.Tokens.TTL())); err != nil {
 			return err
 		}
-	case !problem.Is(err, problem.Unauthenticated):
+	case !interview.Is(err, interview.Unauthenticated):
 		return err
 	}
 	c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
@@ -149,14 +148,14 @@ func (a *API) logout(c echo.Context) error {
 }
 
 func (a *API) me(c echo.Context) error {
-	id, err := a.UserID(c)
+	id, err := a.userID(c)
 	if err != nil {
 		return err
 	}
 	u, err := a.d.Accounts.User(c.Request().Context(), id)
-	if problem.Is(err, problem.NotFound) {
+	if interview.Is(err, interview.NotFound) {
 		c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
-		return problem.New(problem.Unauthenticated, "this account no longer exists")
+		return interview.Errorf(interview.Unauthenticated, "this account no longer exists")
 	}
 	if err != nil {
 		return err
@@ -250,13 +249,13 @@ func (a *API) passwordAttempt(c echo.Context, userID string) (func(error), error
 // wrongPassword answers a wrong password of a signed-in user with 403, not
 // 401: the session is fine, and a 401 would tell the page it was signed out.
 func wrongPassword(err error) error {
-	if problem.Is(err, problem.Unauthenticated) {
-		return problem.Wrap(err, problem.Forbidden, problem.From(err).Message)
+	if interview.Is(err, interview.Unauthenticated) {
+		return interview.Wrap(err, interview.Forbidden, interview.ErrorFrom(err).Message)
 	}
 	return err
 }
 
-func (a *API) signedIn(c echo.Context, status int, u account.User) error {
+func (a *API) signedIn(c echo.Context, status int, u interview.User) error {
 	if err := a.setSession(c, auth.Session{Subject: u.ID, Version: u.SessionVersion}); err != nil {
 		return err
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
 )
 
@@ -250,7 +250,7 @@ func TestServiceEndpoints(t *testing.T) {
 	}
 	// The difficulty levels the page offers are the ones a start accepts,
 	// easiest first, and the default is one of them.
-	if !slices.Equal(cfg.Difficulties, interviewer.Difficulties()) || !slices.Contains(cfg.Difficulties, cfg.DefaultDifficulty) {
+	if !slices.Equal(cfg.Difficulties, interview.Difficulties()) || !slices.Contains(cfg.Difficulties, cfg.DefaultDifficulty) {
 		t.Fatalf("config difficulties %v, default %q", cfg.Difficulties, cfg.DefaultDifficulty)
 	}
 	user := e.signUp()

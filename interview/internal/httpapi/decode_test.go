@@ -4,9 +4,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
 )
 
 // FuzzStartBody feeds arbitrary bodies through the start request's decoding
@@ -16,16 +15,16 @@ func FuzzStartBody(f *testing.F) {
 	f.Add([]byte(`{"totalQuestions":1e99}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var s interviewer.Setup
+		var s interview.Setup
 		if err := decodeJSON(body, &s); err != nil {
-			if !problem.Is(err, problem.Invalid) {
+			if !interview.Is(err, interview.Invalid) {
 				t.Fatalf("decode error %v is not invalid_argument", err)
 			}
 			return
 		}
 		v, err := interviews.ValidateSetup(s)
 		if err != nil {
-			if !problem.Is(err, problem.Invalid) {
+			if !interview.Is(err, interview.Invalid) {
 				t.Fatalf("validation error %v is not invalid_argument", err)
 			}
 			return
@@ -47,7 +46,7 @@ func FuzzAnswerBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		// Every bad body is a clear invalid_argument, never a 500.
 		var r answerRequest
-		if err := decodeJSON(body, &r); err != nil && !problem.Is(err, problem.Invalid) {
+		if err := decodeJSON(body, &r); err != nil && !interview.Is(err, interview.Invalid) {
 			t.Fatalf("decode error %v is not invalid_argument", err)
 		}
 	})

@@ -23,6 +23,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
 	"github.com/judgeworks/interview/internal/httpapi"
@@ -46,15 +47,15 @@ type fakeInterviewer struct {
 	opens, evals, nexts, summaries, followUps, requirements atomic.Int32
 
 	mu         sync.Mutex
-	onEvaluate func(n int32, q interviewer.Question, answer string) error
+	onEvaluate func(n int32, q interview.Question, answer string) error
 	onSummary  func(n int32) error
-	evaluated  []interviewer.Question
+	evaluated  []interview.Question
 	// answers are the answers evaluated, as the interviewer saw them, and
 	// earlier what each was given as context.
 	answers []string
-	earlier [][]interviewer.Result
+	earlier [][]interview.Result
 	// summarized are the results the last summary was written from.
-	summarized []interviewer.Result
+	summarized []interview.Result
 }
 
 // finishHeld starts finishing interview id with its first summary held
@@ -77,16 +78,16 @@ func (c *client) finishHeld(e *env, id string) (release func(), done <-chan resp
 
 func (f *fakeInterviewer) Mode() string { return "fake" }
 
-func (f *fakeInterviewer) Open(ctx context.Context, s interviewer.Setup) (interviewer.Opening, error) {
+func (f *fakeInterviewer) Open(ctx context.Context, s interview.Setup) (interview.Opening, error) {
 	f.opens.Add(1)
-	return interviewer.Opening{Welcome: "Welcome, " + s.CandidateName, Question: question(1)}, nil
+	return interview.Opening{Welcome: "Welcome, " + s.CandidateName, Question: question(1)}, nil
 }
 
-func question(n int) interviewer.Question {
-	return interviewer.Question{ID: fmt.Sprintf("q%d", n), Text: fmt.Sprintf("Stored question %d?", n), Kind: interviewer.Main}
+func question(n int) interview.Question {
+	return interview.Question{ID: fmt.Sprintf("q%d", n), Text: fmt.Sprintf("Stored question %d?", n), Kind: interview.Main}
 }
 
-func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (interviewer.Evaluation, error) {
+func (f *fakeInterviewer) Evaluate(ctx context.Context, s interview.Setup, q interview.Question, earlier []interview.Result, answer string) (interview.Evaluation, error) {
 	n := f.evals.Add(1)
 	f.mu.Lock()
 	f.evaluated = append(f.evaluated, q)
@@ -96,30 +97,30 @@ func (f *fakeInterviewer) Evaluate(ctx context.Context, s interviewer.Setup, q i
 	f.mu.Unlock()
 	if hook != nil {
 		if err := hook(n, q, answer); err != nil {
-			return interviewer.Evaluation{}, err
+			return interview.Evaluation{}, err
 		}
 	}
 	// As a model client would after waiting on the network: a cancelled
 	// call returns nothing.
 	if err := ctx.Err(); err != nil {
-		return interviewer.Evaluation{}, err
+		return interview.Evaluation{}, err
 	}
 	if strings.Contains(answer, unscorableMarker) {
 		return interviewer.NotScorable("the answer is noise."), nil
 	}
 	// Scores derived from the answer length so averages are checkable.
 	score := min(len(answer), 100)
-	return interviewer.Evaluation{Scorable: true, OffTopic: strings.Contains(answer, offTopicMarker), Score: score,
+	return interview.Evaluation{Scorable: true, OffTopic: strings.Contains(answer, offTopicMarker), Score: score,
 		TechnicalAccuracy: score / 2, Communication: 90, Feedback: "ok",
 		Strengths: []string{"clear"}, Improvements: []string{"depth"}}, nil
 }
 
-func (f *fakeInterviewer) Next(ctx context.Context, s interviewer.Setup, done []interviewer.Result) (interviewer.Question, error) {
+func (f *fakeInterviewer) Next(ctx context.Context, s interview.Setup, done []interview.Result) (interview.Question, error) {
 	f.nexts.Add(1)
 	return question(len(done) + 1), nil
 }
 
-func (f *fakeInterviewer) Summarize(ctx context.Context, s interviewer.Setup, results []interviewer.Result) (interviewer.Summary, error) {
+func (f *fakeInterviewer) Summarize(ctx context.Context, s interview.Setup, results []interview.Result) (interview.Summary, error) {
 	n := f.summaries.Add(1)
 	f.mu.Lock()
 	hook := f.onSummary
@@ -127,10 +128,10 @@ func (f *fakeInterviewer) Summarize(ctx context.Context, s interviewer.Setup, re
 	f.mu.Unlock()
 	if hook != nil {
 		if err := hook(n); err != nil {
-			return interviewer.Summary{}, err
+			return interview.Summary{}, err
 		}
 	}
-	return interviewer.Summary{Strengths: []string{"s"}, Weaknesses: []string{"w"}, SuggestedTopics: []string{"t"},
+	return interview.Summary{Strengths: []string{"s"}, Weaknesses: []string{"w"}, SuggestedTopics: []string{"t"},
 		Feedback: fmt.Sprintf("summary of %d answers", len(results))}, nil
 }
 
@@ -149,16 +150,16 @@ const offTopicMarker = "[off-topic]"
 
 // FollowUp asks "Follow-up n on <main question id>?" when the thread's
 // last answer holds gapMarker.
-func (f *fakeInterviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread []interviewer.Result) (interviewer.Question, bool, error) {
+func (f *fakeInterviewer) FollowUp(ctx context.Context, s interview.Setup, thread []interview.Result) (interview.Question, bool, error) {
 	f.followUps.Add(1)
 	if !strings.Contains(thread[len(thread)-1].Best().Answer, gapMarker) {
-		return interviewer.Question{}, false, nil
+		return interview.Question{}, false, nil
 	}
-	return interviewer.Question{ID: "ignored", Text: fmt.Sprintf("Follow-up %d on %s?", len(thread), thread[0].Question.ID)}, true, nil
+	return interview.Question{ID: "ignored", Text: fmt.Sprintf("Follow-up %d on %s?", len(thread), thread[0].Question.ID)}, true, nil
 }
 
 // Requirements are the description's lines that start with "- ".
-func (f *fakeInterviewer) Requirements(ctx context.Context, s interviewer.Setup) ([]string, error) {
+func (f *fakeInterviewer) Requirements(ctx context.Context, s interview.Setup) ([]string, error) {
 	f.requirements.Add(1)
 	var out []string
 	for line := range strings.SplitSeq(s.JobDescription, "\n") {
@@ -192,7 +193,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 
 // newEnvWrapped is newEnv with the fake interviewer wrapped by wrap when
 // wrap is not nil.
-func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, opts ...envOption) *env {
+func newEnvWrapped(t *testing.T, wrap func(interview.Interviewer) interview.Interviewer, opts ...envOption) *env {
 	t.Helper()
 	return newEnvWith(t, wrap, nil, interviews.DefaultLimits(), opts...)
 }
@@ -200,7 +201,7 @@ func newEnvWrapped(t *testing.T, wrap func(interviewer.Interviewer) interviewer.
 // newEnvWith is newEnvWrapped scoring answers with judge (nil: the
 // interviewer's numbers) and holding users to limits instead of the
 // defaults.
-func newEnvWith(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Interviewer, judge *scorer.Judge, limits interviews.Limits, opts ...envOption) *env {
+func newEnvWith(t *testing.T, wrap func(interview.Interviewer) interview.Interviewer, judge *scorer.Judge, limits interviews.Limits, opts ...envOption) *env {
 	t.Helper()
 	pool, _ := dbtest.New(t, 40)
 	return serveEnv(t, pool, wrap, judge, limits, opts...)
@@ -208,11 +209,11 @@ func newEnvWith(t *testing.T, wrap func(interviewer.Interviewer) interviewer.Int
 
 // serveEnv serves one instance of the service on pool: two of them on one
 // pool are two replicas on one database.
-func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interviewer.Interviewer) interviewer.Interviewer, judge *scorer.Judge, limits interviews.Limits, opts ...envOption) *env {
+func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interview.Interviewer) interview.Interviewer, judge *scorer.Judge, limits interviews.Limits, opts ...envOption) *env {
 	t.Helper()
 	store := postgres.NewStore(pool)
 	iv := &fakeInterviewer{}
-	var used interviewer.Interviewer = iv
+	var used interview.Interviewer = iv
 	if wrap != nil {
 		used = wrap(iv)
 	}
@@ -227,12 +228,12 @@ func serveEnv(t *testing.T, pool *pgxpool.Pool, wrap func(interviewer.Interviewe
 		Tokens:     tokens,
 		Ready:      pool.Ping,
 		Registry:   prometheus.NewRegistry(),
+		Voice:      voice.New(voice.Config{}, postgres.NewVoiceAllowance(pool), nil),
 	}
 	for _, o := range opts {
 		o(&d, store, pool)
 	}
-	e, api := httpapi.New(d)
-	voice.NewHandler(voice.New(voice.Config{}, voice.NewUsage(pool), nil), api.UserID).Register(e)
+	e := httpapi.New(d)
 	en := &env{t: t, pool: pool, store: store, iv: iv, router: e}
 	en.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hook := en.onRequest.Load(); hook != nil {
@@ -363,10 +364,10 @@ func (e *env) signUp() *client {
 }
 
 type started struct {
-	SessionID string               `json:"sessionId"`
-	Welcome   string               `json:"welcome"`
-	Question  interviewer.Question `json:"question"`
-	Mode      string               `json:"mode"`
+	SessionID string             `json:"sessionId"`
+	Welcome   string             `json:"welcome"`
+	Question  interview.Question `json:"question"`
+	Mode      string             `json:"mode"`
 }
 
 // start starts an interview of total questions without follow-ups.

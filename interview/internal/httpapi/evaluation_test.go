@@ -5,18 +5,18 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 )
 
 // quoting is an interviewer whose evaluations cite the answer, once
 // faithfully and once with words the answer never said.
-type quoting struct{ interviewer.Interviewer }
+type quoting struct{ interview.Interviewer }
 
-func (q quoting) Evaluate(ctx context.Context, s interviewer.Setup, qu interviewer.Question, earlier []interviewer.Result, answer string) (interviewer.Evaluation, error) {
+func (q quoting) Evaluate(ctx context.Context, s interview.Setup, qu interview.Question, earlier []interview.Result, answer string) (interview.Evaluation, error) {
 	ev, err := q.Interviewer.Evaluate(ctx, s, qu, earlier, answer)
-	ev.Evidence = []interviewer.Evidence{
-		{Kind: interviewer.Strength, Point: "clear", Quote: "a token bucket per key"},
-		{Kind: interviewer.Strength, Point: "names Redis", Quote: "the counters live in Redis"},
+	ev.Evidence = []interview.Evidence{
+		{Kind: interview.Strength, Point: "clear", Quote: "a token bucket per key"},
+		{Kind: interview.Strength, Point: "names Redis", Quote: "the counters live in Redis"},
 	}
 	return ev, err
 }
@@ -24,7 +24,7 @@ func (q quoting) Evaluate(ctx context.Context, s interviewer.Setup, qu interview
 const spoken = "Um, I would use a token bucket per key, you know, refilled every second."
 
 func TestSpokenAnswerAndEvidence(t *testing.T) {
-	e := newEnvWrapped(t, func(iv interviewer.Interviewer) interviewer.Interviewer { return quoting{iv} })
+	e := newEnvWrapped(t, func(iv interview.Interviewer) interview.Interviewer { return quoting{iv} })
 	c := e.signUp()
 	s := c.start(2)
 

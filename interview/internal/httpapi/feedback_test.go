@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/report"
+	"github.com/judgeworks/interview"
 )
 
 // A typed answer sent with the length of a dictation that heard nothing
@@ -44,7 +43,7 @@ func TestUnscoredAnswersAreLeftOut(t *testing.T) {
 		t.Fatalf("marked answer scored: %+v", a.Evaluation)
 	}
 	must(t, c.answer(s.SessionID, a.NextQuestion.ID, a80), http.StatusOK).json(t, &a)
-	var rep report.Report
+	var rep interview.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &rep)
 	// (60 + 80) / 2; the 0 of the unscored answer is not a score.
 	if score(rep.OverallScore) != 70 || score(rep.TechnicalAccuracy) != 35 || score(rep.CommunicationScore) != 90 || rep.Scored != 2 || rep.Questions != 3 {
@@ -80,7 +79,7 @@ func TestUntouchedRequirementsAreWeaknesses(t *testing.T) {
 	s := c.startWith(map[string]any{"totalQuestions": 1, "followUps": 0,
 		"jobDescription": "Backend engineer.\n- Design REST APIs in Go\n- Kubernetes operations\n- PostgreSQL query optimisation"})
 	must(t, c.answer(s.SessionID, s.Question.ID, "I designed REST APIs in Go for a payments service, with versioned endpoints."), http.StatusOK)
-	var rep report.Report
+	var rep interview.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &rep)
 	joined := strings.Join(rep.Weaknesses, " | ")
 	if !strings.Contains(joined, "2 of the job description's 3 requirements") || !strings.Contains(joined, "Kubernetes operations") {
@@ -99,14 +98,14 @@ func TestSecondTryReconsidersTheFollowUp(t *testing.T) {
 	s := c.startWith(map[string]any{"totalQuestions": 2, "followUps": 1})
 	var a answered
 	must(t, c.answer(s.SessionID, s.Question.ID, "short "+gapMarker), http.StatusOK).json(t, &a)
-	if a.NextQuestion == nil || a.NextQuestion.Kind != interviewer.FollowUp {
+	if a.NextQuestion == nil || a.NextQuestion.Kind != interview.FollowUp {
 		t.Fatalf("no follow-up on the gap: %+v", a.NextQuestion)
 	}
 	// The second try says everything: the follow-up gives way to question 2.
 	var r retried
 	must(t, c.do("POST", "/api/interview/retry", map[string]string{"sessionId": s.SessionID, "questionId": s.Question.ID,
 		"answer": "A much longer and complete second try that covers what the first one left out."}), http.StatusOK).json(t, &r)
-	if r.NextQuestion == nil || r.NextQuestion.Kind != interviewer.Main || r.NextQuestion.ID != "q2" {
+	if r.NextQuestion == nil || r.NextQuestion.Kind != interview.Main || r.NextQuestion.ID != "q2" {
 		t.Fatalf("after the second try: %+v", r.NextQuestion)
 	}
 	var sess sessionBody
@@ -121,7 +120,7 @@ func TestSecondTryReconsidersTheFollowUp(t *testing.T) {
 	// A second try that leaves the gap open keeps the follow-up.
 	must(t, c.do("POST", "/api/interview/retry", map[string]string{"sessionId": s.SessionID, "questionId": "q2",
 		"answer": "A longer second try that still leaves the gap " + gapMarker}), http.StatusOK).json(t, &r)
-	if r.NextQuestion == nil || r.NextQuestion.ID != "q2-f1" || r.NextQuestion.Kind != interviewer.FollowUp {
+	if r.NextQuestion == nil || r.NextQuestion.ID != "q2-f1" || r.NextQuestion.Kind != interview.FollowUp {
 		t.Fatalf("the gap is still open: %+v", r.NextQuestion)
 	}
 	must(t, c.answer(s.SessionID, "q2-f1", "the follow-up answered"), http.StatusOK).json(t, &a)

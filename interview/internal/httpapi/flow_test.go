@@ -7,29 +7,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/report"
+	"github.com/judgeworks/interview"
 )
 
 type answered struct {
-	Evaluation        interviewer.Evaluation `json:"evaluation"`
-	NextQuestion      *interviewer.Question  `json:"nextQuestion"`
-	IsLastQuestion    bool                   `json:"isLastQuestion"`
-	AnsweredQuestions int                    `json:"answeredQuestions"`
+	Evaluation        interview.Evaluation `json:"evaluation"`
+	NextQuestion      *interview.Question  `json:"nextQuestion"`
+	IsLastQuestion    bool                 `json:"isLastQuestion"`
+	AnsweredQuestions int                  `json:"answeredQuestions"`
 }
 
 type sessionBody struct {
-	SessionID       string                `json:"sessionId"`
-	Status          string                `json:"status"`
-	CandidateName   string                `json:"candidateName"`
-	Role            string                `json:"role"`
-	Experience      string                `json:"experience"`
-	Difficulty      string                `json:"difficulty"`
-	TotalQuestions  int                   `json:"totalQuestions"`
-	CurrentQuestion *interviewer.Question `json:"currentQuestion"`
-	QuestionResults []interviewer.Result  `json:"questionResults"`
-	Report          *report.Report        `json:"report"`
+	SessionID       string              `json:"sessionId"`
+	Status          string              `json:"status"`
+	CandidateName   string              `json:"candidateName"`
+	Role            string              `json:"role"`
+	Experience      string              `json:"experience"`
+	Difficulty      string              `json:"difficulty"`
+	TotalQuestions  int                 `json:"totalQuestions"`
+	CurrentQuestion *interview.Question `json:"currentQuestion"`
+	QuestionResults []interview.Result  `json:"questionResults"`
+	Report          *interview.Report   `json:"report"`
 }
 
 func TestWholeFlow(t *testing.T) {
@@ -92,17 +90,17 @@ func TestWholeFlow(t *testing.T) {
 	}
 	var sess sessionBody
 	must(t, c.do("GET", "/api/interview/"+s.SessionID, nil), http.StatusOK).json(t, &sess)
-	if sess.Status != interviews.InProgress || sess.CurrentQuestion != nil || len(sess.QuestionResults) != 3 || sess.Report != nil {
+	if sess.Status != interview.InProgress || sess.CurrentQuestion != nil || len(sess.QuestionResults) != 3 || sess.Report != nil {
 		t.Fatalf("session before finish %+v", sess)
 	}
 
-	var rep report.Report
+	var rep interview.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &rep)
 	// (80+61+70)/3 = 70.33 → 70; technical (40+30+35)/3 = 35; communication 90.
 	if score(rep.OverallScore) != 70 || score(rep.TechnicalAccuracy) != 35 || score(rep.CommunicationScore) != 90 || len(rep.QuestionResults) != 3 || rep.Feedback != "summary of 3 answers" {
 		t.Fatalf("report %+v", rep)
 	}
-	var again report.Report
+	var again interview.Report
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s.SessionID}), http.StatusOK).json(t, &again)
 	if score(again.OverallScore) != score(rep.OverallScore) || again.Feedback != rep.Feedback || len(again.QuestionResults) != 3 || e.iv.summaries.Load() != 1 {
 		t.Fatalf("second finish %+v (summaries %d)", again, e.iv.summaries.Load())
@@ -111,7 +109,7 @@ func TestWholeFlow(t *testing.T) {
 		t.Fatalf("answer after finish: %s", code)
 	}
 	must(t, c.do("GET", "/api/interview/"+s.SessionID, nil), http.StatusOK).json(t, &sess)
-	if sess.Status != interviews.Completed || sess.Report == nil || score(sess.Report.OverallScore) != 70 {
+	if sess.Status != interview.Completed || sess.Report == nil || score(sess.Report.OverallScore) != 70 {
 		t.Fatalf("session after finish %+v", sess)
 	}
 
@@ -138,7 +136,7 @@ func TestConcurrentSubmitsEvaluateOnce(t *testing.T) {
 	s := c.start(3)
 	// Hold the evaluation so every request arrives while the claim is live.
 	release := make(chan struct{})
-	e.iv.onEvaluate = func(int32, interviewer.Question, string) error { <-release; return nil }
+	e.iv.onEvaluate = func(int32, interview.Question, string) error { <-release; return nil }
 	const n = 20
 	statuses := make(chan int, n)
 	var wg sync.WaitGroup
@@ -176,7 +174,7 @@ func holdEvaluation(e *env, n int32, fail bool) (entered chan struct{}, release 
 	entered, gate := make(chan struct{}), make(chan struct{})
 	prev := e.iv.onEvaluate
 	e.iv.mu.Lock()
-	e.iv.onEvaluate = func(k int32, q interviewer.Question, a string) error {
+	e.iv.onEvaluate = func(k int32, q interview.Question, a string) error {
 		if k != n {
 			if prev != nil {
 				return prev(k, q, a)
@@ -209,7 +207,7 @@ func TestAbandonedClaimAfterTwoMinutes(t *testing.T) {
 	}
 	// The database's clock decides: a claim aged to just under the limit
 	// is live, just over it is abandoned.
-	e.ageClaim(s.SessionID, interviews.ClaimTTL-30*time.Second)
+	e.ageClaim(s.SessionID, interview.ClaimTTL-30*time.Second)
 	must(t, c.answer(s.SessionID, "q1", "second attempt"), http.StatusConflict)
 	if e.iv.evals.Load() != 1 {
 		t.Fatalf("%d evaluations while the claim was live", e.iv.evals.Load())
@@ -241,7 +239,7 @@ func TestLateFailureCannotClearNewerClaim(t *testing.T) {
 	lateA := make(chan response, 1)
 	go func() { lateA <- c.answer(s.SessionID, "q1", "attempt A") }()
 	<-enteredA
-	e.ageClaim(s.SessionID, interviews.ClaimTTL+time.Second)
+	e.ageClaim(s.SessionID, interview.ClaimTTL+time.Second)
 
 	enteredB, releaseB := holdEvaluation(e, 2, false)
 	defer releaseB()
@@ -268,7 +266,7 @@ func TestModelFailureReleasesClaim(t *testing.T) {
 	e := newEnv(t)
 	c := e.signUp()
 	s := c.start(2)
-	e.iv.onEvaluate = func(n int32, _ interviewer.Question, _ string) error {
+	e.iv.onEvaluate = func(n int32, _ interview.Question, _ string) error {
 		if n == 1 {
 			return errModel
 		}
@@ -299,7 +297,7 @@ func TestKilledMidEvaluationLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, c.answer(s.SessionID, "q2", "retry"), http.StatusConflict)
-	e.ageClaim(s.SessionID, interviews.ClaimTTL+time.Second)
+	e.ageClaim(s.SessionID, interview.ClaimTTL+time.Second)
 	var a answered
 	must(t, c.answer(s.SessionID, "q2", "retry"), http.StatusOK).json(t, &a)
 	if !a.IsLastQuestion {
@@ -323,7 +321,7 @@ func TestFinishRacingAnswerRebuildsReport(t *testing.T) {
 	release, done := c.finishHeld(e, s.SessionID)
 	must(t, c.answer(s.SessionID, "q2", strings.Repeat("y", 80)), http.StatusOK)
 	release()
-	var rep report.Report
+	var rep interview.Report
 	must(t, <-done, http.StatusOK).json(t, &rep)
 	if len(rep.QuestionResults) != 2 || score(rep.OverallScore) != 60 || rep.Feedback != "summary of 2 answers" || e.iv.summaries.Load() != 2 {
 		t.Fatalf("report %+v after %d summaries", rep, e.iv.summaries.Load())

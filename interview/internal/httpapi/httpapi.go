@@ -1,6 +1,7 @@
-// Package httpapi is the interview service's HTTP layer: it turns requests
-// into account and interview calls and their errors into the pinned JSON
-// error shape, and nothing else.
+// Package httpapi is the interview service's HTTP layer, every route of it:
+// it turns requests into account, interview and voice calls (an upload's
+// body read at its pace and within its bounds included) and their errors
+// into the pinned JSON error shape, and nothing else.
 package httpapi
 
 import (
@@ -22,12 +23,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/account"
 	"github.com/judgeworks/interview/internal/auth"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/throttle"
+	"github.com/judgeworks/interview/internal/voice"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -37,8 +38,8 @@ const CookieName = "session"
 // BodyLimit bounds JSON request bodies.
 const BodyLimit = "64K"
 
-// Voice names the voice features the page may offer.
-type Voice struct {
+// voiceFeatures names the voice features the page may offer.
+type voiceFeatures struct {
 	Transcribe bool `json:"transcribe"`
 	Speech     bool `json:"speech"`
 }
@@ -51,7 +52,8 @@ type Deps struct {
 	Tokens         *auth.Tokens
 	SecureCookies  bool
 	GoogleClientID string
-	Voice          Voice
+	// Voice serves the voice routes; nil leaves them out.
+	Voice *voice.Service
 	// Ready reports whether the database is reachable.
 	Ready func(context.Context) error
 	// Registry collects the metrics served on /metrics.
@@ -79,7 +81,7 @@ type API struct {
 
 // New returns the echo instance with every route of the service but the web
 // client, which the caller mounts last as the fallback.
-func New(d Deps) (*echo.Echo, *API) {
+func New(d Deps) *echo.Echo {
 	a := &API{d: d}
 	e := server.New(d.Logger)
 	e.HTTPErrorHandler = HandleError
@@ -114,7 +116,10 @@ func New(d Deps) (*echo.Echo, *API) {
 	api.GET("/shared/:token", a.shared)
 	// Unknown API paths answer JSON, never the web client's HTML.
 	api.Any("/*", func(echo.Context) error { return echo.ErrNotFound })
-	return e, a
+	if d.Voice != nil {
+		(&voiceHandler{svc: d.Voice, userID: a.userID, grace: UploadGrace}).register(e)
+	}
+	return e
 }
 
 // sessionToken returns the request's session and its token.
@@ -127,9 +132,9 @@ func (a *API) sessionToken(c echo.Context) (auth.Session, string, error) {
 	return s, ck.Value, nil
 }
 
-// UserID returns the signed-in user's id from the session cookie, or an
+// userID returns the signed-in user's id from the session cookie, or an
 // unauthenticated error.
-func (a *API) UserID(c echo.Context) (string, error) {
+func (a *API) userID(c echo.Context) (string, error) {
 	s, err := a.session(c)
 	return s.Subject, err
 }
@@ -140,14 +145,14 @@ func (a *API) UserID(c echo.Context) (string, error) {
 func (a *API) session(c echo.Context) (auth.Session, error) {
 	ck, err := c.Cookie(CookieName)
 	if err != nil || ck.Value == "" {
-		return auth.Session{}, problem.New(problem.Unauthenticated, "sign in first")
+		return auth.Session{}, interview.Errorf(interview.Unauthenticated, "sign in first")
 	}
 	s, err := a.d.Tokens.VerifySession(ck.Value)
 	if err != nil {
-		return auth.Session{}, problem.Wrap(err, problem.Unauthenticated, "your session is invalid or expired; sign in again")
+		return auth.Session{}, interview.Wrap(err, interview.Unauthenticated, "your session is invalid or expired; sign in again")
 	}
 	if err := a.d.Accounts.Check(c.Request().Context(), s, ck.Value); err != nil {
-		if problem.Is(err, problem.Unauthenticated) {
+		if interview.Is(err, interview.Unauthenticated) {
 			c.SetCookie(auth.ClearedCookie(CookieName, a.d.SecureCookies))
 		}
 		return auth.Session{}, err
@@ -159,7 +164,7 @@ func (a *API) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 	defer cancel()
 	if err := a.d.Ready(ctx); err != nil {
-		return problem.Wrap(err, problem.Unavailable, "database unreachable")
+		return interview.Wrap(err, interview.Unavailable, "database unreachable")
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
@@ -180,16 +185,20 @@ type limits struct {
 }
 
 func (a *API) config(c echo.Context) error {
+	var v voiceFeatures
+	if a.d.Voice != nil {
+		v.Transcribe, v.Speech = a.d.Voice.Features()
+	}
 	return c.JSON(http.StatusOK, map[string]any{
 		"googleClientId": a.d.GoogleClientID,
-		"voice":          a.d.Voice,
+		"voice":          v,
 		"mode":           a.d.Interviews.Mode(),
 		"roleFamilies":   nonNilStrings(a.d.RoleFamilies),
 		"fallbackFamily": a.d.FallbackFamily,
 		// Easiest first: the page offers them in this order and steps one
 		// down for easier practice.
-		"difficulties":      interviewer.Difficulties(),
-		"defaultDifficulty": interviewer.DefaultDifficulty,
+		"difficulties":      interview.Difficulties(),
+		"defaultDifficulty": interview.DefaultDifficulty,
 		"limits": limits{
 			MinQuestions: interviews.MinQuestions, MaxQuestions: interviews.MaxQuestions,
 			MaxFollowUps: interviews.MaxFollowUps, DefaultFollowUps: interviews.DefaultFollowUps,
@@ -250,7 +259,7 @@ func jsonOnly(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != echo.MIMEApplicationJSON {
-			return problem.New(problem.Unsupported, "send the request body as JSON with Content-Type: application/json")
+			return interview.Errorf(interview.Unsupported, "send the request body as JSON with Content-Type: application/json")
 		}
 		return next(c)
 	}
@@ -260,7 +269,7 @@ func jsonOnly(next echo.HandlerFunc) echo.HandlerFunc {
 // in that order: a caller who is not signed in learns nothing about the body.
 func userAndBody[T any](a *API, c echo.Context) (string, T, error) {
 	var req T
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return "", req, err
 	}
@@ -277,9 +286,9 @@ func readJSON(c echo.Context, v any) error {
 			return he
 		}
 		if server.ReadTimedOut(err) {
-			return problem.Wrap(err, problem.Timeout, "the request body did not arrive in time")
+			return interview.Wrap(err, interview.Timeout, "the request body did not arrive in time")
 		}
-		return problem.Wrap(err, problem.Invalid, "could not read the request body")
+		return interview.Wrap(err, interview.Invalid, "could not read the request body")
 	}
 	return decodeJSON(body, v)
 }
@@ -291,9 +300,9 @@ func decodeJSON(body []byte, v any) error {
 	if err := json.Unmarshal(body, v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return problem.New(problem.Invalid, "field %s has the wrong type (want %s)", te.Field, te.Type)
+			return interview.Errorf(interview.Invalid, "field %s has the wrong type (want %s)", te.Field, te.Type)
 		}
-		return problem.New(problem.Invalid, "the request body must be a JSON object")
+		return interview.Errorf(interview.Invalid, "the request body must be a JSON object")
 	}
 	return nil
 }

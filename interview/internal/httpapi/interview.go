@@ -8,10 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
-	"github.com/judgeworks/interview/internal/report"
 )
 
 // startRequest is POST /api/interview/start. FollowUps is a pointer so
@@ -27,10 +25,10 @@ type startRequest struct {
 }
 
 type startResponse struct {
-	SessionID string               `json:"sessionId"`
-	Welcome   string               `json:"welcome"`
-	Question  interviewer.Question `json:"question"`
-	Mode      string               `json:"mode"`
+	SessionID string             `json:"sessionId"`
+	Welcome   string             `json:"welcome"`
+	Question  interview.Question `json:"question"`
+	Mode      string             `json:"mode"`
 }
 
 type answerRequest struct {
@@ -44,19 +42,19 @@ type answerRequest struct {
 // answerResponse carries answeredQuestions, the main questions answered
 // with this answer, so that the page shows the server's count.
 type answerResponse struct {
-	Evaluation        interviewer.Evaluation `json:"evaluation"`
-	NextQuestion      *interviewer.Question  `json:"nextQuestion"`
-	IsLastQuestion    bool                   `json:"isLastQuestion"`
-	AnsweredQuestions int                    `json:"answeredQuestions"`
+	Evaluation        interview.Evaluation `json:"evaluation"`
+	NextQuestion      *interview.Question  `json:"nextQuestion"`
+	IsLastQuestion    bool                 `json:"isLastQuestion"`
+	AnsweredQuestions int                  `json:"answeredQuestions"`
 }
 
 // retryResponse carries the question now being asked: a follow-up asked
 // on the first try is asked again of the better attempt, so it may have
 // changed or given way to the next main question (null: all answered).
 type retryResponse struct {
-	Evaluation    interviewer.Evaluation `json:"evaluation"`
-	PreviousScore int                    `json:"previousScore"`
-	NextQuestion  *interviewer.Question  `json:"nextQuestion"`
+	Evaluation    interview.Evaluation `json:"evaluation"`
+	PreviousScore int                  `json:"previousScore"`
+	NextQuestion  *interview.Question  `json:"nextQuestion"`
 }
 
 type finishRequest struct {
@@ -73,7 +71,7 @@ type shareResponse struct {
 // report and nothing else of theirs, so not even the name typed at the
 // start.
 type sharedReport struct {
-	report.Report
+	interview.Report
 	Interview sharedSetup `json:"interview"`
 }
 
@@ -87,26 +85,26 @@ type sharedSetup struct {
 
 // session is GET /api/interview/:id: everything the page needs to resume.
 type session struct {
-	SessionID       string                `json:"sessionId"`
-	ID              string                `json:"_id"`
-	Status          string                `json:"status"`
-	Mode            string                `json:"mode"`
-	CandidateName   string                `json:"candidateName"`
-	Role            string                `json:"role"`
-	Experience      string                `json:"experience"`
-	Difficulty      string                `json:"difficulty"`
-	TotalQuestions  int                   `json:"totalQuestions"`
-	FollowUps       int                   `json:"followUps"`
-	Requirements    []string              `json:"requirements"`
-	CurrentQuestion *interviewer.Question `json:"currentQuestion"`
+	SessionID       string              `json:"sessionId"`
+	ID              string              `json:"_id"`
+	Status          string              `json:"status"`
+	Mode            string              `json:"mode"`
+	CandidateName   string              `json:"candidateName"`
+	Role            string              `json:"role"`
+	Experience      string              `json:"experience"`
+	Difficulty      string              `json:"difficulty"`
+	TotalQuestions  int                 `json:"totalQuestions"`
+	FollowUps       int                 `json:"followUps"`
+	Requirements    []string            `json:"requirements"`
+	CurrentQuestion *interview.Question `json:"currentQuestion"`
 	// QuestionNumber is the main question being asked (for a follow-up,
 	// its main question's); 0 when none is.
 	QuestionNumber int `json:"questionNumber"`
 	// AnsweredQuestions is how many main questions are answered
 	// (follow-ups do not count), the server's one count of it.
-	AnsweredQuestions int                  `json:"answeredQuestions"`
-	QuestionResults   []interviewer.Result `json:"questionResults"`
-	Report            *report.Report       `json:"report"`
+	AnsweredQuestions int                `json:"answeredQuestions"`
+	QuestionResults   []interview.Result `json:"questionResults"`
+	Report            *interview.Report  `json:"report"`
 	// Shared says a link to the report exists (its token cannot be shown
 	// again: only its digest is kept).
 	Shared      bool       `json:"shared"`
@@ -149,7 +147,7 @@ func (a *API) start(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	setup := interviewer.Setup{
+	setup := interview.Setup{
 		CandidateName: req.CandidateName, Role: req.Role, Experience: req.Experience, Difficulty: req.Difficulty,
 		TotalQuestions: req.TotalQuestions, JobDescription: req.JobDescription, FollowUps: interviews.DefaultFollowUps,
 	}
@@ -164,7 +162,7 @@ func (a *API) start(c echo.Context) error {
 }
 
 func (a *API) get(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}
@@ -233,7 +231,7 @@ func (a *API) finish(c echo.Context) error {
 }
 
 func (a *API) history(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}
@@ -266,7 +264,7 @@ func historyPage(c echo.Context) (int, time.Time, error) {
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > interviews.MaxPage {
-			return 0, time.Time{}, problem.New(problem.Invalid, "limit must be a whole number from 1 to %d", interviews.MaxPage)
+			return 0, time.Time{}, interview.Errorf(interview.Invalid, "limit must be a whole number from 1 to %d", interviews.MaxPage)
 		}
 		limit = n
 	}
@@ -277,7 +275,7 @@ func historyPage(c echo.Context) (int, time.Time, error) {
 			t, err = time.Parse(time.DateOnly, v)
 		}
 		if err != nil || t.IsZero() {
-			return 0, time.Time{}, problem.New(problem.Invalid, "before must be a date such as 2026-03-01 or a time such as 2026-03-01T12:00:00Z")
+			return 0, time.Time{}, interview.Errorf(interview.Invalid, "before must be a date such as 2026-03-01 or a time such as 2026-03-01T12:00:00Z")
 		}
 		before = t
 	}
@@ -287,7 +285,7 @@ func historyPage(c echo.Context) (int, time.Time, error) {
 // families says which question families an interview for ?role would
 // draw from, so the setup page can say so before it starts.
 func (a *API) families(c echo.Context) error {
-	if _, err := a.UserID(c); err != nil {
+	if _, err := a.userID(c); err != nil {
 		return err
 	}
 	f, err := a.d.Interviews.Families(c.QueryParam("role"))
@@ -298,7 +296,7 @@ func (a *API) families(c echo.Context) error {
 }
 
 func (a *API) active(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}
@@ -328,7 +326,7 @@ func (a *API) unshare(c echo.Context) error { return a.actOn(c, a.d.Interviews.U
 // actOn answers 204 once act has done its work on the signed-in user's
 // interview :id.
 func (a *API) actOn(c echo.Context, act func(ctx context.Context, userID, id string) error) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}
@@ -339,7 +337,7 @@ func (a *API) actOn(c echo.Context, act func(ctx context.Context, userID, id str
 }
 
 func (a *API) share(c echo.Context) error {
-	uid, err := a.UserID(c)
+	uid, err := a.userID(c)
 	if err != nil {
 		return err
 	}
@@ -364,7 +362,7 @@ func (a *API) shared(c echo.Context) error {
 	h.Set("X-Robots-Tag", "noindex")
 	token := c.Param("token")
 	if !interviews.ShareTokenValid(token) {
-		return problem.New(problem.NotFound, "this link does not exist or was withdrawn")
+		return interview.Errorf(interview.NotFound, "this link does not exist or was withdrawn")
 	}
 	found := func(bool) {}
 	if a.d.SharedLookups != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
 )
 
@@ -132,7 +133,7 @@ func TestAnsweringEveryTenSecondsIsNeverRefused(t *testing.T) {
 // resuming or discarding, and discarding frees the slot.
 func TestInProgressCapAndDiscard(t *testing.T) {
 	limits := interviews.DefaultLimits()
-	limits.Start = interviews.Rate{Burst: 20, PerHour: 20} // the cap, not the bucket, is under test
+	limits.Start = interview.Rate{Burst: 20, PerHour: 20} // the cap, not the bucket, is under test
 	e := newEnvWith(t, nil, nil, limits)
 	c, other := e.signUp(), e.signUp()
 	var ids []string
@@ -145,7 +146,7 @@ func TestInProgressCapAndDiscard(t *testing.T) {
 	if r.errCode(t) != "rate_limited" || !strings.Contains(string(r.body), "in progress") {
 		t.Fatalf("refusal %s", r.body)
 	}
-	retryAfter(t, r, interviews.CapRetryAfter)
+	retryAfter(t, r, interview.CapRetryAfter)
 	if n := e.iv.opens.Load(); n != int32(limits.MaxInProgress) {
 		t.Fatalf("%d openings asked of the model, want %d: the refused start reached it", n, limits.MaxInProgress)
 	}
@@ -337,7 +338,7 @@ func TestFinishDuringLiveClaimIsConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s2.SessionID}), http.StatusConflict)
-	e.ageClaim(s2.SessionID, interviews.ClaimTTL+time.Second)
+	e.ageClaim(s2.SessionID, interview.ClaimTTL+time.Second)
 	must(t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": s2.SessionID}), http.StatusOK)
 }
 
@@ -432,8 +433,8 @@ func TestHistoryPages(t *testing.T) {
 // share sessions, claims and every limit.
 func TestTwoInstancesShareClaimsAndLimits(t *testing.T) {
 	limits := interviews.Limits{
-		Start:         interviews.Rate{Burst: 20, PerHour: 20},
-		Answer:        interviews.Rate{Burst: 4, PerHour: 1},
+		Start:         interview.Rate{Burst: 20, PerHour: 20},
+		Answer:        interview.Rate{Burst: 4, PerHour: 1},
 		DailyCalls:    1000,
 		MaxInProgress: 2,
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/shared/pgtest"
 )
@@ -46,7 +46,7 @@ func TestShortOutageAtStoreTimeLosesNothing(t *testing.T) {
 	e := newEnvWith(t, nil, nil, limits)
 	c := e.signUp()
 	s := c.start(2)
-	e.iv.onEvaluate = func(int32, interviewer.Question, string) error {
+	e.iv.onEvaluate = func(int32, interview.Question, string) error {
 		end := e.outage()
 		time.AfterFunc(time.Second, end)
 		return nil
@@ -72,7 +72,7 @@ func TestLongOutageAtStoreTimeSaysResend(t *testing.T) {
 	c := e.signUp()
 	s := c.start(2)
 	var end func()
-	e.iv.onEvaluate = func(n int32, _ interviewer.Question, _ string) error {
+	e.iv.onEvaluate = func(n int32, _ interview.Question, _ string) error {
 		if n == 1 {
 			end = e.outage()
 		}

@@ -10,19 +10,18 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/httpapi"
-	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 	"github.com/judgeworks/interview/internal/interviews"
 	"github.com/judgeworks/interview/internal/postgres"
-	"github.com/judgeworks/interview/internal/report"
 	"github.com/judgeworks/interview/internal/throttle"
 )
 
 type retried struct {
-	Evaluation    interviewer.Evaluation `json:"evaluation"`
-	PreviousScore int                    `json:"previousScore"`
-	NextQuestion  *interviewer.Question  `json:"nextQuestion"`
+	Evaluation    interview.Evaluation `json:"evaluation"`
+	PreviousScore int                  `json:"previousScore"`
+	NextQuestion  *interview.Question  `json:"nextQuestion"`
 }
 
 type practiceSession struct {
@@ -45,9 +44,9 @@ func (c *client) session(id string) practiceSession {
 	return s
 }
 
-func (c *client) finish(id string) report.Report {
+func (c *client) finish(id string) interview.Report {
 	c.e.t.Helper()
-	var rep report.Report
+	var rep interview.Report
 	must(c.e.t, c.do("POST", "/api/interview/finish", map[string]string{"sessionId": id}), http.StatusOK).json(c.e.t, &rep)
 	return rep
 }
@@ -77,12 +76,12 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 	e := newEnv(t)
 	c := e.signUp()
 	s := c.startWith(map[string]any{"totalQuestions": 2}) // followUps absent: the default, one
-	if s.Question.Kind != interviewer.Main || s.Question.ParentID != "" {
+	if s.Question.Kind != interview.Main || s.Question.ParentID != "" {
 		t.Fatalf("first question %+v", s.Question)
 	}
 	a := c.mustAnswer(s.SessionID, "q1", "We sped it up "+gapMarker)
 	f := a.NextQuestion
-	if f == nil || a.IsLastQuestion || f.Kind != interviewer.FollowUp || f.ParentID != "q1" || f.ID != "q1-f1" || f.Text != "Follow-up 1 on q1?" || a.AnsweredQuestions != 1 {
+	if f == nil || a.IsLastQuestion || f.Kind != interview.FollowUp || f.ParentID != "q1" || f.ID != "q1-f1" || f.Text != "Follow-up 1 on q1?" || a.AnsweredQuestions != 1 {
 		t.Fatalf("after a gap: next %+v, last %v, answered %d", f, a.IsLastQuestion, a.AnsweredQuestions)
 	}
 	sess := c.session(s.SessionID)
@@ -103,12 +102,12 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, c.answer(s.SessionID, f.ID, "too early"), http.StatusConflict)
-	e.ageClaim(s.SessionID, interviews.ClaimTTL+time.Second)
+	e.ageClaim(s.SessionID, interview.ClaimTTL+time.Second)
 
 	// Concurrent submits of the follow-up's answer: one evaluation.
 	release := make(chan struct{})
 	e.iv.mu.Lock()
-	e.iv.onEvaluate = func(int32, interviewer.Question, string) error { <-release; return nil }
+	e.iv.onEvaluate = func(int32, interview.Question, string) error { <-release; return nil }
 	e.iv.mu.Unlock()
 	const n = 8
 	statuses := make(chan int, n)
@@ -139,7 +138,7 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 
 	// The follow-up's answer has no gap: the next main question, number 2.
 	sess = c.session(s.SessionID)
-	if sess.CurrentQuestion == nil || sess.CurrentQuestion.ID != "q2" || sess.CurrentQuestion.Kind != interviewer.Main || sess.QuestionNumber != 2 || sess.AnsweredQuestions != 1 {
+	if sess.CurrentQuestion == nil || sess.CurrentQuestion.ID != "q2" || sess.CurrentQuestion.Kind != interview.Main || sess.QuestionNumber != 2 || sess.AnsweredQuestions != 1 {
 		t.Fatalf("after the follow-up: %+v number %d, answered %d: the follow-up counted as a question", sess.CurrentQuestion, sess.QuestionNumber, sess.AnsweredQuestions)
 	}
 	var active []struct {
@@ -158,7 +157,7 @@ func TestFollowUpIsTheCurrentQuestion(t *testing.T) {
 		t.Fatalf("after q2 of 2: %+v", a)
 	}
 	rep := c.finish(s.SessionID)
-	if len(rep.QuestionResults) != 3 || rep.QuestionResults[1].Question.Kind != interviewer.FollowUp {
+	if len(rep.QuestionResults) != 3 || rep.QuestionResults[1].Question.Kind != interview.FollowUp {
 		t.Fatalf("report results %+v", rep.QuestionResults)
 	}
 	var hist []struct {
@@ -288,7 +287,7 @@ func TestSecondTry(t *testing.T) {
 	}
 	rep := c.finish(s.SessionID)
 	// q1 counts its second try (70), q2 its first answer (90).
-	if score(rep.OverallScore) != 80 || rep.QuestionResults[0].Counted != report.CountedRetry || rep.QuestionResults[1].Counted != report.CountedAnswer {
+	if score(rep.OverallScore) != 80 || rep.QuestionResults[0].Counted != interview.CountedRetry || rep.QuestionResults[1].Counted != interview.CountedAnswer {
 		t.Fatalf("report %d, counted %q %q", score(rep.OverallScore), rep.QuestionResults[0].Counted, rep.QuestionResults[1].Counted)
 	}
 	if r := must(t, c.retry(s.SessionID, "q2", "after the end"), http.StatusConflict); !strings.Contains(string(r.body), "already finished") {
@@ -326,7 +325,7 @@ func TestSecondTryTakesTheClaim(t *testing.T) {
 	// A failing second try releases the claim and stores nothing.
 	s2 := c.start(2)
 	c.mustAnswer(s2.SessionID, "q1", "first")
-	e.iv.onEvaluate = func(int32, interviewer.Question, string) error { return errModel }
+	e.iv.onEvaluate = func(int32, interview.Question, string) error { return errModel }
 	must(t, c.retry(s2.SessionID, "q1", "second"), http.StatusBadGateway)
 	e.iv.onEvaluate = nil
 	must(t, c.retry(s2.SessionID, "q1", "second"), http.StatusOK)
@@ -384,7 +383,7 @@ func TestSecondTryDuringFinishRebuildsTheReport(t *testing.T) {
 	release, done := c.finishHeld(e, s.SessionID)
 	must(t, c.retry(s.SessionID, "q1", strings.Repeat("y", 80)), http.StatusOK)
 	release()
-	var rep report.Report
+	var rep interview.Report
 	must(t, <-done, http.StatusOK).json(t, &rep)
 	if score(rep.OverallScore) != 80 || e.iv.summaries.Load() != 2 {
 		t.Fatalf("report %d after %d summaries, want the second try's 80 after 2", score(rep.OverallScore), e.iv.summaries.Load())
@@ -456,7 +455,7 @@ func TestJobDescription(t *testing.T) {
 }
 
 type sharedBody struct {
-	report.Report
+	interview.Report
 	Interview struct {
 		CandidateName string    `json:"candidateName"`
 		Role          string    `json:"role"`
@@ -578,7 +577,7 @@ func TestShareLinks(t *testing.T) {
 // link that exists costs nothing.
 func TestSharedLookupsAreLimited(t *testing.T) {
 	e := newEnv(t, func(d *httpapi.Deps, _ *postgres.Store, pool *pgxpool.Pool) {
-		d.SharedLookups = throttle.NewLookups(pool, throttle.Rule{Burst: 3, Every: time.Hour})
+		d.SharedLookups = throttle.NewLookups(postgres.NewBuckets(pool), throttle.Rule{Burst: 3, Every: time.Hour})
 	})
 	owner := e.signUp()
 	s := owner.start(1)
@@ -608,7 +607,7 @@ func TestSharedLookupsAreLimited(t *testing.T) {
 // The offline interviewer draws questions from the description and reads
 // its requirements itself, through the API as the binary runs it.
 func TestOfflineInterviewFromAJobDescription(t *testing.T) {
-	e := newEnvWrapped(t, func(interviewer.Interviewer) interviewer.Interviewer { return offline.New() })
+	e := newEnvWrapped(t, func(interview.Interviewer) interview.Interviewer { return offline.New() })
 	c := e.signUp()
 	jd := `We are hiring a Frontend Engineer for our customer dashboard.
 - Web applications with React and TypeScript
@@ -655,7 +654,7 @@ func TestFollowUpOnAnUnscorableAnswer(t *testing.T) {
 		t.Fatalf("evaluation %+v, want not scorable", a.Evaluation)
 	}
 	f := a.NextQuestion
-	if f == nil || f.Kind != interviewer.FollowUp || f.ParentID != "q1" {
+	if f == nil || f.Kind != interview.FollowUp || f.ParentID != "q1" {
 		t.Fatalf("after an unscorable answer with a gap: next %+v, want a follow-up on q1", f)
 	}
 	b := c.mustAnswer(s.SessionID, f.ID, "It went from 900 ms to 120 ms.")

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 )
@@ -19,7 +20,7 @@ const hiking = "Last summer I hiked the Tour du Mont Blanc with two friends. I b
 
 func newOfflineEnv(t *testing.T) *env {
 	t.Helper()
-	return newEnvWrapped(t, func(interviewer.Interviewer) interviewer.Interviewer { return offline.New() }, screened)
+	return newEnvWrapped(t, func(interview.Interviewer) interview.Interviewer { return offline.New() }, screened)
 }
 
 // An off-topic answer is an answer: scored at most 35, said to be off its
@@ -67,7 +68,7 @@ func TestOfflineOffTopicAnswer(t *testing.T) {
 		t.Fatalf("evaluation of the hiking trip %+v", ev)
 	}
 	// Nothing of it to probe: the next main question, not a follow-up.
-	if a.NextQuestion == nil || a.NextQuestion.Kind != interviewer.Main {
+	if a.NextQuestion == nil || a.NextQuestion.Kind != interview.Main {
 		t.Fatalf("after an off-topic answer: %+v", a.NextQuestion)
 	}
 	rep := c.finish(s.SessionID)
@@ -88,7 +89,7 @@ func TestFollowUpEvaluationIsOfItsAnswer(t *testing.T) {
 		"in front of Postgres, and I measured everything with Prometheus first. ", 8)
 	a := c.mustAnswer(s.SessionID, s.Question.ID, main)
 	f := a.NextQuestion
-	if f == nil || f.Kind != interviewer.FollowUp {
+	if f == nil || f.Kind != interview.FollowUp {
 		t.Fatalf("no follow-up after a long answer without the key points: %+v (%s)", f, a.Evaluation.Feedback)
 	}
 	if !strings.Contains(a.Evaluation.Feedback, "words the answer is long") {

@@ -4,24 +4,9 @@ import (
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/judgeworks/interview"
 )
-
-// Delivery is how a spoken answer was delivered.
-type Delivery struct {
-	Seconds        float64 `json:"seconds"`
-	WordsPerMinute int     `json:"wordsPerMinute"`
-	Words          int     `json:"words"`
-	// Fillers counts the filler words the transcript kept ("um", "you
-	// know"); many speech-to-text models drop them, so none found says
-	// little.
-	Fillers []Filler `json:"fillers"`
-}
-
-// Filler is one filler word or phrase and how often it occurs.
-type Filler struct {
-	Word  string `json:"word"`
-	Count int    `json:"count"`
-}
 
 // The accepted length of a recording, in seconds.
 const (
@@ -43,12 +28,12 @@ const MaxWordsPerMinute = 400
 
 // MeasureDelivery computes the delivery of answer spoken in seconds; nil
 // when the answer cannot have been spoken in that time.
-func MeasureDelivery(answer string, seconds float64) *Delivery {
+func MeasureDelivery(answer string, seconds float64) *interview.Delivery {
 	words := strings.Fields(answer)
 	if seconds <= 0 || float64(len(words))*60/seconds > MaxWordsPerMinute {
 		return nil
 	}
-	d := &Delivery{Seconds: math.Round(seconds*10) / 10, Words: len(words), Fillers: []Filler{}}
+	d := &interview.Delivery{Seconds: math.Round(seconds*10) / 10, Words: len(words), Fillers: []interview.Filler{}}
 	d.WordsPerMinute = int(math.Round(float64(len(words)) * 60 / seconds))
 	toks, commaAfter := fillerTokens(answer)
 	for _, f := range fillerWords {
@@ -71,7 +56,7 @@ func MeasureDelivery(answer string, seconds float64) *Delivery {
 			n++
 		}
 		if n > 0 {
-			d.Fillers = append(d.Fillers, Filler{Word: f, Count: n})
+			d.Fillers = append(d.Fillers, interview.Filler{Word: f, Count: n})
 		}
 	}
 	return d

@@ -1,3 +1,9 @@
+// Package interviewer holds what every interviewer's work is held to,
+// whoever does it: evidence quoted from the answer itself, the cap on an
+// off-topic answer's scores, which questions are behavioural, and how a
+// spoken answer was delivered. The interviewers live beside it, a language
+// model (llm) and the offline practice mode (offline), each an
+// interview.Interviewer.
 package interviewer
 
 import (
@@ -5,7 +11,14 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/judgeworks/interview"
 )
+
+// MaxOffTopicScore is the highest score of an answer that does not address
+// its question: low enough that it never raises a report, whoever scored
+// it.
+const MaxOffTopicScore = 35
 
 // Bounds on evidence.
 const (
@@ -16,13 +29,13 @@ const (
 
 // NotScorable is the evaluation of an answer with nothing to judge: every
 // score 0, no strength, and reason (a sentence) as the feedback.
-func NotScorable(reason string) Evaluation {
-	return Evaluation{
+func NotScorable(reason string) interview.Evaluation {
+	return interview.Evaluation{
 		Scorable:     false,
 		Feedback:     "Not enough to score: " + reason,
 		Strengths:    []string{},
 		Improvements: []string{"Answer the question asked, in a few full sentences: what it is, how it works, an example."},
-		Evidence:     []Evidence{},
+		Evidence:     []interview.Evidence{},
 	}
 }
 
@@ -38,7 +51,7 @@ const OffTopicLead = "Off-topic: the answer does not address the question asked,
 // scorable has every score 0 and no strength. One off its question is an
 // answer all the same: it is scored, each score at most MaxOffTopicScore,
 // credits nothing (no strength) and says so first (OffTopicLead).
-func Checked(e Evaluation, answer string) Evaluation {
+func Checked(e interview.Evaluation, answer string) interview.Evaluation {
 	if e.OffTopic {
 		e.Scorable = true
 		e.Score, e.TechnicalAccuracy, e.Communication = min(e.Score, MaxOffTopicScore), min(e.TechnicalAccuracy, MaxOffTopicScore), min(e.Communication, MaxOffTopicScore)
@@ -47,31 +60,31 @@ func Checked(e Evaluation, answer string) Evaluation {
 		}
 	}
 	credits := e.Scorable && !e.OffTopic
-	var kept []Evidence
+	var kept []interview.Evidence
 	for _, ev := range e.Evidence {
 		if len(kept) == MaxEvidence {
 			break
 		}
-		if ev.Kind != Strength && ev.Kind != Improvement {
+		if ev.Kind != interview.Strength && ev.Kind != interview.Improvement {
 			continue
 		}
 		ev.Point = strings.TrimSpace(ev.Point)
 		q, ok := FindQuote(answer, ev.Quote)
-		if !ok || ev.Point == "" || (!credits && ev.Kind == Strength) || repeats(kept, q) {
+		if !ok || ev.Point == "" || (!credits && ev.Kind == interview.Strength) || repeats(kept, q) {
 			continue
 		}
 		ev.Quote = q
 		kept = append(kept, ev)
 		switch {
-		case ev.Kind == Strength && !slices.Contains(e.Strengths, ev.Point):
+		case ev.Kind == interview.Strength && !slices.Contains(e.Strengths, ev.Point):
 			e.Strengths = append(e.Strengths, ev.Point)
-		case ev.Kind == Improvement && !slices.Contains(e.Improvements, ev.Point):
+		case ev.Kind == interview.Improvement && !slices.Contains(e.Improvements, ev.Point):
 			e.Improvements = append(e.Improvements, ev.Point)
 		}
 	}
 	e.Evidence = kept
 	if e.Evidence == nil {
-		e.Evidence = []Evidence{}
+		e.Evidence = []interview.Evidence{}
 	}
 	if !e.Scorable {
 		e.Score, e.TechnicalAccuracy, e.Communication = 0, 0, 0
@@ -90,7 +103,7 @@ func Checked(e Evaluation, answer string) Evaluation {
 
 // repeats reports whether quote shows words of the answer that a kept item
 // shows already (see Overlap).
-func repeats(kept []Evidence, quote string) bool {
+func repeats(kept []interview.Evidence, quote string) bool {
 	for _, k := range kept {
 		if Overlap(k.Quote, quote) {
 			return true

@@ -3,6 +3,8 @@ package interviewer
 import (
 	"slices"
 	"testing"
+
+	"github.com/judgeworks/interview"
 )
 
 const answer = "We keep a copy of the result.  The client sends an “idempotency key”\nwith each payment, so a retry is safe."
@@ -30,12 +32,12 @@ func TestFindQuote(t *testing.T) {
 }
 
 func TestCheckedDropsUnfoundQuotes(t *testing.T) {
-	e := Checked(Evaluation{
+	e := Checked(interview.Evaluation{
 		Scorable: true, Score: 70, Strengths: []string{"Explains retries"}, Improvements: []string{},
-		Evidence: []Evidence{
-			{Kind: Strength, Point: "Explains retries", Quote: "so a retry is safe"},
-			{Kind: Strength, Point: "Names the storage", Quote: "we store keys in Redis for a day"},
-			{Kind: Improvement, Point: "Say where the copy lives", Quote: "we keep a copy of the result"},
+		Evidence: []interview.Evidence{
+			{Kind: interview.Strength, Point: "Explains retries", Quote: "so a retry is safe"},
+			{Kind: interview.Strength, Point: "Names the storage", Quote: "we store keys in Redis for a day"},
+			{Kind: interview.Improvement, Point: "Say where the copy lives", Quote: "we keep a copy of the result"},
 			{Kind: "praise", Point: "x", Quote: "We keep a copy"},
 		},
 	}, answer)
@@ -48,8 +50,8 @@ func TestCheckedDropsUnfoundQuotes(t *testing.T) {
 }
 
 func TestCheckedNotScorable(t *testing.T) {
-	e := Checked(Evaluation{Scorable: false, Score: 40, TechnicalAccuracy: 30, Communication: 60, Strengths: []string{"invented"},
-		Evidence: []Evidence{{Kind: Strength, Point: "invented", Quote: "We keep a copy"}}}, answer)
+	e := Checked(interview.Evaluation{Scorable: false, Score: 40, TechnicalAccuracy: 30, Communication: 60, Strengths: []string{"invented"},
+		Evidence: []interview.Evidence{{Kind: interview.Strength, Point: "invented", Quote: "We keep a copy"}}}, answer)
 	if e.Score != 0 || e.TechnicalAccuracy != 0 || e.Communication != 0 || len(e.Strengths) != 0 || len(e.Evidence) != 0 {
 		t.Fatalf("%+v", e)
 	}
@@ -89,11 +91,11 @@ func TestMeasureDelivery(t *testing.T) {
 
 // A quote stands under one item at most, whoever wrote the evaluation.
 func TestCheckedQuotesOnce(t *testing.T) {
-	e := Checked(Evaluation{Scorable: true, Evidence: []Evidence{
-		{Kind: Strength, Point: "Keeps the result", Quote: "We keep a copy of the result."},
-		{Kind: Strength, Point: "Discussed trade-offs", Quote: "we keep a copy of the result"},
-		{Kind: Improvement, Point: "Say where the copy lives", Quote: "We keep a copy of the result."},
-		{Kind: Strength, Point: "Names the key", Quote: "idempotency key"},
+	e := Checked(interview.Evaluation{Scorable: true, Evidence: []interview.Evidence{
+		{Kind: interview.Strength, Point: "Keeps the result", Quote: "We keep a copy of the result."},
+		{Kind: interview.Strength, Point: "Discussed trade-offs", Quote: "we keep a copy of the result"},
+		{Kind: interview.Improvement, Point: "Say where the copy lives", Quote: "We keep a copy of the result."},
+		{Kind: interview.Strength, Point: "Names the key", Quote: "idempotency key"},
 	}}, answer)
 	var points []string
 	for _, ev := range e.Evidence {

@@ -9,21 +9,21 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/report"
 	"github.com/judgeworks/shared/server"
 )
 
 // Get returns the interview for resuming it.
-func (s *Service) Get(ctx context.Context, userID, id string) (Interview, error) {
+func (s *Service) Get(ctx context.Context, userID, id string) (interview.Interview, error) {
 	return s.store.Get(ctx, userID, id)
 }
 
 // Answered is the result of Answer; Next is nil after the last question.
 type Answered struct {
-	Evaluation interviewer.Evaluation
-	Next       *interviewer.Question
+	Evaluation interview.Evaluation
+	Next       *interview.Question
 	// AnsweredQuestions is how many main questions are answered now.
 	AnsweredQuestions int
 }
@@ -33,10 +33,10 @@ func checkAnswer(questionID, answer string) (string, error) {
 	answer = strings.TrimSpace(answer)
 	// Postgres text and jsonb cannot hold NUL; refuse it here rather than fail there.
 	if answer == "" || utf8.RuneCountInString(answer) > MaxAnswerChars || strings.ContainsRune(answer, 0) {
-		return "", problem.New(problem.Invalid, "answer must be 1 to %d characters, without NUL", MaxAnswerChars)
+		return "", interview.Errorf(interview.Invalid, "answer must be 1 to %d characters, without NUL", MaxAnswerChars)
 	}
 	if questionID == "" || len(questionID) > MaxQuestionID || strings.ContainsRune(questionID, 0) {
-		return "", problem.New(problem.Invalid, "questionId is required")
+		return "", interview.Errorf(interview.Invalid, "questionId is required")
 	}
 	return answer, nil
 }
@@ -65,18 +65,18 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WorkTimeout)
 	defer cancel()
 	iv := c.Interview
-	earlier := interviewer.Earlier(iv.Results, *iv.Current)
+	earlier := interview.Earlier(iv.Results, *iv.Current)
 	// Counted before the work, at most: when a follow-up is asked, the
 	// next question it stands in for is not.
 	calls := 1
 	if len(earlier) < iv.Setup.FollowUps {
 		calls++ // the follow-up check
 	}
-	mains := interviewer.MainAnswers(append(iv.Results[:len(iv.Results):len(iv.Results)], interviewer.Result{Question: *iv.Current}))
+	mains := interview.MainAnswers(append(iv.Results[:len(iv.Results):len(iv.Results)], interview.Result{Question: *iv.Current}))
 	if mains < iv.Setup.TotalQuestions {
 		calls++ // the next question
 	}
-	if err := s.spend(ctx, userID, OpAnswer, s.limits.Answer, calls); err != nil {
+	if err := s.spend(ctx, userID, interview.OpAnswer, s.limits.Answer, calls); err != nil {
 		s.release(ctx, userID, id, c.Token)
 		return Answered{}, err
 	}
@@ -91,14 +91,14 @@ func (s *Service) Answer(ctx context.Context, userID, id, questionID, answer str
 	switch {
 	case err == nil:
 		return Answered{Evaluation: res.Evaluation, Next: next, AnsweredQuestions: mains}, nil
-	case problem.Is(err, problem.Conflict):
+	case interview.Is(err, interview.Conflict):
 		return Answered{}, err // the claim is no longer ours to release
 	}
 	return Answered{}, s.unstored(ctx, err, userID, id, c.Token, calls)
 }
 
 // keep runs write, which stores a result already paid for, again while
-// the database fails (any error that is not a problem of ours), until
+// the database fails (any error that is not an *interview.Error), until
 // StoreWait or the work's deadline: an outage shorter than that loses
 // nothing.
 func (s *Service) keep(ctx context.Context, write func(context.Context) error) error {
@@ -111,7 +111,7 @@ func (s *Service) keep(ctx context.Context, write func(context.Context) error) e
 	pause := 50 * time.Millisecond
 	for {
 		err := write(ctx)
-		var p *problem.Error
+		var p *interview.Error
 		if err == nil || errors.As(err, &p) {
 			return err
 		}
@@ -133,14 +133,14 @@ func (s *Service) unstored(ctx context.Context, err error, userID, id, token str
 	log := server.LoggerFrom(ctx)
 	log.Error("evaluation not stored; claim and limits given back", "interview", id, "err", err)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ClaimTTL)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), interview.ClaimTTL)
 		defer cancel()
 		// The refund first: once the claim is released the answer may be
 		// sent again, and it must find its calls back.
 		released, refunded := false, false
 		for wait := 50 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 			if !refunded {
-				refunded = s.store.Refund(ctx, userID, OpAnswer, s.limits.Answer, calls) == nil
+				refunded = s.store.Refund(ctx, userID, interview.OpAnswer, s.limits.Answer, calls) == nil
 			}
 			if refunded {
 				released = s.store.Release(ctx, userID, id, token) == nil
@@ -156,7 +156,7 @@ func (s *Service) unstored(ctx context.Context, err error, userID, id, token str
 			}
 		}
 	}()
-	p := problem.Wrap(err, problem.Unavailable,
+	p := interview.Wrap(err, interview.Unavailable,
 		"Your answer was evaluated, but it could not be saved because the database is unavailable. Nothing was recorded and it does not count against your limits. Send the same answer again in a minute.")
 	p.RetryAfter = time.Minute
 	return p
@@ -177,7 +177,7 @@ func (s *Service) release(ctx context.Context, userID, id, token string) {
 // follow-ups', the last one just evaluated or tried again) is answered: a
 // follow-up while the setup allows one more and the interviewer finds a
 // gap, else the next main question, else nothing. all is every result.
-func (s *Service) after(ctx context.Context, iv Interview, thread, all []interviewer.Result) (*interviewer.Question, error) {
+func (s *Service) after(ctx context.Context, iv interview.Interview, thread, all []interview.Result) (*interview.Question, error) {
 	// An answer with nothing to score ("It depends.") is followed up
 	// too: a vague answer is exactly what an interviewer probes. One off
 	// its question is not: there is nothing of it to probe, and the
@@ -191,14 +191,14 @@ func (s *Service) after(ctx context.Context, iv Interview, thread, all []intervi
 		if ok {
 			main := thread[0].Question
 			f.ID = fmt.Sprintf("%s-f%d", main.ID, len(thread))
-			f.Kind, f.ParentID = interviewer.FollowUp, main.ID
+			f.Kind, f.ParentID = interview.FollowUp, main.ID
 			if err := checkQuestion(f); err != nil {
 				return nil, err
 			}
 			return &f, nil
 		}
 	}
-	if interviewer.MainAnswers(all) >= iv.Setup.TotalQuestions {
+	if interview.MainAnswers(all) >= iv.Setup.TotalQuestions {
 		return nil, nil
 	}
 	done := report.Counted(all)
@@ -206,13 +206,13 @@ func (s *Service) after(ctx context.Context, iv Interview, thread, all []intervi
 	if err != nil {
 		return nil, upstream(err)
 	}
-	next.Kind, next.ParentID = interviewer.Main, ""
+	next.Kind, next.ParentID = interview.Main, ""
 	if err := checkQuestion(next); err != nil {
 		return nil, err
 	}
 	for _, r := range all {
 		if r.Question.ID == next.ID {
-			return nil, problem.New(problem.Upstream, "the interviewer repeated a question id")
+			return nil, interview.Errorf(interview.Upstream, "the interviewer repeated a question id")
 		}
 	}
 	return &next, nil
@@ -225,14 +225,14 @@ func checkRecording(seconds *float64) error {
 		return nil
 	}
 	if v := *seconds; math.IsNaN(v) || v < interviewer.MinRecordingSeconds || v > interviewer.MaxRecordingSeconds {
-		return problem.New(problem.Invalid, "recordingSeconds must be a number from %d to %d", interviewer.MinRecordingSeconds, interviewer.MaxRecordingSeconds)
+		return interview.Errorf(interview.Invalid, "recordingSeconds must be a number from %d to %d", interviewer.MinRecordingSeconds, interviewer.MaxRecordingSeconds)
 	}
 	return nil
 }
 
-func checkQuestion(q interviewer.Question) error {
+func checkQuestion(q interview.Question) error {
 	if q.ID == "" || len(q.ID) > MaxQuestionID || strings.TrimSpace(q.Text) == "" {
-		return problem.New(problem.Upstream, "the interviewer returned an empty question")
+		return interview.Errorf(interview.Upstream, "the interviewer returned an empty question")
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/scorer"
 )
@@ -26,7 +27,7 @@ import (
 //  4. interviewer.Checked: the quotes that occur in the answer, each once;
 //     an answer not scorable zeroed, one off its question scored at most
 //     interviewer.MaxOffTopicScore and crediting nothing.
-func (s *Service) assess(ctx context.Context, setup interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (interviewer.Evaluation, error) {
+func (s *Service) assess(ctx context.Context, setup interview.Setup, q interview.Question, earlier []interview.Result, answer string) (interview.Evaluation, error) {
 	screen := s.screen
 	if screen == nil { // a Service made in this package's tests
 		screen = Screen
@@ -35,7 +36,7 @@ func (s *Service) assess(ctx context.Context, setup interviewer.Setup, q intervi
 		return interviewer.Checked(interviewer.NotScorable(reason), answer), nil
 	}
 	var (
-		ev     interviewer.Evaluation
+		ev     interview.Evaluation
 		scores scorer.Scores
 	)
 	g, gctx := errgroup.WithContext(ctx)
@@ -50,7 +51,7 @@ func (s *Service) assess(ctx context.Context, setup interviewer.Setup, q intervi
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return interviewer.Evaluation{}, upstream(err)
+		return interview.Evaluation{}, upstream(err)
 	}
 	if s.judge != nil && (ev.Scorable || ev.OffTopic) {
 		ev.TechnicalAccuracy, ev.Communication = scores.TechnicalAccuracy, scores.Communication
@@ -59,26 +60,26 @@ func (s *Service) assess(ctx context.Context, setup interviewer.Setup, q intervi
 	return interviewer.Checked(clampEvaluation(ev), answer), nil
 }
 
-func (s *Service) evaluate(ctx context.Context, iv Interview, earlier []interviewer.Result, answer string, recordingSeconds *float64) (interviewer.Result, *interviewer.Question, error) {
+func (s *Service) evaluate(ctx context.Context, iv interview.Interview, earlier []interview.Result, answer string, recordingSeconds *float64) (interview.Result, *interview.Question, error) {
 	q := *iv.Current
 	ev, err := s.assess(ctx, iv.Setup, q, earlier, answer)
 	if err != nil {
-		return interviewer.Result{}, nil, err
+		return interview.Result{}, nil, err
 	}
 	if recordingSeconds != nil {
 		ev.Delivery = interviewer.MeasureDelivery(answer, *recordingSeconds)
 	}
-	res := interviewer.Result{Question: q, Answer: answer, Evaluation: ev}
+	res := interview.Result{Question: q, Answer: answer, Evaluation: ev}
 	thread := append(earlier[:len(earlier):len(earlier)], res)
 	next, err := s.after(ctx, iv, thread, append(iv.Results[:len(iv.Results):len(iv.Results)], res))
 	if err != nil {
-		return interviewer.Result{}, nil, err
+		return interview.Result{}, nil, err
 	}
 	return res, next, nil
 }
 
 // clampEvaluation keeps scores in 0–100 whatever the interviewer returned.
-func clampEvaluation(e interviewer.Evaluation) interviewer.Evaluation {
+func clampEvaluation(e interview.Evaluation) interview.Evaluation {
 	c := func(v int) int { return min(max(v, 0), 100) }
 	e.Score, e.TechnicalAccuracy, e.Communication = c(e.Score), c(e.TechnicalAccuracy), c(e.Communication)
 	if e.Strengths == nil {

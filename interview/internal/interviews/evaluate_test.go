@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/offline"
 	"github.com/judgeworks/interview/internal/judgetest"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/scorer"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -24,8 +24,8 @@ import (
 const judgeKey = "judge-test-key"
 
 var (
-	evalSetup  = interviewer.Setup{CandidateName: "Ada", Role: "Backend engineer", Experience: "5 years", Difficulty: "medium", TotalQuestions: 3}
-	evalQ      = interviewer.Question{ID: "q1", Text: "How does a B-tree index speed up a range query?"}
+	evalSetup  = interview.Setup{CandidateName: "Ada", Role: "Backend engineer", Experience: "5 years", Difficulty: "medium", TotalQuestions: 3}
+	evalQ      = interview.Question{ID: "q1", Text: "How does a B-tree index speed up a range query?"}
 	answerText = "A B-tree keeps keys sorted, so a range query finds the first key and walks the leaves."
 )
 
@@ -33,31 +33,31 @@ var (
 // a judge's replace, and which are clamped) and evidence, one quote made
 // up and one quoted twice.
 type prose struct {
-	interviewer.Interviewer
+	interview.Interviewer
 	calls      atomic.Int32
 	err        error
 	hold       time.Duration
 	unscorable bool
 }
 
-func (p *prose) Evaluate(ctx context.Context, _ interviewer.Setup, _ interviewer.Question, _ []interviewer.Result, _ string) (interviewer.Evaluation, error) {
+func (p *prose) Evaluate(ctx context.Context, _ interview.Setup, _ interview.Question, _ []interview.Result, _ string) (interview.Evaluation, error) {
 	p.calls.Add(1)
 	if p.hold > 0 {
 		select {
 		case <-time.After(p.hold):
 		case <-ctx.Done():
-			return interviewer.Evaluation{}, ctx.Err()
+			return interview.Evaluation{}, ctx.Err()
 		}
 	}
 	if p.err != nil {
-		return interviewer.Evaluation{}, p.err
+		return interview.Evaluation{}, p.err
 	}
-	return interviewer.Evaluation{Scorable: !p.unscorable, Score: 140, TechnicalAccuracy: -2, Communication: 3, Feedback: "Good structure.",
+	return interview.Evaluation{Scorable: !p.unscorable, Score: 140, TechnicalAccuracy: -2, Communication: 3, Feedback: "Good structure.",
 		Strengths: []string{"names the leaf scan"}, Improvements: []string{"mention fan-out"},
-		Evidence: []interviewer.Evidence{
-			{Kind: interviewer.Strength, Point: "names the leaf scan", Quote: "walks the leaves"},
-			{Kind: interviewer.Strength, Point: "knows hash indexes", Quote: "a hash index cannot range"},
-			{Kind: interviewer.Improvement, Point: "mention fan-out", Quote: "walks the leaves"},
+		Evidence: []interview.Evidence{
+			{Kind: interview.Strength, Point: "names the leaf scan", Quote: "walks the leaves"},
+			{Kind: interview.Strength, Point: "knows hash indexes", Quote: "a hash index cannot range"},
+			{Kind: interview.Improvement, Point: "mention fan-out", Quote: "walks the leaves"},
 		}}, nil
 }
 
@@ -137,7 +137,7 @@ func TestFailuresAreUpstreamAndWhole(t *testing.T) {
 			if ev.Feedback != "" || ev.Score != 0 {
 				t.Fatalf("partial evaluation returned with the error: %+v", ev)
 			}
-			if !problem.Is(err, problem.Upstream) {
+			if !interview.Is(err, interview.Upstream) {
 				t.Fatalf("error %v is not an upstream problem", err)
 			}
 			if time.Since(start) > 10*time.Second {
@@ -154,7 +154,7 @@ func TestJudgeFailureCancelsInterviewer(t *testing.T) {
 	srv.Fail(http.StatusBadRequest) // not retried
 	iv := &prose{hold: time.Minute}
 	start := time.Now()
-	if _, err := (&Service{iv: iv, judge: j}).assess(t.Context(), evalSetup, evalQ, nil, answerText); !problem.Is(err, problem.Upstream) {
+	if _, err := (&Service{iv: iv, judge: j}).assess(t.Context(), evalSetup, evalQ, nil, answerText); !interview.Is(err, interview.Upstream) {
 		t.Fatalf("err %v", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
@@ -204,7 +204,7 @@ func TestOfflineNotEnoughToScore(t *testing.T) {
 		{"I don't know, sorry.", "too short"},
 	} {
 		for _, id := range ids {
-			e, err := s.assess(t.Context(), interviewer.Setup{}, interviewer.Question{ID: id}, nil, c.answer)
+			e, err := s.assess(t.Context(), interview.Setup{}, interview.Question{ID: id}, nil, c.answer)
 			if err != nil || e.Scorable || e.OffTopic || e.Score != 0 || len(e.Strengths) != 0 || len(e.Evidence) != 0 || !strings.Contains(e.Feedback, c.reason) {
 				t.Errorf("%s %q: %v %+v", id, c.answer, err, e)
 			}
@@ -215,7 +215,7 @@ func TestOfflineNotEnoughToScore(t *testing.T) {
 		hiking,
 	} {
 		for _, id := range ids {
-			e, err := s.assess(t.Context(), interviewer.Setup{}, interviewer.Question{ID: id}, nil, answer)
+			e, err := s.assess(t.Context(), interview.Setup{}, interview.Question{ID: id}, nil, answer)
 			if err != nil || !e.Scorable || !e.OffTopic || e.Score > interviewer.MaxOffTopicScore || len(e.Strengths) != 0 ||
 				!strings.HasPrefix(e.Feedback, interviewer.OffTopicLead) {
 				t.Errorf("%s %q: %v %+v", id, answer, err, e)
@@ -223,7 +223,7 @@ func TestOfflineNotEnoughToScore(t *testing.T) {
 		}
 	}
 	// A terse answer that names the point is scored, not refused.
-	if e, err := s.assess(t.Context(), interviewer.Setup{}, interviewer.Question{ID: "backend-medium-02"}, nil, "idempotency key retry"); err != nil || !e.Scorable {
+	if e, err := s.assess(t.Context(), interview.Setup{}, interview.Question{ID: "backend-medium-02"}, nil, "idempotency key retry"); err != nil || !e.Scorable {
 		t.Errorf("keywords refused: %v %+v", err, e)
 	}
 }
@@ -240,7 +240,7 @@ func TestOffTopicWithTheJudge(t *testing.T) {
 	srv.SetProbabilities(scorer.TechnicalQuestion, onehot(9))
 	srv.SetProbabilities(scorer.CommunicationQuestion, onehot(9))
 	s := &Service{iv: offline.New(), judge: j}
-	e, err := s.assess(t.Context(), evalSetup, interviewer.Question{ID: "backend-medium-01", Text: "How would you design a rate limiter for a public API?"}, nil, hiking)
+	e, err := s.assess(t.Context(), evalSetup, interview.Question{ID: "backend-medium-01", Text: "How would you design a rate limiter for a public API?"}, nil, hiking)
 	if err != nil || !e.Scorable || !e.OffTopic || len(srv.Requests()) != 1 {
 		t.Fatalf("err %v %+v, %d judge calls", err, e, len(srv.Requests()))
 	}

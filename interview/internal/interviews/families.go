@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 // Families are the question families a role's questions come from, as the
@@ -29,7 +29,7 @@ type familyReader interface {
 func (s *Service) Families(role string) (Families, error) {
 	role = strings.TrimSpace(role)
 	if role == "" || utf8.RuneCountInString(role) > MaxSetupChars || strings.ContainsRune(role, 0) {
-		return Families{}, problem.New(problem.Invalid, "role must be 1 to %d characters, without NUL", MaxSetupChars)
+		return Families{}, interview.Errorf(interview.Invalid, "role must be 1 to %d characters, without NUL", MaxSetupChars)
 	}
 	fr, ok := s.iv.(familyReader)
 	if !ok {

@@ -5,29 +5,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 func TestValidateSetup(t *testing.T) {
-	ok := interviewer.Setup{CandidateName: " Ada ", Role: "SRE", Experience: "junior", Difficulty: " Hard ", TotalQuestions: 20}
+	ok := interview.Setup{CandidateName: " Ada ", Role: "SRE", Experience: "junior", Difficulty: " Hard ", TotalQuestions: 20}
 	got, err := ValidateSetup(ok)
 	if err != nil || got.CandidateName != "Ada" || got.Difficulty != "hard" {
 		t.Fatalf("ValidateSetup = %+v, %v", got, err)
 	}
-	cases := map[string]func(*interviewer.Setup){
-		"empty name":        func(s *interviewer.Setup) { s.CandidateName = "" },
-		"blank role":        func(s *interviewer.Setup) { s.Role = " \t" },
-		"101 chars":         func(s *interviewer.Setup) { s.Experience = strings.Repeat("é", 101) },
-		"difficulty":        func(s *interviewer.Setup) { s.Difficulty = "expert" },
-		"zero questions":    func(s *interviewer.Setup) { s.TotalQuestions = 0 },
-		"21 questions":      func(s *interviewer.Setup) { s.TotalQuestions = 21 },
-		"negative question": func(s *interviewer.Setup) { s.TotalQuestions = -1 },
+	cases := map[string]func(*interview.Setup){
+		"empty name":        func(s *interview.Setup) { s.CandidateName = "" },
+		"blank role":        func(s *interview.Setup) { s.Role = " \t" },
+		"101 chars":         func(s *interview.Setup) { s.Experience = strings.Repeat("é", 101) },
+		"difficulty":        func(s *interview.Setup) { s.Difficulty = "expert" },
+		"zero questions":    func(s *interview.Setup) { s.TotalQuestions = 0 },
+		"21 questions":      func(s *interview.Setup) { s.TotalQuestions = 21 },
+		"negative question": func(s *interview.Setup) { s.TotalQuestions = -1 },
 	}
 	for name, mutate := range cases {
 		s := ok
 		mutate(&s)
-		if _, err := ValidateSetup(s); !problem.Is(err, problem.Invalid) {
+		if _, err := ValidateSetup(s); !interview.Is(err, interview.Invalid) {
 			t.Errorf("%s: %v, want invalid_argument", name, err)
 		}
 	}
@@ -39,14 +38,14 @@ func TestValidateSetup(t *testing.T) {
 }
 
 func TestClampEvaluation(t *testing.T) {
-	e := clampEvaluation(interviewer.Evaluation{Score: 140, TechnicalAccuracy: -3, Communication: 55})
+	e := clampEvaluation(interview.Evaluation{Score: 140, TechnicalAccuracy: -3, Communication: 55})
 	if e.Score != 100 || e.TechnicalAccuracy != 0 || e.Communication != 55 || e.Strengths == nil || e.Improvements == nil {
 		t.Fatalf("clamped %+v", e)
 	}
 }
 
 func TestValidateSetupPractice(t *testing.T) {
-	ok := interviewer.Setup{CandidateName: "Ada", Role: "SRE", Experience: "junior", Difficulty: "easy", TotalQuestions: 3, FollowUps: 2,
+	ok := interview.Setup{CandidateName: "Ada", Role: "SRE", Experience: "junior", Difficulty: "easy", TotalQuestions: 3, FollowUps: 2,
 		JobDescription: "  - Go\n" + strings.Repeat("é", MaxJobDescription-5) + "  "}
 	got, err := ValidateSetup(ok)
 	if err != nil || strings.HasPrefix(got.JobDescription, " ") || strings.HasSuffix(got.JobDescription, " ") {
@@ -55,17 +54,17 @@ func TestValidateSetupPractice(t *testing.T) {
 	for _, n := range []int{-1, 3} {
 		s := ok
 		s.FollowUps = n
-		if _, err := ValidateSetup(s); !problem.Is(err, problem.Invalid) {
+		if _, err := ValidateSetup(s); !interview.Is(err, interview.Invalid) {
 			t.Errorf("followUps %d: %v", n, err)
 		}
 	}
 	s := ok
 	s.JobDescription = strings.Repeat("é", MaxJobDescription+1)
-	if _, err := ValidateSetup(s); !problem.Is(err, problem.Unprocessable) {
+	if _, err := ValidateSetup(s); !interview.Is(err, interview.Unprocessable) {
 		t.Errorf("a long description: %v, want unprocessable_entity", err)
 	}
 	s.JobDescription = "a\x00b"
-	if _, err := ValidateSetup(s); !problem.Is(err, problem.Invalid) {
+	if _, err := ValidateSetup(s); !interview.Is(err, interview.Invalid) {
 		t.Errorf("NUL: %v", err)
 	}
 }

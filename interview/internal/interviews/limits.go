@@ -5,29 +5,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
-
-// Op names an operation that costs model work.
-type Op string
-
-// The metered operations.
-const (
-	OpStart  Op = "start"
-	OpAnswer Op = "answer"
-	OpFinish Op = "finish"
-)
-
-// Rate is a token bucket: Burst operations at once, then PerHour an hour.
-// The zero Rate does not limit.
-type Rate struct {
-	Burst   int
-	PerHour int
-}
 
 // Limits bound each user's model work. Zero fields do not limit.
 type Limits struct {
-	Start, Answer, Finish Rate
+	Start, Answer, Finish interview.Rate
 	// DailyCalls is the budget of interviewer calls per UTC day: a start
 	// is one (the opening; two with a job description, whose requirements
 	// are read too), an answer up to three (evaluation, the follow-up
@@ -54,9 +37,9 @@ type Limits struct {
 // ones ("I don't know", a second try); a script sending answers back to
 // back gets the burst, then one every 8 seconds.
 var (
-	DefaultStart         = Rate{Burst: 2 * DefaultMaxInProgress, PerHour: 10}
-	DefaultAnswer        = Rate{Burst: 10, PerHour: 450}
-	DefaultFinish        = Rate{Burst: 5, PerHour: 20}
+	DefaultStart         = interview.Rate{Burst: 2 * DefaultMaxInProgress, PerHour: 10}
+	DefaultAnswer        = interview.Rate{Burst: 10, PerHour: 450}
+	DefaultFinish        = interview.Rate{Burst: 5, PerHour: 20}
 	DefaultDailyCalls    = 200
 	DefaultMaxInProgress = 3
 	// DefaultStoreWait keeps an evaluation through a 30 s database outage
@@ -70,31 +53,10 @@ func DefaultLimits() Limits {
 		DailyCalls: DefaultDailyCalls, MaxInProgress: DefaultMaxInProgress}
 }
 
-// Spending is the outcome of Store.Spend.
-type Spending struct {
-	OK bool
-	// Daily says the day's budget refused (else the bucket); Wait is how
-	// long until the same request would pass.
-	Daily bool
-	Wait  time.Duration
-}
-
-// CapRetryAfter is the Retry-After of a refusal at the in-progress cap.
-// Nothing frees a slot by itself (the user finishes or discards an
-// interview), so it only keeps automatic clients from hammering.
-const CapRetryAfter = time.Minute
-
-// AtCap is the refusal to start an interview beyond limit in progress.
-func AtCap(limit int) error {
-	p := problem.New(problem.RateLimited, "You have %d interviews in progress, the most at once. Finish or discard one to start another.", limit)
-	p.RetryAfter = CapRetryAfter
-	return p
-}
-
 // spend takes the model work of one op from the user's limits, or returns
 // the refusal as a sentence for the page with its Retry-After.
-func (s *Service) spend(ctx context.Context, userID string, op Op, rate Rate, calls int) error {
-	if rate == (Rate{}) && s.limits.DailyCalls == 0 {
+func (s *Service) spend(ctx context.Context, userID string, op interview.Op, rate interview.Rate, calls int) error {
+	if rate == (interview.Rate{}) && s.limits.DailyCalls == 0 {
 		return nil
 	}
 	sp, err := s.store.Spend(ctx, userID, op, rate, calls, s.limits.DailyCalls)
@@ -102,16 +64,16 @@ func (s *Service) spend(ctx context.Context, userID string, op Op, rate Rate, ca
 		return err
 	}
 	wait := max(sp.Wait, time.Second)
-	var p *problem.Error
+	var p *interview.Error
 	switch {
 	case sp.Daily:
-		p = problem.New(problem.RateLimited, "You have used today's %d model calls. They renew at midnight UTC, in %s.", s.limits.DailyCalls, about(wait))
-	case op == OpStart:
-		p = problem.New(problem.RateLimited, "You have started several interviews in a short time. You can start another in %s.", about(wait))
-	case op == OpAnswer:
-		p = problem.New(problem.RateLimited, "You have sent many answers in a short time. You can send this one in %s.", about(wait))
+		p = interview.Errorf(interview.RateLimited, "You have used today's %d model calls. They renew at midnight UTC, in %s.", s.limits.DailyCalls, about(wait))
+	case op == interview.OpStart:
+		p = interview.Errorf(interview.RateLimited, "You have started several interviews in a short time. You can start another in %s.", about(wait))
+	case op == interview.OpAnswer:
+		p = interview.Errorf(interview.RateLimited, "You have sent many answers in a short time. You can send this one in %s.", about(wait))
 	default:
-		p = problem.New(problem.RateLimited, "You have asked for many reports in a short time. You can ask for this one in %s.", about(wait))
+		p = interview.Errorf(interview.RateLimited, "You have asked for many reports in a short time. You can ask for this one in %s.", about(wait))
 	}
 	p.RetryAfter = wait
 	return p

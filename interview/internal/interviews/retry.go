@@ -4,18 +4,17 @@ import (
 	"context"
 	"slices"
 
-	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 // Retried is the result of Retry.
 type Retried struct {
-	Evaluation    interviewer.Evaluation
+	Evaluation    interview.Evaluation
 	PreviousScore int
 	// Next is the question being asked after the second try: a follow-up
 	// asked on the first try is asked again of the better attempt, so it
 	// may change or give way to the next main question.
-	Next *interviewer.Question
+	Next *interview.Question
 }
 
 // Retry evaluates a second try at questionID, the question just evaluated
@@ -38,7 +37,7 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 	results := iv.Results
 	last := len(results) - 1
 	first := results[last]
-	earlier := interviewer.Earlier(results[:last], first.Question)
+	earlier := interview.Earlier(results[:last], first.Question)
 	main := first.Question
 	if len(earlier) > 0 {
 		main = earlier[0].Question
@@ -50,7 +49,7 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 	if pending {
 		calls += 2 // the follow-up check and the next question it may give way to
 	}
-	if err := s.spend(ctx, userID, OpAnswer, s.limits.Answer, calls); err != nil {
+	if err := s.spend(ctx, userID, interview.OpAnswer, s.limits.Answer, calls); err != nil {
 		s.release(ctx, userID, id, c.Token)
 		return Retried{}, err
 	}
@@ -58,15 +57,15 @@ func (s *Service) Retry(ctx context.Context, userID, id, questionID, answer stri
 	current := iv.Current
 	if err == nil && pending {
 		tried := slices.Clone(results)
-		tried[last].Retry = &interviewer.Attempt{Answer: answer, Evaluation: ev}
+		tried[last].Retry = &interview.Attempt{Answer: answer, Evaluation: ev}
 		current, err = s.after(ctx, iv, append(earlier, tried[last]), tried)
 	}
 	if err == nil {
-		err = s.store.CompleteRetry(ctx, userID, id, c.Token, last, interviewer.Attempt{Answer: answer, Evaluation: ev}, current)
+		err = s.store.CompleteRetry(ctx, userID, id, c.Token, last, interview.Attempt{Answer: answer, Evaluation: ev}, current)
 		if err == nil {
 			return Retried{Evaluation: ev, PreviousScore: first.Evaluation.Score, Next: current}, nil
 		}
-		if problem.Is(err, problem.Conflict) {
+		if interview.Is(err, interview.Conflict) {
 			return Retried{}, err
 		}
 	}

@@ -7,9 +7,7 @@ import (
 	"encoding/base64"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
-	"github.com/judgeworks/interview/internal/report"
+	"github.com/judgeworks/interview"
 )
 
 // shareTokenBytes is the entropy of a share link: 256 bits, so links
@@ -41,12 +39,12 @@ func (s *Service) Unshare(ctx context.Context, userID, id string) error {
 // was taken with. It holds nothing that identifies the account (no user
 // id, email or interview id) and leads nowhere else.
 type SharedReport struct {
-	Setup       interviewer.Setup
+	Setup       interview.Setup
 	CompletedAt time.Time
-	Report      report.Report
+	Report      interview.Report
 }
 
-var errNoShare = problem.New(problem.NotFound, "this link does not exist or was withdrawn")
+var errNoShare = interview.Errorf(interview.NotFound, "this link does not exist or was withdrawn")
 
 // Shared returns the report a share token names. A malformed token is
 // refused before any lookup; a token without a link is the same 404.
@@ -57,7 +55,7 @@ func (s *Service) Shared(ctx context.Context, token string) (SharedReport, error
 	}
 	sum := sha256.Sum256(raw)
 	iv, err := s.store.SharedInterview(ctx, sum[:])
-	if problem.Is(err, problem.NotFound) {
+	if interview.Is(err, interview.NotFound) {
 		return SharedReport{}, errNoShare
 	}
 	if err != nil {

@@ -8,20 +8,19 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/jobdesc"
-	"github.com/judgeworks/interview/internal/problem"
 )
 
 // Started is the result of Start.
 type Started struct {
 	ID      string
 	Welcome string
-	First   interviewer.Question
+	First   interview.Question
 }
 
 // ValidateSetup trims and checks a setup.
-func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
+func ValidateSetup(in interview.Setup) (interview.Setup, error) {
 	fields := []struct {
 		name string
 		v    *string
@@ -29,25 +28,25 @@ func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
 	for _, f := range fields {
 		*f.v = strings.TrimSpace(*f.v)
 		if *f.v == "" || utf8.RuneCountInString(*f.v) > MaxSetupChars || strings.ContainsRune(*f.v, 0) {
-			return in, problem.New(problem.Invalid, "%s must be 1 to %d characters, without NUL", f.name, MaxSetupChars)
+			return in, interview.Errorf(interview.Invalid, "%s must be 1 to %d characters, without NUL", f.name, MaxSetupChars)
 		}
 	}
 	in.Difficulty = strings.ToLower(strings.TrimSpace(in.Difficulty))
-	if levels := interviewer.Difficulties(); !slices.Contains(levels, in.Difficulty) {
-		return in, problem.New(problem.Invalid, "difficulty must be one of %s", strings.Join(levels, ", "))
+	if levels := interview.Difficulties(); !slices.Contains(levels, in.Difficulty) {
+		return in, interview.Errorf(interview.Invalid, "difficulty must be one of %s", strings.Join(levels, ", "))
 	}
 	if in.TotalQuestions < MinQuestions || in.TotalQuestions > MaxQuestions {
-		return in, problem.New(problem.Invalid, "totalQuestions must be between %d and %d", MinQuestions, MaxQuestions)
+		return in, interview.Errorf(interview.Invalid, "totalQuestions must be between %d and %d", MinQuestions, MaxQuestions)
 	}
 	if in.FollowUps < 0 || in.FollowUps > MaxFollowUps {
-		return in, problem.New(problem.Invalid, "followUps must be 0, 1 or 2")
+		return in, interview.Errorf(interview.Invalid, "followUps must be 0, 1 or 2")
 	}
 	in.JobDescription = strings.TrimSpace(in.JobDescription)
 	if strings.ContainsRune(in.JobDescription, 0) {
-		return in, problem.New(problem.Invalid, "jobDescription must not contain NUL")
+		return in, interview.Errorf(interview.Invalid, "jobDescription must not contain NUL")
 	}
 	if n := utf8.RuneCountInString(in.JobDescription); n > MaxJobDescription {
-		return in, problem.New(problem.Unprocessable, "jobDescription is %d characters; paste at most %d (the requirements and responsibilities are enough)", n, MaxJobDescription)
+		return in, interview.Errorf(interview.Unprocessable, "jobDescription is %d characters; paste at most %d (the requirements and responsibilities are enough)", n, MaxJobDescription)
 	}
 	return in, nil
 }
@@ -56,7 +55,7 @@ func ValidateSetup(in interviewer.Setup) (interviewer.Setup, error) {
 // with a job description, for its requirements) and stores the new
 // interview. The cap on interviews in progress is checked before the model
 // is asked and enforced again when the interview is stored.
-func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Setup) (Started, error) {
+func (s *Service) Start(ctx context.Context, userID string, setup interview.Setup) (Started, error) {
 	setup, err := ValidateSetup(setup)
 	if err != nil {
 		return Started{}, err
@@ -67,20 +66,20 @@ func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Se
 			return Started{}, err
 		}
 		if len(open) >= limit {
-			return Started{}, AtCap(limit)
+			return Started{}, interview.AtCap(limit)
 		}
 	}
 	calls := 1
 	if setup.JobDescription != "" {
 		calls = 2
 	}
-	if err := s.spend(ctx, userID, OpStart, s.limits.Start, calls); err != nil {
+	if err := s.spend(ctx, userID, interview.OpStart, s.limits.Start, calls); err != nil {
 		return Started{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, WorkTimeout)
 	defer cancel()
 	var (
-		op   interviewer.Opening
+		op   interview.Opening
 		reqs []string
 	)
 	g, gctx := errgroup.WithContext(ctx)
@@ -97,7 +96,7 @@ func (s *Service) Start(ctx context.Context, userID string, setup interviewer.Se
 	if err := g.Wait(); err != nil {
 		return Started{}, upstream(err)
 	}
-	op.Question.Kind, op.Question.ParentID = interviewer.Main, ""
+	op.Question.Kind, op.Question.ParentID = interview.Main, ""
 	if err := checkQuestion(op.Question); err != nil {
 		return Started{}, err
 	}

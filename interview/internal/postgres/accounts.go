@@ -7,35 +7,34 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/judgeworks/interview/internal/account"
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
-var errNoAccount = problem.New(problem.NotFound, "no such account")
+var errNoAccount = interview.Errorf(interview.NotFound, "no such account")
 
-func (s *Store) CreateUser(ctx context.Context, fullName, email, passwordHash string) (account.User, error) {
-	u := account.User{FullName: fullName, Email: email, HasPassword: true}
+func (s *Store) CreateUser(ctx context.Context, fullName, email, passwordHash string) (interview.User, error) {
+	u := interview.User{FullName: fullName, Email: email, HasPassword: true}
 	err := s.pool.QueryRow(ctx,
 		`INSERT INTO users (full_name, email, password_hash) VALUES ($1, $2, $3) RETURNING id::text, session_version`,
 		fullName, email, passwordHash).Scan(&u.ID, &u.SessionVersion)
 	if isUnique(err) {
-		return account.User{}, problem.New(problem.Conflict, "an account with this email already exists")
+		return interview.User{}, interview.Errorf(interview.Conflict, "an account with this email already exists")
 	}
 	return u, err
 }
 
 const userColumns = `id::text, full_name, email, password_hash IS NOT NULL, session_version`
 
-func scanUser(row pgx.Row, extra ...any) (account.User, error) {
-	var u account.User
+func scanUser(row pgx.Row, extra ...any) (interview.User, error) {
+	var u interview.User
 	err := row.Scan(append([]any{&u.ID, &u.FullName, &u.Email, &u.HasPassword, &u.SessionVersion}, extra...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return account.User{}, errNoAccount
+		return interview.User{}, errNoAccount
 	}
 	return u, err
 }
 
-func (s *Store) UserByEmail(ctx context.Context, email string) (account.User, string, error) {
+func (s *Store) UserByEmail(ctx context.Context, email string) (interview.User, string, error) {
 	var hash *string
 	u, err := scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+`, password_hash FROM users WHERE email = $1`, email), &hash)
 	if err != nil || hash == nil {
@@ -44,25 +43,25 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (account.User, st
 	return u, *hash, nil
 }
 
-func (s *Store) UserByID(ctx context.Context, id string) (account.User, error) {
+func (s *Store) UserByID(ctx context.Context, id string) (interview.User, error) {
 	if !isUUID(id) {
-		return account.User{}, errNoAccount
+		return interview.User{}, errNoAccount
 	}
 	return scanUser(s.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
 }
 
-func (s *Store) SignInGoogle(ctx context.Context, g account.GoogleIdentity) (account.User, error) {
-	var u account.User
+func (s *Store) SignInGoogle(ctx context.Context, g interview.GoogleIdentity) (interview.User, error) {
+	var u interview.User
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		u, err = scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE google_id = $1`, g.Subject))
-		if err == nil || !problem.Is(err, problem.NotFound) {
+		if err == nil || !interview.Is(err, interview.NotFound) {
 			return err
 		}
 		var linked *string
 		u, err = scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+`, google_id FROM users WHERE email = $1 FOR UPDATE`, g.Email), &linked)
 		switch {
-		case problem.Is(err, problem.NotFound):
+		case interview.Is(err, interview.NotFound):
 			u, err = scanUser(tx.QueryRow(ctx,
 				`INSERT INTO users (full_name, email, google_id) VALUES ($1, $2, $3) RETURNING `+userColumns,
 				g.Name, g.Email, g.Subject))
@@ -70,7 +69,7 @@ func (s *Store) SignInGoogle(ctx context.Context, g account.GoogleIdentity) (acc
 		case err != nil:
 			return err
 		case linked != nil:
-			return problem.New(problem.Conflict, "this email is already linked to another Google account")
+			return interview.Errorf(interview.Conflict, "this email is already linked to another Google account")
 		}
 		// Google has verified the email; nothing proved that whoever
 		// registered it first with a password owns it. The owner starts
@@ -86,7 +85,7 @@ func (s *Store) SignInGoogle(ctx context.Context, g account.GoogleIdentity) (acc
 		return err
 	})
 	if isUnique(err) {
-		return account.User{}, problem.New(problem.Conflict, "this account was linked concurrently; try again")
+		return interview.User{}, interview.Errorf(interview.Conflict, "this account was linked concurrently; try again")
 	}
 	return u, err
 }
@@ -146,7 +145,7 @@ func (s *Store) SetPassword(ctx context.Context, id, oldHash, newHash string) (i
 		UPDATE users SET password_hash = $3, session_version = session_version + 1, updated_at = now()
 		WHERE id = $1 AND password_hash = $2 RETURNING session_version`, id, oldHash, newHash).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, problem.New(problem.Conflict, "the password was changed meanwhile; sign in again")
+		return 0, interview.Errorf(interview.Conflict, "the password was changed meanwhile; sign in again")
 	}
 	return v, err
 }

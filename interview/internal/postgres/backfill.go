@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/report"
 )
 
@@ -20,11 +20,11 @@ import (
 func backfillReports(ctx context.Context, conn *pgx.Conn) error {
 	type legacy struct {
 		id                    string
-		results               []interviewer.Result
+		results               []interview.Result
 		overall, tech, comm   *int
 		strengths, weak, topi []string
 		feedback              *string
-		coverage              []report.Requirement
+		coverage              []interview.Requirement
 	}
 	rows, err := conn.Query(ctx, `
 		SELECT id::text, question_results, overall_score, technical_accuracy, communication_score,
@@ -46,7 +46,7 @@ func backfillReports(ctx context.Context, conn *pgx.Conn) error {
 		return err
 	}
 	for _, l := range todo {
-		r := report.Build(l.results, interviewer.Summary{Strengths: l.strengths, Weaknesses: l.weak, SuggestedTopics: l.topi}, nil)
+		r := report.Build(l.results, interview.Summary{Strengths: l.strengths, Weaknesses: l.weak, SuggestedTopics: l.topi}, nil)
 		r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore = l.overall, l.tech, l.comm
 		if l.feedback != nil {
 			r.Feedback = *l.feedback

@@ -8,8 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/interviews"
+	"github.com/judgeworks/interview"
 )
 
 // Reads of interviews: one interview (with its results and its stored
@@ -21,8 +20,8 @@ var interviewColumns = `id::text, status, candidate_name, role, experience, diff
 	follow_ups, coalesce(job_description, ''), requirements,
 	EXISTS (SELECT 1 FROM interview_shares sh WHERE sh.interview_id = interviews.id), report, answered_questions`
 
-func scanInterview(row pgx.Row) (interviews.Interview, error) {
-	var iv interviews.Interview
+func scanInterview(row pgx.Row) (interview.Interview, error) {
+	var iv interview.Interview
 	err := row.Scan(&iv.ID, &iv.Status, &iv.Setup.CandidateName, &iv.Setup.Role, &iv.Setup.Experience,
 		&iv.Setup.Difficulty, &iv.Setup.TotalQuestions, &iv.Current, &iv.Results, &iv.CreatedAt, &iv.CompletedAt, &iv.ClaimLive,
 		&iv.Setup.FollowUps, &iv.Setup.JobDescription, &iv.Requirements, &iv.Shared, &iv.Report, &iv.Answered)
@@ -30,20 +29,20 @@ func scanInterview(row pgx.Row) (interviews.Interview, error) {
 		return iv, err
 	}
 	if iv.Results == nil {
-		iv.Results = []interviewer.Result{}
+		iv.Results = []interview.Result{}
 	}
 	if iv.Requirements == nil {
 		iv.Requirements = []string{}
 	}
-	if iv.Status != interviews.Completed {
+	if iv.Status != interview.Completed {
 		iv.Report = nil
 	}
 	return iv, nil
 }
 
-func (s *Store) Get(ctx context.Context, userID, id string) (interviews.Interview, error) {
+func (s *Store) Get(ctx context.Context, userID, id string) (interview.Interview, error) {
 	if !isUUID(id) {
-		return interviews.Interview{}, errNoInterview
+		return interview.Interview{}, errNoInterview
 	}
 	iv, err := scanInterview(s.pool.QueryRow(ctx,
 		`SELECT `+interviewColumns+` FROM interviews WHERE id = $1 AND user_id = $2`, id, userID))
@@ -53,7 +52,7 @@ func (s *Store) Get(ctx context.Context, userID, id string) (interviews.Intervie
 	return iv, err
 }
 
-func (s *Store) History(ctx context.Context, userID string, before time.Time, limit int) ([]interviews.Summary, error) {
+func (s *Store) History(ctx context.Context, userID string, before time.Time, limit int) ([]interview.HistoryEntry, error) {
 	// A bound of infinity keeps one query shape, a range on the history
 	// index, whether or not the client gave one.
 	bound := pgtype.Timestamptz{Time: before, Valid: true}
@@ -71,9 +70,9 @@ func (s *Store) History(ctx context.Context, userID string, before time.Time, li
 		return nil, err
 	}
 	defer rows.Close()
-	out := []interviews.Summary{}
+	out := []interview.HistoryEntry{}
 	for rows.Next() {
-		var h interviews.Summary
+		var h interview.HistoryEntry
 		err := rows.Scan(&h.ID, &h.Setup.CandidateName, &h.Setup.Role, &h.Setup.Experience, &h.Setup.Difficulty,
 			&h.Setup.TotalQuestions, &h.Answered, &h.OverallScore, &h.TechnicalAccuracy, &h.CommunicationScore, &h.CompletedAt)
 		if err != nil {
@@ -84,7 +83,7 @@ func (s *Store) History(ctx context.Context, userID string, before time.Time, li
 	return out, rows.Err()
 }
 
-func (s *Store) InProgress(ctx context.Context, userID string, limit int) ([]interviews.Active, error) {
+func (s *Store) InProgress(ctx context.Context, userID string, limit int) ([]interview.Active, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id::text, candidate_name, role, experience, difficulty, total_questions,
 			answered_questions, current_question IS NOT NULL, coalesce(current_question->>'kind' = 'followUp', false), created_at
@@ -96,9 +95,9 @@ func (s *Store) InProgress(ctx context.Context, userID string, limit int) ([]int
 		return nil, err
 	}
 	defer rows.Close()
-	out := []interviews.Active{}
+	out := []interview.Active{}
 	for rows.Next() {
-		var a interviews.Active
+		var a interview.Active
 		err := rows.Scan(&a.ID, &a.Setup.CandidateName, &a.Setup.Role, &a.Setup.Experience, &a.Setup.Difficulty,
 			&a.Setup.TotalQuestions, &a.Answered, &a.Asking, &a.FollowUp, &a.CreatedAt)
 		if err != nil {

@@ -9,10 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
-	"github.com/judgeworks/interview/internal/report"
+	"github.com/judgeworks/interview"
 )
 
 // Writes of interviews, each one conditional statement on the database's
@@ -23,9 +20,9 @@ import (
 // database's clock; the claim statements below use the same bound, so one
 // clock decides for every replica.
 var claimLive = fmt.Sprintf(`(claim_token IS NOT NULL AND answer_claimed_at > now() - interval '%d seconds')`,
-	int(interviews.ClaimTTL/time.Second))
+	int(interview.ClaimTTL/time.Second))
 
-func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup, requirements []string, first interviewer.Question, maxInProgress int) (string, error) {
+func (s *Store) Create(ctx context.Context, userID string, st interview.Setup, requirements []string, first interview.Question, maxInProgress int) (string, error) {
 	var id string
 	if requirements == nil {
 		requirements = []string{}
@@ -47,7 +44,7 @@ func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup,
 				return err
 			}
 			if n >= maxInProgress {
-				return interviews.AtCap(maxInProgress)
+				return interview.AtCap(maxInProgress)
 			}
 		}
 		return tx.QueryRow(ctx, `
@@ -63,9 +60,9 @@ func (s *Store) Create(ctx context.Context, userID string, st interviewer.Setup,
 	return id, err
 }
 
-func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (interviews.Claim, error) {
+func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (interview.Claim, error) {
 	return s.claim(ctx, userID, id, questionID, `current_question->>'id' = $3`,
-		func(cur interviews.Interview) string {
+		func(cur interview.Interview) string {
 			if cur.Current == nil || cur.Current.ID != questionID {
 				return "that is not the current question; reload the interview"
 			}
@@ -78,9 +75,9 @@ func (s *Store) Claim(ctx context.Context, userID, id, questionID string) (inter
 // When nothing is claimed, why picks the conflict's message from the
 // interview as it is now. That read races with other requests, but it only
 // picks the message: the claim itself was decided by the update.
-func (s *Store) claim(ctx context.Context, userID, id, questionID, cond string, why func(cur interviews.Interview) string) (interviews.Claim, error) {
+func (s *Store) claim(ctx context.Context, userID, id, questionID, cond string, why func(cur interview.Interview) string) (interview.Claim, error) {
 	if !isUUID(id) {
-		return interviews.Claim{}, errNoInterview
+		return interview.Claim{}, errNoInterview
 	}
 	var token string
 	row := s.pool.QueryRow(ctx, `
@@ -92,19 +89,19 @@ func (s *Store) claim(ctx context.Context, userID, id, questionID, cond string, 
 		id, userID, questionID)
 	iv, err := scanInterview(scanFirst{row: row, first: &token})
 	if err == nil {
-		return interviews.Claim{Token: token, Interview: iv}, nil
+		return interview.Claim{Token: token, Interview: iv}, nil
 	}
 	if !errors.Is(err, pgx.ErrNoRows) {
-		return interviews.Claim{}, err
+		return interview.Claim{}, err
 	}
 	cur, err := s.Get(ctx, userID, id)
 	switch {
 	case err != nil:
-		return interviews.Claim{}, err
-	case cur.Status == interviews.Completed:
-		return interviews.Claim{}, problem.New(problem.Conflict, "this interview is already finished")
+		return interview.Claim{}, err
+	case cur.Status == interview.Completed:
+		return interview.Claim{}, interview.Errorf(interview.Conflict, "this interview is already finished")
 	default:
-		return interviews.Claim{}, problem.New(problem.Conflict, "%s", why(cur))
+		return interview.Claim{}, interview.Errorf(interview.Conflict, "%s", why(cur))
 	}
 }
 
@@ -118,7 +115,7 @@ func (s scanFirst) Scan(dest ...any) error {
 	return s.row.Scan(append([]any{s.first}, dest...)...)
 }
 
-func (s *Store) Complete(ctx context.Context, userID, id, token string, r interviewer.Result, answered int, next *interviewer.Question) error {
+func (s *Store) Complete(ctx context.Context, userID, id, token string, r interview.Result, answered int, next *interview.Question) error {
 	res, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -132,15 +129,15 @@ func (s *Store) Complete(ctx context.Context, userID, id, token string, r interv
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return problem.New(problem.Conflict, "the answer took too long and was abandoned, or the interview was finished or discarded meanwhile; reload the interview")
+		return interview.Errorf(interview.Conflict, "the answer took too long and was abandoned, or the interview was finished or discarded meanwhile; reload the interview")
 	}
 	return nil
 }
 
-func (s *Store) ClaimRetry(ctx context.Context, userID, id, questionID string) (interviews.Claim, error) {
+func (s *Store) ClaimRetry(ctx context.Context, userID, id, questionID string) (interview.Claim, error) {
 	return s.claim(ctx, userID, id, questionID,
 		`question_results->-1->'question'->>'id' = $3 AND NOT (question_results->-1 ? 'retry')`,
-		func(cur interviews.Interview) string {
+		func(cur interview.Interview) string {
 			switch {
 			case len(cur.Results) == 0 || cur.Results[len(cur.Results)-1].Question.ID != questionID:
 				return "only the question just evaluated can be tried again"
@@ -152,7 +149,7 @@ func (s *Store) ClaimRetry(ctx context.Context, userID, id, questionID string) (
 		})
 }
 
-func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, index int, a interviewer.Attempt, current *interviewer.Question) error {
+func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, index int, a interview.Attempt, current *interview.Question) error {
 	attempt, err := json.Marshal(a)
 	if err != nil {
 		return err
@@ -168,7 +165,7 @@ func (s *Store) CompleteRetry(ctx context.Context, userID, id, token string, ind
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return problem.New(problem.Conflict, "the second try took too long and was abandoned, or the interview changed meanwhile; reload the interview")
+		return interview.Errorf(interview.Conflict, "the second try took too long and was abandoned, or the interview changed meanwhile; reload the interview")
 	}
 	return nil
 }
@@ -180,7 +177,7 @@ func (s *Store) Release(ctx context.Context, userID, id, token string) error {
 	return err
 }
 
-func (s *Store) SaveReport(ctx context.Context, userID, id string, answers int, r report.Report) (bool, error) {
+func (s *Store) SaveReport(ctx context.Context, userID, id string, answers int, r interview.Report) (bool, error) {
 	if !isUUID(id) {
 		return false, errNoInterview
 	}
@@ -221,5 +218,5 @@ func (s *Store) Discard(ctx context.Context, userID, id string) error {
 	if _, err := s.Get(ctx, userID, id); err != nil {
 		return err
 	}
-	return problem.New(problem.Conflict, "a completed interview stays in your history; only interviews in progress can be discarded")
+	return interview.Errorf(interview.Conflict, "a completed interview stays in your history; only interviews in progress can be discarded")
 }

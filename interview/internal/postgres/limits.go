@@ -7,46 +7,45 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/quota"
+	"github.com/judgeworks/interview"
 )
 
 // Limits on model work: a token bucket per user and operation and a daily
-// count of calls, both rules of package quota, checked in one transaction.
+// count of calls (quota.go), checked in one transaction.
 
 // modelCalls is the daily allowance of model calls.
-const modelCalls quota.Daily = "model_calls"
+const modelCalls daily = "model_calls"
 
 // modelBucket is the token bucket of op at rate.
-func modelBucket(op interviews.Op, rate interviews.Rate) quota.Bucket {
-	return quota.Bucket{Name: "model_" + string(op), Burst: rate.Burst, Every: time.Hour / time.Duration(rate.PerHour)}
+func modelBucket(op interview.Op, rate interview.Rate) interview.Bucket {
+	return interview.Bucket{Name: "model_" + string(op), Burst: rate.Burst, Every: time.Hour / time.Duration(rate.PerHour)}
 }
 
 // errRefused rolls back a Spend whose second limit refused after the first
 // had passed, so a refusal takes nothing from either.
 var errRefused = errors.New("refused")
 
-func (s *Store) Spend(ctx context.Context, userID string, op interviews.Op, rate interviews.Rate, calls, daily int) (interviews.Spending, error) {
-	var out interviews.Spending
-	user := quota.User(userID)
+func (s *Store) Spend(ctx context.Context, userID string, op interview.Op, rate interview.Rate, calls, daily int) (interview.Spending, error) {
+	var out interview.Spending
+	user := userKey(userID)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if rate.Burst > 0 && rate.PerHour > 0 {
-			ok, wait, err := modelBucket(op, rate).Take(ctx, tx, user)
+			ok, wait, err := takeToken(ctx, tx, modelBucket(op, rate), user)
 			if err != nil {
 				return err
 			}
 			if !ok {
-				out = interviews.Spending{Wait: wait}
+				out = interview.Spending{Wait: wait}
 				return errRefused
 			}
 		}
 		if daily > 0 {
-			ok, wait, err := modelCalls.Spend(ctx, tx, user, int64(calls), int64(daily))
+			ok, wait, err := modelCalls.spend(ctx, tx, user, int64(calls), int64(daily))
 			if err != nil {
 				return err
 			}
 			if !ok {
-				out = interviews.Spending{Daily: true, Wait: wait}
+				out = interview.Spending{Daily: true, Wait: wait}
 				return errRefused
 			}
 		}
@@ -57,21 +56,21 @@ func (s *Store) Spend(ctx context.Context, userID string, op interviews.Op, rate
 	case errors.Is(err, errRefused):
 		return out, nil
 	case isCode(err, foreignKeyViolation):
-		return interviews.Spending{}, errAccountGone
+		return interview.Spending{}, errAccountGone
 	case err != nil:
-		return interviews.Spending{}, err
+		return interview.Spending{}, err
 	}
 	return out, nil
 }
 
-func (s *Store) Refund(ctx context.Context, userID string, op interviews.Op, rate interviews.Rate, calls int) error {
-	user := quota.User(userID)
+func (s *Store) Refund(ctx context.Context, userID string, op interview.Op, rate interview.Rate, calls int) error {
+	user := userKey(userID)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if rate.Burst > 0 && rate.PerHour > 0 {
-			if err := modelBucket(op, rate).GiveBack(ctx, tx, user); err != nil {
+			if err := giveBackToken(ctx, tx, modelBucket(op, rate), user); err != nil {
 				return err
 			}
 		}
-		return modelCalls.Refund(ctx, tx, user, int64(calls))
+		return modelCalls.refund(ctx, tx, user, int64(calls))
 	})
 }

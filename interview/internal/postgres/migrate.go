@@ -1,10 +1,10 @@
-// Package postgres keeps accounts and interviews in Postgres, checks the
-// per-user limits on model work (rules of package quota, in one
-// transaction), and holds the schema: every migration is here. Package
-// quota keeps the statements of every limit (quota_buckets, quota_days)
-// and package throttle those of the browsers known to an account; every
-// other query of the service is in this package. pgx errors become problem
-// errors at this boundary.
+// Package postgres is the one package of the service that speaks SQL: it
+// keeps accounts and interviews (Store) with the per-user limits on model
+// work (a bucket and a daily count, in one transaction), the
+// throttles' token buckets and known browsers (Buckets, KnownDevices), the
+// daily voice allowance (VoiceAllowance), and the schema: every migration
+// is here. Every limit is one of two statements (quota.go) on the
+// database's clock. pgx errors become interview errors at this boundary.
 package postgres
 
 import (

@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/quota"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/shared/pgtest"
 )
 
@@ -161,7 +159,7 @@ func TestLegacyRowsAreMigrated(t *testing.T) {
 	}
 }
 
-// Migration 0013 moves the limits' rows into package quota's tables: what
+// Migration 0013 moves the limits' rows into the tables of quota.go: what
 // was spent before it stays spent after it.
 func TestLimitRowsMoveToQuota(t *testing.T) {
 	ctx := context.Background()
@@ -194,17 +192,17 @@ func TestLimitRowsMoveToQuota(t *testing.T) {
 	if err := Migrate(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	user := quota.User(uid)
+	user := userKey(uid)
 	for name, take := range map[string]func() (bool, time.Duration, error){
 		"the address's empty bucket": func() (bool, time.Duration, error) {
-			return quota.Bucket{Name: "login_address", Burst: 20, Every: 6 * time.Second}.Take(ctx, pool, quota.Digest("203.0.113.7"))
+			return takeToken(ctx, pool, interview.Bucket{Name: "login_address", Burst: 20, Every: 6 * time.Second}, digestKey("203.0.113.7"))
 		},
 		"the user's empty start bucket": func() (bool, time.Duration, error) {
-			return modelBucket(interviews.OpStart, interviews.Rate{Burst: 6, PerHour: 10}).Take(ctx, pool, user)
+			return takeToken(ctx, pool, modelBucket(interview.OpStart, interview.Rate{Burst: 6, PerHour: 10}), user)
 		},
-		"the day's model calls": func() (bool, time.Duration, error) { return modelCalls.Spend(ctx, pool, user, 1, 200) },
+		"the day's model calls": func() (bool, time.Duration, error) { return modelCalls.spend(ctx, pool, user, 1, 200) },
 		"the day's speech": func() (bool, time.Duration, error) {
-			return quota.Daily("voice_speech_chars").Spend(ctx, pool, user, 1, 6000)
+			return daily("voice_speech_chars").spend(ctx, pool, user, 1, 6000)
 		},
 	} {
 		ok, wait, err := take()
@@ -213,7 +211,7 @@ func TestLimitRowsMoveToQuota(t *testing.T) {
 		}
 	}
 	// An earlier day's use is not carried over.
-	if ok, _, err := quota.Daily("voice_transcribe_bytes").Spend(ctx, pool, user, 10, 10); err != nil || !ok {
+	if ok, _, err := daily("voice_transcribe_bytes").spend(ctx, pool, user, 10, 10); err != nil || !ok {
 		t.Fatalf("yesterday's transcription counted today: %v %v", ok, err)
 	}
 	for _, table := range []string{"throttle_buckets", "model_buckets", "model_calls", "voice_usage"} {
@@ -225,7 +223,7 @@ func TestLimitRowsMoveToQuota(t *testing.T) {
 }
 
 // The CHECK on interviews.difficulty guards the rows; the levels are
-// interviewer.Difficulties. A level added there needs a migration here,
+// interview.Difficulties. A level added there needs a migration here,
 // or starting an interview at it would fail on insert.
 func TestDifficultyCheckHoldsTheLevels(t *testing.T) {
 	ctx := context.Background()
@@ -248,7 +246,7 @@ func TestDifficultyCheckHoldsTheLevels(t *testing.T) {
 	for _, m := range regexp.MustCompile(`'([^']*)'::text`).FindAllStringSubmatch(def, -1) {
 		allowed = append(allowed, m[1])
 	}
-	want := interviewer.Difficulties()
+	want := interview.Difficulties()
 	slices.Sort(allowed)
 	slices.Sort(want)
 	if !slices.Equal(allowed, want) {

@@ -6,8 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 func (s *Store) Share(ctx context.Context, userID, id string, tokenHash []byte) error {
@@ -25,7 +24,7 @@ func (s *Store) Share(ctx context.Context, userID, id string, tokenHash []byte) 
 	if _, err := s.Get(ctx, userID, id); err != nil {
 		return err
 	}
-	return problem.New(problem.Conflict, "only a finished interview's report can be shared; finish it first")
+	return interview.Errorf(interview.Conflict, "only a finished interview's report can be shared; finish it first")
 }
 
 func (s *Store) Unshare(ctx context.Context, userID, id string) error {
@@ -43,7 +42,7 @@ func (s *Store) Unshare(ctx context.Context, userID, id string) error {
 	return err
 }
 
-func (s *Store) SharedInterview(ctx context.Context, tokenHash []byte) (interviews.Interview, error) {
+func (s *Store) SharedInterview(ctx context.Context, tokenHash []byte) (interview.Interview, error) {
 	iv, err := scanInterview(s.pool.QueryRow(ctx, `SELECT `+interviewColumns+` FROM interviews
 		WHERE id = (SELECT interview_id FROM interview_shares WHERE token_hash = $1) AND status = 'completed'`, tokenHash))
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -6,22 +6,20 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/judgeworks/interview/internal/account"
-	"github.com/judgeworks/interview/internal/interviews"
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
-// Store implements account.Store and interviews.Store. Its SQL is split by
-// what it keeps: accounts (accounts.go), interviews read (interviews_read.go)
-// and written (interviews_write.go), share links (shares.go) and the limits
-// on model work (limits.go).
+// Store implements interview.UserStore and interview.InterviewStore. Its
+// SQL is split by what it keeps: accounts (accounts.go), interviews read
+// (interviews_read.go) and written (interviews_write.go), share links
+// (shares.go) and the limits on model work (limits.go).
 type Store struct {
 	pool *pgxpool.Pool
 }
 
 var (
-	_ account.Store    = (*Store)(nil)
-	_ interviews.Store = (*Store)(nil)
+	_ interview.UserStore      = (*Store)(nil)
+	_ interview.InterviewStore = (*Store)(nil)
 )
 
 // NewStore returns a Store on pool.
@@ -29,7 +27,7 @@ func NewStore(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
 const uniqueViolation = "23505"
 
-var errNoInterview = problem.New(problem.NotFound, "interview not found")
+var errNoInterview = interview.Errorf(interview.NotFound, "interview not found")
 
 // isUUID reports whether s can be a uuid column value; anything else can
 // name no row, and asking Postgres would only produce a cast error.
@@ -53,7 +51,7 @@ func isUUID(s string) bool {
 
 const foreignKeyViolation = "23503"
 
-var errAccountGone = problem.New(problem.Unauthenticated, "the account no longer exists")
+var errAccountGone = interview.Errorf(interview.Unauthenticated, "the account no longer exists")
 
 func isCode(err error, code string) bool {
 	var pgErr *pgconn.PgError

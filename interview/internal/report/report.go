@@ -9,70 +9,25 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/jobdesc"
 )
 
-// Report is the body of POST /api/interview/finish.
-type Report struct {
-	// The averages over the main questions whose counted answer was
-	// scored; nil (null) when none was.
-	OverallScore       *int `json:"overallScore"`
-	TechnicalAccuracy  *int `json:"technicalAccuracy"`
-	CommunicationScore *int `json:"communicationScore"`
-	// Questions is how many main questions were answered, Scored how many
-	// of them count in the averages.
-	Questions       int      `json:"questions"`
-	Scored          int      `json:"scoredQuestions"`
-	Strengths       []string `json:"strengths"`
-	Weaknesses      []string `json:"weaknesses"`
-	SuggestedTopics []string `json:"suggestedTopics"`
-	Feedback        string   `json:"feedback"`
-	// QuestionResults are every answered question in the order asked,
-	// follow-ups after their main question.
-	QuestionResults []Item `json:"questionResults"`
-	// Requirements are the job description's main requirements and the
-	// answers that covered each; empty without a job description.
-	Requirements []Requirement `json:"requirements"`
-}
-
-// Counted values: which answer of an item the averages use.
-const (
-	CountedAnswer = "answer"
-	CountedRetry  = "retry"
-)
-
-// Item is one answered question. Counted is set on the one item of each
-// main question whose evaluation the averages use (the main question's
-// or one of its follow-ups'): "answer" for its first answer, "retry" for
-// its second try.
-type Item struct {
-	interviewer.Result
-	Counted string `json:"counted,omitempty"`
-}
-
-// Requirement is one requirement of the job description and the questions
-// (by id) whose answers covered it; none means no answer touched it.
-type Requirement struct {
-	Text      string   `json:"text"`
-	CoveredBy []string `json:"coveredBy"`
-}
-
 // Build returns the report of results with the interviewer's prose and the
 // coverage of requirements. Each main question counts once, with the best
-// of its evaluations (interviewer.Outranks): its first answer, its second
+// of its evaluations (interview.Outranks): its first answer, its second
 // try, and those of its follow-ups (a follow-up's technical accuracy is of
 // everything shown on the question so far). An answer off its question is
 // scored, so it counts like any other; only one with nothing to score is
 // left out. Requirements no answer touched are weaknesses and suggested
 // topics, whatever the prose says.
-func Build(results []interviewer.Result, s interviewer.Summary, requirements []string) Report {
-	items := make([]Item, len(results))
+func Build(results []interview.Result, s interview.Summary, requirements []string) interview.Report {
+	items := make([]interview.Item, len(results))
 	for i, r := range results {
-		items[i] = Item{Result: r}
+		items[i] = interview.Item{Result: r}
 	}
 	var overall, tech, comm []int
-	chosen := choose(results, interviewer.Threads(results))
+	chosen := choose(results, interview.Threads(results))
 	for _, c := range chosen {
 		items[c.index].Counted = c.counted
 		e := c.attempt.Evaluation
@@ -83,11 +38,11 @@ func Build(results []interviewer.Result, s interviewer.Summary, requirements []s
 		tech = append(tech, e.TechnicalAccuracy)
 		comm = append(comm, e.Communication)
 	}
-	r := Report{
+	r := interview.Report{
 		OverallScore:       Mean(overall),
 		TechnicalAccuracy:  Mean(tech),
 		CommunicationScore: Mean(comm),
-		Questions:          interviewer.MainAnswers(results),
+		Questions:          interview.MainAnswers(results),
 		Scored:             len(overall),
 		Strengths:          nonNil(s.Strengths),
 		Weaknesses:         nonNil(s.Weaknesses),
@@ -121,22 +76,22 @@ func Build(results []interviewer.Result, s interviewer.Summary, requirements []s
 type choice struct {
 	index   int
 	counted string
-	attempt interviewer.Attempt
+	attempt interview.Attempt
 }
 
 // choose picks the attempt of each thread that counts
-// (interviewer.Outranks: a scored one before one that is not, then the
+// (interview.Outranks: a scored one before one that is not, then the
 // higher score, the earliest of equals).
-func choose(results []interviewer.Result, ts []interviewer.Thread) []choice {
+func choose(results []interview.Result, ts []interview.Thread) []choice {
 	out := make([]choice, len(ts))
 	for k, t := range ts {
 		for i := t.Start; i < t.End; i++ {
 			r := results[i]
-			if i == t.Start || interviewer.Outranks(r.Evaluation, out[k].attempt.Evaluation) {
-				out[k] = choice{i, CountedAnswer, interviewer.Attempt{Answer: r.Answer, Evaluation: r.Evaluation}}
+			if i == t.Start || interview.Outranks(r.Evaluation, out[k].attempt.Evaluation) {
+				out[k] = choice{i, interview.CountedAnswer, interview.Attempt{Answer: r.Answer, Evaluation: r.Evaluation}}
 			}
-			if r.Retry != nil && interviewer.Outranks(r.Retry.Evaluation, out[k].attempt.Evaluation) {
-				out[k] = choice{i, CountedRetry, *r.Retry}
+			if r.Retry != nil && interview.Outranks(r.Retry.Evaluation, out[k].attempt.Evaluation) {
+				out[k] = choice{i, interview.CountedRetry, *r.Retry}
 			}
 		}
 	}
@@ -148,12 +103,12 @@ func choose(results []interviewer.Result, ts []interviewer.Thread) []choice {
 // and evaluation that count. When a follow-up's counts, the answer is
 // everything said on the question up to it, the context it was evaluated
 // in.
-func Counted(results []interviewer.Result) []interviewer.Result {
-	ts := interviewer.Threads(results)
-	out := make([]interviewer.Result, len(ts))
+func Counted(results []interview.Result) []interview.Result {
+	ts := interview.Threads(results)
+	out := make([]interview.Result, len(ts))
 	for k, c := range choose(results, ts) {
-		said := append(results[ts[k].Start:c.index:c.index], interviewer.Result{Answer: c.attempt.Answer})
-		out[k] = interviewer.Result{Question: results[ts[k].Start].Question, Answer: interviewer.Combined(said), Evaluation: c.attempt.Evaluation}
+		said := append(results[ts[k].Start:c.index:c.index], interview.Result{Answer: c.attempt.Answer})
+		out[k] = interview.Result{Question: results[ts[k].Start].Question, Answer: interview.Combined(said), Evaluation: c.attempt.Evaluation}
 	}
 	return out
 }
@@ -161,7 +116,7 @@ func Counted(results []interviewer.Result) []interviewer.Result {
 // Coverage lists each requirement with the questions whose answers cover
 // it (jobdesc.Covers): any answer counts, first or second try, main
 // question or follow-up.
-func Coverage(requirements []string, results []interviewer.Result) []Requirement {
+func Coverage(requirements []string, results []interview.Result) []interview.Requirement {
 	answers := make([][]jobdesc.Answer, len(results))
 	for i, r := range results {
 		answers[i] = []jobdesc.Answer{jobdesc.PrepareAnswer(r.Answer)}
@@ -169,10 +124,10 @@ func Coverage(requirements []string, results []interviewer.Result) []Requirement
 			answers[i] = append(answers[i], jobdesc.PrepareAnswer(r.Retry.Answer))
 		}
 	}
-	out := make([]Requirement, 0, len(requirements))
+	out := make([]interview.Requirement, 0, len(requirements))
 	for _, text := range requirements {
 		req := jobdesc.Prepare(text)
-		c := Requirement{Text: text, CoveredBy: []string{}}
+		c := interview.Requirement{Text: text, CoveredBy: []string{}}
 		for i, r := range results {
 			for _, a := range answers[i] {
 				if jobdesc.Covers(req, a) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 )
 
@@ -44,11 +45,11 @@ func orNone(p *int) int {
 }
 
 func TestBuildUsesOurAverages(t *testing.T) {
-	results := []interviewer.Result{
-		{Answer: "a", Evaluation: interviewer.Evaluation{Scorable: true, Score: 80, TechnicalAccuracy: 90, Communication: 61}},
-		{Answer: "b", Evaluation: interviewer.Evaluation{Scorable: true, Score: 61, TechnicalAccuracy: 50, Communication: 70}},
+	results := []interview.Result{
+		{Answer: "a", Evaluation: interview.Evaluation{Scorable: true, Score: 80, TechnicalAccuracy: 90, Communication: 61}},
+		{Answer: "b", Evaluation: interview.Evaluation{Scorable: true, Score: 61, TechnicalAccuracy: 50, Communication: 70}},
 	}
-	r := Build(results, interviewer.Summary{Feedback: "fine"}, nil)
+	r := Build(results, interview.Summary{Feedback: "fine"}, nil)
 	if orNone(r.OverallScore) != 71 || orNone(r.TechnicalAccuracy) != 70 || orNone(r.CommunicationScore) != 66 {
 		t.Fatalf("averages %v/%v/%v, want 71/70/66", r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore)
 	}
@@ -57,25 +58,25 @@ func TestBuildUsesOurAverages(t *testing.T) {
 	}
 }
 
-func ev(score int) interviewer.Evaluation {
-	return interviewer.Evaluation{Scorable: true, Score: score, TechnicalAccuracy: score - 10, Communication: score + 10}
+func ev(score int) interview.Evaluation {
+	return interview.Evaluation{Scorable: true, Score: score, TechnicalAccuracy: score - 10, Communication: score + 10}
 }
 
-func main(id string, score int) interviewer.Result {
-	return interviewer.Result{Question: interviewer.Question{ID: id, Text: id + "?", Kind: interviewer.Main}, Answer: id + " answer", Evaluation: ev(score)}
+func main(id string, score int) interview.Result {
+	return interview.Result{Question: interview.Question{ID: id, Text: id + "?", Kind: interview.Main}, Answer: id + " answer", Evaluation: ev(score)}
 }
 
-func followUp(id, parent string, score int) interviewer.Result {
-	return interviewer.Result{Question: interviewer.Question{ID: id, Text: id + "?", Kind: interviewer.FollowUp, ParentID: parent}, Answer: id + " answer", Evaluation: ev(score)}
+func followUp(id, parent string, score int) interview.Result {
+	return interview.Result{Question: interview.Question{ID: id, Text: id + "?", Kind: interview.FollowUp, ParentID: parent}, Answer: id + " answer", Evaluation: ev(score)}
 }
 
-func withRetry(r interviewer.Result, score int) interviewer.Result {
-	r.Retry = &interviewer.Attempt{Answer: r.Question.ID + " second try", Evaluation: ev(score)}
+func withRetry(r interview.Result, score int) interview.Result {
+	r.Retry = &interview.Attempt{Answer: r.Question.ID + " second try", Evaluation: ev(score)}
 	return r
 }
 
 func TestEachMainQuestionCountsOnceWithItsBest(t *testing.T) {
-	results := []interviewer.Result{
+	results := []interview.Result{
 		withRetry(main("q1", 40), 70), // the second try counts: 70
 		main("q2", 50),
 		followUp("q2-f1", "q2", 80),   // the follow-up's evaluation of q2 counts: 80
@@ -83,7 +84,7 @@ func TestEachMainQuestionCountsOnceWithItsBest(t *testing.T) {
 		main("q4", 55),
 		followUp("q4-f1", "q4", 55), // a tie: the main answer counts
 	}
-	r := Build(results, interviewer.Summary{}, nil)
+	r := Build(results, interview.Summary{}, nil)
 	// (70 + 80 + 60 + 55) / 4 = 66.25; technical and communication follow
 	// the same picks, 10 below and above.
 	if orNone(r.OverallScore) != 66 || orNone(r.TechnicalAccuracy) != 56 || orNone(r.CommunicationScore) != 76 {
@@ -93,7 +94,7 @@ func TestEachMainQuestionCountsOnceWithItsBest(t *testing.T) {
 	for _, it := range r.QuestionResults {
 		counted = append(counted, it.Counted)
 	}
-	want := []string{CountedRetry, "", CountedAnswer, CountedAnswer, CountedAnswer, ""}
+	want := []string{interview.CountedRetry, "", interview.CountedAnswer, interview.CountedAnswer, interview.CountedAnswer, ""}
 	if !slices.Equal(counted, want) {
 		t.Fatalf("counted %q, want %q", counted, want)
 	}
@@ -103,7 +104,7 @@ func TestEachMainQuestionCountsOnceWithItsBest(t *testing.T) {
 }
 
 func TestCountedViewForTheInterviewer(t *testing.T) {
-	results := []interviewer.Result{
+	results := []interview.Result{
 		withRetry(main("q1", 40), 70),
 		followUp("q1-f1", "q1", 90),
 		main("q2", 50),
@@ -127,10 +128,10 @@ func TestCountedViewForTheInterviewer(t *testing.T) {
 }
 
 func TestCoverage(t *testing.T) {
-	results := []interviewer.Result{
-		{Question: interviewer.Question{ID: "q1"}, Answer: "I tuned slow queries in Postgres with indexes and EXPLAIN ANALYZE."},
-		{Question: interviewer.Question{ID: "q2"}, Answer: "It depends.",
-			Retry: &interviewer.Attempt{Answer: "We ran the services on a kubernetes cluster with helm charts and autoscaling."}},
+	results := []interview.Result{
+		{Question: interview.Question{ID: "q1"}, Answer: "I tuned slow queries in Postgres with indexes and EXPLAIN ANALYZE."},
+		{Question: interview.Question{ID: "q2"}, Answer: "It depends.",
+			Retry: &interview.Attempt{Answer: "We ran the services on a kubernetes cluster with helm charts and autoscaling."}},
 	}
 	got := Coverage([]string{"PostgreSQL query optimisation", "Kubernetes operations", "Mentoring junior engineers"}, results)
 	want := [][]string{{"q1"}, {"q2"}, {}}
@@ -149,17 +150,17 @@ func TestCoverage(t *testing.T) {
 func TestUnscoredAnswersAreNotZeros(t *testing.T) {
 	gibberish := main("q2", 0)
 	gibberish.Evaluation = interviewer.NotScorable("the answer is not made of words we recognise.")
-	r := Build([]interviewer.Result{main("q1", 70), gibberish, main("q3", 80)}, interviewer.Summary{}, nil)
+	r := Build([]interview.Result{main("q1", 70), gibberish, main("q3", 80)}, interview.Summary{}, nil)
 	if orNone(r.OverallScore) != 75 || orNone(r.TechnicalAccuracy) != 65 || orNone(r.CommunicationScore) != 85 || r.Scored != 2 || r.Questions != 3 {
 		t.Fatalf("averages %v/%v/%v over %d of %d, want 75/65/85 over 2 of 3", r.OverallScore, r.TechnicalAccuracy, r.CommunicationScore, r.Scored, r.Questions)
 	}
 	// A second try that was scored counts over a first that was not.
 	tried := gibberish
-	tried.Retry = &interviewer.Attempt{Answer: "better", Evaluation: ev(40)}
-	if r := Build([]interviewer.Result{tried}, interviewer.Summary{}, nil); orNone(r.OverallScore) != 40 || r.QuestionResults[0].Counted != CountedRetry {
+	tried.Retry = &interview.Attempt{Answer: "better", Evaluation: ev(40)}
+	if r := Build([]interview.Result{tried}, interview.Summary{}, nil); orNone(r.OverallScore) != 40 || r.QuestionResults[0].Counted != interview.CountedRetry {
 		t.Fatalf("scored second try: %v %q", r.OverallScore, r.QuestionResults[0].Counted)
 	}
-	none := Build([]interviewer.Result{gibberish}, interviewer.Summary{}, nil)
+	none := Build([]interview.Result{gibberish}, interview.Summary{}, nil)
 	if none.OverallScore != nil || none.TechnicalAccuracy != nil || none.CommunicationScore != nil || none.Scored != 0 {
 		t.Fatalf("nothing scored: %+v", none)
 	}
@@ -172,10 +173,10 @@ func TestUnscoredAnswersAreNotZeros(t *testing.T) {
 // Requirements of the job description that no answer touched are
 // weaknesses and suggested topics, whatever the interviewer's prose says.
 func TestUntouchedRequirementsAreWeaknesses(t *testing.T) {
-	results := []interviewer.Result{{Question: interviewer.Question{ID: "q1", Kind: interviewer.Main},
+	results := []interview.Result{{Question: interview.Question{ID: "q1", Kind: interview.Main},
 		Answer: "I designed REST APIs in Go with careful error handling.", Evaluation: ev(80)}}
 	reqs := []string{"Design REST APIs in Go", "Kubernetes operations", "PostgreSQL query optimisation"}
-	r := Build(results, interviewer.Summary{Weaknesses: []string{}, SuggestedTopics: []string{"Caching"}}, reqs)
+	r := Build(results, interview.Summary{Weaknesses: []string{}, SuggestedTopics: []string{"Caching"}}, reqs)
 	if len(r.Weaknesses) != 1 || !strings.Contains(r.Weaknesses[0], "2 of the job description's 3 requirements") ||
 		!strings.Contains(r.Weaknesses[0], "Kubernetes operations") || strings.Contains(r.Weaknesses[0], "REST") {
 		t.Fatalf("weaknesses %q", r.Weaknesses)

@@ -13,8 +13,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/shared/systemone"
 )
 
@@ -112,7 +111,7 @@ type state struct {
 
 // Request builds the System One request for answer, the answer to q, with
 // what was answered on q's main question before it (earlier) as context.
-func (j *Judge) Request(s interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (systemone.Request, error) {
+func (j *Judge) Request(s interview.Setup, q interview.Question, earlier []interview.Result, answer string) (systemone.Request, error) {
 	st := state{Role: s.Role, Experience: s.Experience, Difficulty: s.Difficulty, Question: q.Text, Answer: answer}
 	if len(earlier) > 0 {
 		st.MainQuestion = earlier[0].Question.Text
@@ -139,7 +138,7 @@ func (j *Judge) Request(s interviewer.Setup, q interviewer.Question, earlier []i
 // Score asks the judge for the answer's two scores. Any failure, including
 // a response without both well-formed answers, is an upstream problem: the
 // caller stores nothing and the user may retry.
-func (j *Judge) Score(ctx context.Context, s interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (Scores, error) {
+func (j *Judge) Score(ctx context.Context, s interview.Setup, q interview.Question, earlier []interview.Result, answer string) (Scores, error) {
 	req, err := j.Request(s, q, earlier, answer)
 	if err != nil {
 		return Scores{}, err
@@ -148,7 +147,7 @@ func (j *Judge) Score(ctx context.Context, s interviewer.Setup, q interviewer.Qu
 	defer cancel()
 	resp, err := j.backend.Ask(ctx, req)
 	if err != nil {
-		return Scores{}, problem.Wrap(err, problem.Upstream, "the judge could not score the answer; please try again")
+		return Scores{}, interview.Wrap(err, interview.Upstream, "the judge could not score the answer; please try again")
 	}
 	scores := resp.Scores()
 	tech, err := scaled(scores, TechnicalQuestion, len(technicalLevels))
@@ -167,7 +166,7 @@ func scaled(scores map[string]systemone.ScoreAnswer, name string, levels int) (i
 	a, ok := scores[name]
 	top := float64(levels - 1)
 	if !ok || a.Score < 0 || a.Score > top {
-		return 0, problem.Wrap(fmt.Errorf("judge answer %q missing or out of range: %+v", name, a), problem.Upstream,
+		return 0, interview.Wrap(fmt.Errorf("judge answer %q missing or out of range: %+v", name, a), interview.Upstream,
 			"the judge returned an unusable score; please try again")
 	}
 	return ToPercent(a.Score, levels), nil

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/judgetest"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/interview/internal/scorer"
 	"github.com/judgeworks/shared/systemone"
 )
@@ -16,8 +15,8 @@ import (
 const key = "judge-test-key"
 
 var (
-	setup = interviewer.Setup{CandidateName: "Ada", Role: "Backend engineer", Experience: "5 years", Difficulty: "medium", TotalQuestions: 3}
-	q     = interviewer.Question{ID: "q1", Text: "How does a B-tree index speed up a range query?"}
+	setup = interview.Setup{CandidateName: "Ada", Role: "Backend engineer", Experience: "5 years", Difficulty: "medium", TotalQuestions: 3}
+	q     = interview.Question{ID: "q1", Text: "How does a B-tree index speed up a range query?"}
 )
 
 const answerText = "A B-tree keeps keys sorted, so a range query finds the first key and walks the leaves."
@@ -81,12 +80,12 @@ func TestRequestShape(t *testing.T) {
 // of each) only as context beside it.
 func TestFollowUpIsScoredAsItsOwnAnswer(t *testing.T) {
 	srv, j := newJudge(t, 0)
-	main := interviewer.Result{Question: q, Answer: "A B-tree keeps keys sorted.",
-		Evaluation: interviewer.Evaluation{Scorable: true, Score: 40},
-		Retry:      &interviewer.Attempt{Answer: "Keys are sorted in the leaves.", Evaluation: interviewer.Evaluation{Scorable: true, Score: 55}}}
-	f := interviewer.Question{ID: "q1-f1", Text: "What does a range scan cost?", Kind: interviewer.FollowUp, ParentID: "q1"}
+	main := interview.Result{Question: q, Answer: "A B-tree keeps keys sorted.",
+		Evaluation: interview.Evaluation{Scorable: true, Score: 40},
+		Retry:      &interview.Attempt{Answer: "Keys are sorted in the leaves.", Evaluation: interview.Evaluation{Scorable: true, Score: 55}}}
+	f := interview.Question{ID: "q1-f1", Text: "What does a range scan cost?", Kind: interview.FollowUp, ParentID: "q1"}
 	const answer = "It reads one page per leaf it walks, so the cost grows with the range."
-	if _, err := j.Score(t.Context(), setup, f, []interviewer.Result{main}, answer); err != nil {
+	if _, err := j.Score(t.Context(), setup, f, []interview.Result{main}, answer); err != nil {
 		t.Fatal(err)
 	}
 	var st struct {
@@ -152,7 +151,7 @@ func TestMissingOrOutOfRangeAnswer(t *testing.T) {
 				var r systemone.Response
 				return &r, json.Unmarshal([]byte(tc.body), &r)
 			}), "m", 0)
-			if _, err := j.Score(t.Context(), setup, q, nil, "x"); !problem.Is(err, problem.Upstream) {
+			if _, err := j.Score(t.Context(), setup, q, nil, "x"); !interview.Is(err, interview.Upstream) {
 				t.Fatalf("err %v", err)
 			}
 		})

@@ -8,8 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
-	"github.com/judgeworks/interview/internal/quota"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -104,16 +103,16 @@ type Auth struct {
 	pruned pruneSchedule
 }
 
-// NewAuth returns the throttle keeping its state in db.
-func NewAuth(db quota.DB, rules Rules) *Auth {
+// NewAuth returns the throttle keeping its state in buckets and known.
+func NewAuth(buckets interview.Buckets, known interview.KnownDevices, rules Rules) *Auth {
 	return &Auth{
-		loginAddr:      newLimiter(db, "login_address", rules.LoginPerAddress),
-		loginAccount:   newLimiter(db, "login_account", rules.LoginPerAccount),
-		loginGlobal:    newLimiter(db, "login_global", rules.LoginGlobal),
-		loginDevice:    newLimiter(db, "login_device", rules.LoginPerDevice),
-		register:       newLimiter(db, "register_address", rules.RegisterPerAddress),
-		registerGlobal: newLimiter(db, "register_global", rules.RegisterGlobal),
-		known:          NewSeen(db, rules.KnownDeviceTTL),
+		loginAddr:      newLimiter(buckets, "login_address", rules.LoginPerAddress),
+		loginAccount:   newLimiter(buckets, "login_account", rules.LoginPerAccount),
+		loginGlobal:    newLimiter(buckets, "login_global", rules.LoginGlobal),
+		loginDevice:    newLimiter(buckets, "login_device", rules.LoginPerDevice),
+		register:       newLimiter(buckets, "register_address", rules.RegisterPerAddress),
+		registerGlobal: newLimiter(buckets, "register_global", rules.RegisterGlobal),
+		known:          NewSeen(known, rules.KnownDeviceTTL),
 	}
 }
 
@@ -130,7 +129,7 @@ type taken struct {
 // the tokens and makes device known for the account; a wrong password
 // (unauthenticated) keeps them spent; any other failure (the database, say)
 // was no guess and returns them. A refused attempt is a rate_limited
-// problem carrying the wait.
+// error carrying the wait.
 //
 // On a device known to the account only the device's own limit applies:
 // what others do from the same address or against the same account does
@@ -177,7 +176,7 @@ func (a *Auth) Login(ctx context.Context, email, addr, device string) (done func
 		}
 	}
 	return func(err error) {
-		if problem.Is(err, problem.Unauthenticated) {
+		if interview.Is(err, interview.Unauthenticated) {
 			return
 		}
 		giveBack()
@@ -269,5 +268,5 @@ func detached(ctx context.Context) (context.Context, context.CancelFunc) {
 
 func tooMany(what string, wait time.Duration) error {
 	secs := int(math.Ceil(wait.Seconds()))
-	return problem.Retry(time.Duration(secs)*time.Second, "%s; try again in %d s", what, secs)
+	return interview.Limited(time.Duration(secs)*time.Second, "%s; try again in %d s", what, secs)
 }

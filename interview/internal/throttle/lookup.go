@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/judgeworks/interview/internal/quota"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/shared/server"
 )
 
@@ -24,14 +24,14 @@ type Lookups struct {
 	pruned pruneSchedule
 }
 
-// NewLookups returns the limiter keeping its state in db.
-func NewLookups(db quota.DB, rule Rule) *Lookups {
-	return &Lookups{misses: newLimiter(db, "share_lookup_address", rule)}
+// NewLookups returns the limiter keeping its state in buckets.
+func NewLookups(buckets interview.Buckets, rule Rule) *Lookups {
+	return &Lookups{misses: newLimiter(buckets, "share_lookup_address", rule)}
 }
 
 // Begin reserves a lookup from addr (the client's address). Call found
 // with whether the link existed: a hit returns the token. A refused lookup
-// is a rate_limited problem carrying the wait.
+// is a rate_limited error carrying the wait.
 func (l *Lookups) Begin(ctx context.Context, addr string) (found func(bool), err error) {
 	l.maybePrune(ctx)
 	key := Network(addr)

@@ -4,12 +4,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
+	"github.com/judgeworks/interview/internal/postgres"
 )
 
 func TestLookupsCountOnlyMisses(t *testing.T) {
 	db, _ := newDB(t)
-	l := NewLookups(db, Rule{Burst: 3, Every: time.Minute})
+	l := NewLookups(postgres.NewBuckets(db), Rule{Burst: 3, Every: time.Minute})
 	// Hits give their token back: any number of them pass.
 	for range 10 {
 		found, err := l.Begin(ctx, "203.0.113.7")
@@ -26,10 +27,10 @@ func TestLookupsCountOnlyMisses(t *testing.T) {
 		found(false)
 	}
 	_, err := l.Begin(ctx, "203.0.113.7")
-	if !problem.Is(err, problem.RateLimited) {
+	if !interview.Is(err, interview.RateLimited) {
 		t.Fatalf("the fourth miss: %v, want rate_limited", err)
 	}
-	if wait := problem.From(err).RetryAfter; wait <= 0 || wait > time.Minute {
+	if wait := interview.ErrorFrom(err).RetryAfter; wait <= 0 || wait > time.Minute {
 		t.Fatalf("Retry-After %v", wait)
 	}
 	// Another network has its own bucket; an IPv6 /64 is one network.
@@ -43,7 +44,7 @@ func TestLookupsCountOnlyMisses(t *testing.T) {
 		}
 		found(false)
 	}
-	if _, err := l.Begin(ctx, "2001:db8::ffff"); !problem.Is(err, problem.RateLimited) {
+	if _, err := l.Begin(ctx, "2001:db8::ffff"); !interview.Is(err, interview.RateLimited) {
 		t.Fatalf("a fourth miss from the same /64: %v", err)
 	}
 	// A token refills after Every.

@@ -12,8 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/judgeworks/interview"
+	"github.com/judgeworks/interview/internal/postgres"
 	"github.com/judgeworks/interview/internal/postgres/dbtest"
-	"github.com/judgeworks/interview/internal/problem"
 	"github.com/judgeworks/shared/pgtest"
 )
 
@@ -27,20 +28,15 @@ func openDB(t *testing.T, url string) *pgxpool.Pool { return dbtest.Open(t, url,
 
 var ctx = context.Background()
 
-var wrongPassword = problem.New(problem.Unauthenticated, "email or password is incorrect")
+var wrongPassword = interview.Errorf(interview.Unauthenticated, "email or password is incorrect")
 
 // age makes every bucket and known device older by d, as the database's
 // clock would after d.
-func age(t *testing.T, db *pgxpool.Pool, d time.Duration) {
-	t.Helper()
-	for _, q := range []string{
-		`UPDATE quota_buckets SET updated_at = updated_at - $1::float8 * interval '1 second'`,
-		`UPDATE throttle_known SET at = at - $1::float8 * interval '1 second'`,
-	} {
-		if _, err := db.Exec(ctx, q, d.Seconds()); err != nil {
-			t.Fatal(err)
-		}
-	}
+func age(t *testing.T, db *pgxpool.Pool, d time.Duration) { dbtest.Age(t, db, d) }
+
+// authOn is the throttle keeping its state in the database of db.
+func authOn(db *pgxpool.Pool, rules Rules) *Auth {
+	return NewAuth(postgres.NewBuckets(db), postgres.NewKnownDevices(db), rules)
 }
 
 // near fails unless a refusal's wait is want or, as time passed between
@@ -76,8 +72,8 @@ func signIn(a *Auth, email, addr string, outcome error) error {
 
 func retryAfter(t *testing.T, err error) time.Duration {
 	t.Helper()
-	var p *problem.Error
-	if !errors.As(err, &p) || p.Code != problem.RateLimited {
+	var p *interview.Error
+	if !errors.As(err, &p) || p.Code != interview.RateLimited {
 		t.Fatalf("error %v is not rate_limited", err)
 	}
 	return p.RetryAfter
@@ -86,7 +82,7 @@ func retryAfter(t *testing.T, err error) time.Duration {
 func newAuth(t *testing.T, rules Rules) (*Auth, *pgxpool.Pool) {
 	t.Helper()
 	db, _ := newDB(t)
-	return NewAuth(db, rules), db
+	return authOn(db, rules), db
 }
 
 func TestAccountLimit(t *testing.T) {
@@ -371,7 +367,7 @@ func TestGlobalRegistrationLimit(t *testing.T) {
 // refuse on the other, and a browser known to one is known to both.
 func TestReplicasShareState(t *testing.T) {
 	db, url := newDB(t)
-	one, two := NewAuth(db, DefaultRules), NewAuth(openDB(t, url), DefaultRules)
+	one, two := authOn(db, DefaultRules), authOn(openDB(t, url), DefaultRules)
 	for i := range DefaultRules.LoginPerAccount.Burst {
 		replica := []*Auth{one, two}[i%2]
 		if err := fail(replica, "ada@example.com", fmt.Sprintf("203.0.113.%d", i)); err != nil {
@@ -401,14 +397,7 @@ func TestReplicasShareState(t *testing.T) {
 
 func TestPruneForgetsOnlyWhatExpired(t *testing.T) {
 	a, db := newAuth(t, DefaultRules)
-	count := func(table string) int {
-		t.Helper()
-		var n int
-		if err := db.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	count := func(table string) int { t.Helper(); return dbtest.Count(t, db, table) }
 	for i := range 50 {
 		_ = fail(a, fmt.Sprintf("user%d@example.com", i), fmt.Sprintf("198.51.100.%d", i))
 	}

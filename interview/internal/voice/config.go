@@ -1,8 +1,11 @@
 // Package voice turns a recorded answer into text and a question into
-// speech: POST /api/voice/transcribe and POST /api/voice/speech. Both talk to
-// an OpenAI-compatible endpoint; speech falls back to a local espeak-ng when
-// no speech model is configured. A per-user daily allowance, kept in
-// Postgres, stops one account from spending a provider's free tier.
+// speech, the service behind POST /api/voice/transcribe and POST
+// /api/voice/speech (their transport is package httpapi's). Both talk to an
+// OpenAI-compatible endpoint; speech falls back to a local espeak-ng when
+// no speech model is configured. The uploads in flight are bounded per
+// user and per process, and a per-user daily allowance
+// (interview.VoiceAllowance, kept in Postgres) stops one account from
+// spending a provider's free tier.
 package voice
 
 import "time"
@@ -18,24 +21,16 @@ const (
 	// MaxSpeechChars is the longest text spoken in one request, in
 	// characters (runes).
 	MaxSpeechChars = 200
-	// maxSpeechBody bounds the JSON body of a speech request.
-	maxSpeechBody = 16 << 10
 	// maxSpeechWAV bounds the audio read back from a speech engine: 200
 	// characters are about 15 s of speech, under 3 MB even at 48 kHz 16-bit
 	// stereo.
 	maxSpeechWAV = 16 << 20
 
-	transcribeTimeout = 60 * time.Second
+	// TranscribeTimeout bounds the provider's transcription of one
+	// upload.
+	TranscribeTimeout = 60 * time.Second
 	speechTimeout     = 30 * time.Second
 	espeakTimeout     = 10 * time.Second
-
-	// UploadReadTimeout bounds reading one upload: 25 MiB in two minutes
-	// needs about 1.8 Mbit/s; a recorded answer (1 to 3 MB) needs far less.
-	// It replaces the server's 30 s read timeout on this route only.
-	UploadReadTimeout = 2 * time.Minute
-	// UploadWriteTimeout bounds the whole transcription request: the
-	// upload, then the provider's transcribeTimeout, with room to answer.
-	UploadWriteTimeout = UploadReadTimeout + transcribeTimeout + 30*time.Second
 )
 
 // Defaults of the daily allowance: about one interview's worth. A 10-question
@@ -79,10 +74,6 @@ type Config struct {
 	// flight in this process; 0 means the default.
 	MaxUploads        int
 	MaxUploadsPerUser int
-	// UploadGrace is how long an upload may send nothing before
-	// MinUploadRate applies, and the most that bytes sent ahead of that
-	// pace count for; 0 means UploadGrace.
-	UploadGrace time.Duration
 }
 
 // remoteSpeech reports whether speech goes to the configured endpoint.

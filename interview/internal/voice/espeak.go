@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 // espeak synthesises text with the local espeak-ng. The text goes in on
@@ -34,7 +34,7 @@ func espeak(ctx context.Context, path, text string, timeout time.Duration) ([]by
 		if ctx.Err() != nil {
 			msg = "local speech synthesis took too long"
 		}
-		return nil, problem.Wrap(fmt.Errorf("espeak-ng: %v: %s", err, cut(stderr.String(), 300)), problem.Upstream, msg)
+		return nil, interview.Wrap(fmt.Errorf("espeak-ng: %v: %s", err, cut(stderr.String(), 300)), interview.Upstream, msg)
 	}
 	return stdout.Bytes(), nil
 }

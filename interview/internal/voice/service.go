@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/wav"
 	"github.com/judgeworks/shared/server"
 )
@@ -18,7 +18,7 @@ import (
 type Service struct {
 	cfg       Config
 	up        *upstream
-	allowance Allowance
+	allowance interview.VoiceAllowance
 	uploads   *uploads
 	now       func() time.Time
 	// Deadlines of the outbound calls; fields so tests can shorten them.
@@ -27,14 +27,14 @@ type Service struct {
 
 // New returns the voice service. client carries no timeout of its own: each
 // call sets its deadline on the context. A nil client means a default one.
-func New(cfg Config, allowance Allowance, client *http.Client) *Service {
+func New(cfg Config, allowance interview.VoiceAllowance, client *http.Client) *Service {
 	if client == nil {
 		client = &http.Client{}
 	}
 	s := &Service{
 		cfg: cfg, allowance: allowance, now: time.Now,
 		uploads:           newUploads(cfg.MaxUploads, cfg.MaxUploadsPerUser),
-		transcribeTimeout: transcribeTimeout, speechTimeout: speechTimeout, espeakTimeout: espeakTimeout,
+		transcribeTimeout: TranscribeTimeout, speechTimeout: speechTimeout, espeakTimeout: espeakTimeout,
 	}
 	s.up = &upstream{baseURL: cfg.BaseURL, apiKey: cfg.APIKey, client: client, now: func() time.Time { return s.now() }}
 	return s
@@ -42,6 +42,14 @@ func New(cfg Config, allowance Allowance, client *http.Client) *Service {
 
 // Features reports which voice endpoints are on, for GET /api/config.
 func (s *Service) Features() (transcribe, speech bool) { return s.cfg.Features() }
+
+// Uploading reports how many transcription uploads hold a slot in this
+// process.
+func (s *Service) Uploading() int {
+	s.uploads.mu.Lock()
+	defer s.uploads.mu.Unlock()
+	return s.uploads.total
+}
 
 // Describe says in one line how voice runs, for the start-up log.
 func (s *Service) Describe() string {
@@ -60,23 +68,26 @@ func (s *Service) Describe() string {
 }
 
 // Receive reads one upload's audio into w, returning its container and
-// size, or a problem (400, 408, 413, 415) when the body is not one audio
-// file within the limits, wrapped in *unfinished when the body stopped
+// size, or an error (400, 408, 413, 415) when the body is not one audio
+// file within the limits, wrapped in *Unfinished when the body stopped
 // arriving.
 type Receive func(w io.Writer) (Container, int64, error)
 
-// unfinished is the error of an upload whose body did not arrive whole: cut
-// for falling behind MinUploadRate, or ended by its client. The bytes it
-// sent stay spent from the allowance, so a stall held a slot at a price and
-// cannot be repeated for free; an upload refused for what it holds gives
-// its reservation back.
-type unfinished struct {
-	err      error
-	received int64
+// Unfinished is the error of an upload whose body did not arrive whole
+// (the transport cut it for falling behind its pace, or its client ended
+// it) after Received bytes. The bytes it sent stay spent from the
+// allowance, so a stall held a slot at a price and cannot be repeated for
+// free; an upload refused for what it holds gives its reservation back.
+type Unfinished struct {
+	Err      error
+	Received int64
 }
 
-func (u *unfinished) Error() string { return u.err.Error() }
-func (u *unfinished) Unwrap() error { return u.err }
+func (u *Unfinished) Error() string { return u.Err.Error() }
+func (u *Unfinished) Unwrap() error { return u.Err }
+
+// ErrTooLarge refuses an audio file over MaxUpload.
+var ErrTooLarge = interview.Errorf(interview.TooLarge, "the audio file is larger than %d MB", MaxUpload>>20)
 
 // Transcribe turns one uploaded answer into text. Everything that can
 // refuse the upload is checked before receive reads a byte of it: the
@@ -88,10 +99,10 @@ func (u *unfinished) Unwrap() error { return u.err }
 // provider, so memory holds buffers, never a file.
 func (s *Service) Transcribe(ctx context.Context, userID string, declared int64, receive Receive) (string, error) {
 	if on, _ := s.Features(); !on {
-		return "", problem.New(problem.NotImplemented, "transcription is not configured on this server (STT_MODEL)")
+		return "", interview.Errorf(interview.NotImplemented, "transcription is not configured on this server (STT_MODEL)")
 	}
 	if declared > MaxBody {
-		return "", errTooLarge()
+		return "", ErrTooLarge
 	}
 	release, err := s.uploads.enter(userID)
 	if err != nil {
@@ -103,7 +114,7 @@ func (s *Service) Transcribe(ctx context.Context, userID string, declared int64,
 		reserve = MaxBody
 	}
 	var text string
-	err = s.spend(ctx, userID, TranscribeBytes, reserve, s.cfg.DailyTranscribeBytes, func(ctx context.Context) (int64, error) {
+	err = s.spend(ctx, userID, interview.TranscribeBytes, reserve, s.cfg.DailyTranscribeBytes, func(ctx context.Context) (int64, error) {
 		f, err := os.CreateTemp("", "voice-upload-*")
 		if err != nil {
 			return 0, fmt.Errorf("voice upload file: %w", err)
@@ -113,8 +124,8 @@ func (s *Service) Transcribe(ctx context.Context, userID string, declared int64,
 		_ = os.Remove(f.Name())
 		defer f.Close()
 		c, n, err := receive(f)
-		if u := (*unfinished)(nil); errors.As(err, &u) {
-			return u.received, err
+		if u := (*Unfinished)(nil); errors.As(err, &u) {
+			return u.Received, err
 		}
 		if err != nil {
 			return 0, err
@@ -133,11 +144,11 @@ func (s *Service) Transcribe(ctx context.Context, userID string, declared int64,
 // already validated (1 to MaxSpeechChars characters).
 func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error) {
 	if _, on := s.Features(); !on {
-		return nil, problem.New(problem.NotImplemented, "speech is not configured on this server (TTS_MODEL, or install espeak-ng)")
+		return nil, interview.Errorf(interview.NotImplemented, "speech is not configured on this server (TTS_MODEL, or install espeak-ng)")
 	}
 	chars := int64(len([]rune(text)))
 	var out []byte
-	err := s.spend(ctx, userID, SpeechChars, chars, s.cfg.DailySpeechChars, func(ctx context.Context) (int64, error) {
+	err := s.spend(ctx, userID, interview.SpeechChars, chars, s.cfg.DailySpeechChars, func(ctx context.Context) (int64, error) {
 		var (
 			raw []byte
 			err error
@@ -154,7 +165,7 @@ func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error
 		}
 		out, err = wav.Fix(raw)
 		if err != nil {
-			return 0, problem.Wrap(err, problem.Upstream, "the speech service did not send a WAV file")
+			return 0, interview.Wrap(err, interview.Upstream, "the speech service did not send a WAV file")
 		}
 		return chars, nil
 	})
@@ -166,7 +177,7 @@ func (s *Service) Speak(ctx context.Context, userID, text string) ([]byte, error
 // fails reports 0 unless the user's side used something: a provider outage
 // or a refused file must not use up the user's day, an upload that stalled
 // must. A limit of 0 means no allowance is kept.
-func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, limit int64, work func(context.Context) (used int64, err error)) error {
+func (s *Service) spend(ctx context.Context, userID string, r interview.VoiceResource, amount, limit int64, work func(context.Context) (used int64, err error)) error {
 	if limit == 0 {
 		_, err := work(ctx)
 		return err
@@ -177,10 +188,10 @@ func (s *Service) spend(ctx context.Context, userID string, r Resource, amount, 
 	}
 	if !ok {
 		what := "speech"
-		if r == TranscribeBytes {
+		if r == interview.TranscribeBytes {
 			what = "transcription"
 		}
-		return problem.Retry(wait, "today's %s allowance is used up; it resets at midnight UTC", what)
+		return interview.Limited(wait, "today's %s allowance is used up; it resets at midnight UTC", what)
 	}
 	used, werr := work(ctx)
 	if back := amount - min(max(used, 0), amount); back > 0 {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
 )
 
 // upstream calls the OpenAI-compatible audio endpoints with plain net/http:
@@ -68,7 +68,7 @@ func (u *upstream) transcribe(ctx context.Context, model string, audio io.Reader
 		Text *string `json:"text"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&out); err != nil || out.Text == nil {
-		return "", problem.Wrap(fmt.Errorf("transcription reply: %v", err), problem.Upstream,
+		return "", interview.Wrap(fmt.Errorf("transcription reply: %v", err), interview.Upstream,
 			"the transcription service answered in an unexpected format")
 	}
 	return strings.TrimSpace(*out.Text), nil
@@ -96,10 +96,10 @@ func (u *upstream) speech(ctx context.Context, model, voice, text string) ([]byt
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxSpeechWAV+1))
 	if err != nil {
-		return nil, problem.Wrap(err, problem.Upstream, "the speech service broke off its answer")
+		return nil, interview.Wrap(err, interview.Upstream, "the speech service broke off its answer")
 	}
 	if len(b) > maxSpeechWAV {
-		return nil, problem.New(problem.Upstream, "the speech service sent more than %d MB", maxSpeechWAV>>20)
+		return nil, interview.Errorf(interview.Upstream, "the speech service sent more than %d MB", maxSpeechWAV>>20)
 	}
 	return b, nil
 }
@@ -107,7 +107,7 @@ func (u *upstream) speech(ctx context.Context, model, voice, text string) ([]byt
 func (u *upstream) post(ctx context.Context, path, contentType string, body io.Reader, size int64) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(u.baseURL, "/")+path, body)
 	if err != nil {
-		return nil, problem.Wrap(err, problem.Upstream, "the voice service URL is invalid")
+		return nil, interview.Wrap(err, interview.Upstream, "the voice service URL is invalid")
 	}
 	// A known length: some providers refuse chunked uploads.
 	req.ContentLength = size
@@ -121,7 +121,7 @@ func (u *upstream) post(ctx context.Context, path, contentType string, body io.R
 		if ctx.Err() != nil {
 			msg = "the voice service did not answer in time"
 		}
-		return nil, problem.Wrap(err, problem.Upstream, msg)
+		return nil, interview.Wrap(err, interview.Upstream, msg)
 	}
 	return resp, nil
 }
@@ -147,14 +147,14 @@ func (u *upstream) failure(resp *http.Response, model string) error {
 
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
-		p := problem.Wrap(cause, problem.RateLimited, "the voice service is rate limited; try again shortly")
+		p := interview.Wrap(cause, interview.RateLimited, "the voice service is rate limited; try again shortly")
 		p.RetryAfter = retryAfter(resp.Header, u.now())
 		return p
 	case termsRequired(resp.StatusCode, code, body.Error.Message):
-		return problem.Wrap(cause, problem.Unavailable,
+		return interview.Wrap(cause, interview.Unavailable,
 			fmt.Sprintf("the voice provider will not serve model %q until its terms are accepted in the provider's console", model))
 	}
-	return problem.Wrap(cause, problem.Upstream, fmt.Sprintf("the voice service failed (status %d)", resp.StatusCode))
+	return interview.Wrap(cause, interview.Upstream, fmt.Sprintf("the voice service failed (status %d)", resp.StatusCode))
 }
 
 // termsRequired recognises the "accept the model's terms first" refusal.

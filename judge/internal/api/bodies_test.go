@@ -39,7 +39,7 @@ func refusing(t *testing.T, count limits.Counter) (http.Handler, *planned) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	return New(logger, Deps{
 		Keys: keys, Registry: reg, Metrics: judgemetrics.New(), Tokens: count,
-		Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1 << 30, TPM: 15_000_000, IDs: keyIDs(keys), Logger: logger}),
+		Limiter: ratelimit.New(context.Background(), ratelimit.Settings{RPM: 1 << 30, TPM: 15_000_000, IDs: keyIDs(keys)}),
 	}), backend
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/shared/chatmodel"
 )
 
@@ -19,8 +19,8 @@ func TestEveryCallCapsItsOutput(t *testing.T) {
 	cs := &chatServer{replies: []string{goodOpening, goodEvaluation, goodQuestion, goodSummary, `{"ask":false,"question":""}`, `{"requirements":["Go"]}`}}
 	iv := newInterviewer(t, cs)
 	ctx := context.Background()
-	q := interviewer.Question{ID: "q1", Text: "How would you design a rate limiter for an API?"}
-	done := []interviewer.Result{{Question: q, Answer: "Use a token bucket per key.", Evaluation: interviewer.Evaluation{Score: 70}}}
+	q := interview.Question{ID: "q1", Text: "How would you design a rate limiter for an API?"}
+	done := []interview.Result{{Question: q, Answer: "Use a token bucket per key.", Evaluation: interview.Evaluation{Score: 70}}}
 	jd := setup
 	jd.JobDescription = "We build APIs in Go."
 	calls := []func() error{

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 )
 
@@ -22,7 +23,7 @@ func TestMadeUpQuotesAreDropped(t *testing.T) {
 		`{"kind":"improvement","point":"Say what happens over the limit","quote":"with the counters in Redis"}]`)
 	cs := &chatServer{replies: []string{reply}}
 	iv := newInterviewer(t, cs)
-	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, nil, rateAnswer)
+	e, err := iv.Evaluate(context.Background(), setup, interview.Question{ID: "q1", Text: "Design a rate limiter."}, nil, rateAnswer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestAllQuotesMadeUpRetriesOnce(t *testing.T) {
 	fixed := evaluationWith(`[{"kind":"strength","point":"Named the token bucket","quote":"token bucket per API key"}]`)
 	cs := &chatServer{replies: []string{madeUp, fixed}}
 	iv := newInterviewer(t, cs)
-	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, nil, rateAnswer)
+	e, err := iv.Evaluate(context.Background(), setup, interview.Question{ID: "q1", Text: "Design a rate limiter."}, nil, rateAnswer)
 	if err != nil || len(cs.bodies) != 2 || len(e.Evidence) != 1 {
 		t.Fatalf("err %v, %d calls, evidence %+v", err, len(cs.bodies), e.Evidence)
 	}
@@ -63,7 +64,7 @@ func TestAllQuotesMadeUpRetriesOnce(t *testing.T) {
 	// Made up twice: the second reply stands, without its quotes.
 	cs = &chatServer{replies: []string{madeUp, madeUp, fixed}}
 	iv = newInterviewer(t, cs)
-	e, err = iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, nil, rateAnswer)
+	e, err = iv.Evaluate(context.Background(), setup, interview.Question{ID: "q1", Text: "Design a rate limiter."}, nil, rateAnswer)
 	if err != nil || len(cs.bodies) != 2 || len(interviewer.Checked(e, rateAnswer).Evidence) != 0 || e.Score != 72 {
 		t.Fatalf("err %v, %d calls, %+v", err, len(cs.bodies), e)
 	}
@@ -74,7 +75,7 @@ func TestModelSaysNotScorable(t *testing.T) {
 	reply := strings.Replace(goodEvaluation, `"scorable":true`, `"scorable":false`, 1)
 	cs := &chatServer{replies: []string{reply}}
 	iv := newInterviewer(t, cs)
-	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "Design a rate limiter."}, nil,
+	e, err := iv.Evaluate(context.Background(), setup, interview.Question{ID: "q1", Text: "Design a rate limiter."}, nil,
 		"uh so the the microphone did not really pick that up")
 	if err != nil || e.Scorable {
 		t.Fatalf("err %v %+v", err, e)
@@ -87,7 +88,7 @@ func TestSTAROnlyForBehaviouralQuestions(t *testing.T) {
 	story := "At my last job the release slipped twice, so I split it into smaller parts and we shipped on time."
 	for q, want := range map[string]bool{"Tell me about a time a project was late.": true, "Design a rate limiter.": false} {
 		cs := &chatServer{replies: []string{reply}}
-		e, err := newInterviewer(t, cs).Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: q}, nil, story)
+		e, err := newInterviewer(t, cs).Evaluate(context.Background(), setup, interview.Question{ID: "q1", Text: q}, nil, story)
 		if err != nil || (e.Star != nil) != want || (want && (!e.Star.Situation || e.Star.Task || !e.Star.Result)) {
 			t.Errorf("%q: err %v star %+v", q, err, e.Star)
 		}
@@ -103,7 +104,7 @@ func TestOffTopicAnswerIsScored(t *testing.T) {
 	cs := &chatServer{replies: []string{reply}}
 	iv := newInterviewer(t, cs)
 	answer := "I would measure with Lighthouse, split the bundle into chunks and lazy-load images below the fold."
-	e, err := iv.Evaluate(context.Background(), setup, interviewer.Question{ID: "q1", Text: "How do CSR, SSR and static generation differ?"}, nil, answer)
+	e, err := iv.Evaluate(context.Background(), setup, interview.Question{ID: "q1", Text: "How do CSR, SSR and static generation differ?"}, nil, answer)
 	if err != nil || !e.OffTopic {
 		t.Fatalf("%+v %v", e, err)
 	}
@@ -127,13 +128,13 @@ func TestOffTopicAnswerIsScored(t *testing.T) {
 // like any made-up quote, since every quote must come from the answer
 // evaluated.
 func TestFollowUpEvaluatesItsOwnAnswer(t *testing.T) {
-	main := interviewer.Result{Question: interviewer.Question{ID: "q1", Text: "Design a rate limiter."},
+	main := interview.Result{Question: interview.Question{ID: "q1", Text: "Design a rate limiter."},
 		Answer: "I booked the mountain huts four months in advance and we hiked for a week."}
-	f := interviewer.Question{ID: "q1-f1", Text: "Where would you keep the counters?", Kind: interviewer.FollowUp, ParentID: "q1"}
+	f := interview.Question{ID: "q1-f1", Text: "Where would you keep the counters?", Kind: interview.FollowUp, ParentID: "q1"}
 	fromEarlier := evaluationWith(`[{"kind":"strength","point":"Named the token bucket","quote":"I booked the mountain huts four months in advance"}]`)
 	fixed := evaluationWith(`[{"kind":"strength","point":"Named the token bucket","quote":"with the counters in Redis"}]`)
 	cs := &chatServer{replies: []string{fromEarlier, fixed}}
-	e, err := newInterviewer(t, cs).Evaluate(context.Background(), setup, f, []interviewer.Result{main}, rateAnswer)
+	e, err := newInterviewer(t, cs).Evaluate(context.Background(), setup, f, []interview.Result{main}, rateAnswer)
 	if err != nil || len(cs.bodies) != 2 {
 		t.Fatalf("err %v, %d calls", err, len(cs.bodies))
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 )
 
 const followUpPrompt = `
@@ -48,9 +48,9 @@ type requirementsReply struct {
 
 // FollowUp asks the model whether the thread's answers leave a gap worth
 // a follow-up, and for the question.
-func (iv *Interviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread []interviewer.Result) (interviewer.Question, bool, error) {
+func (iv *Interviewer) FollowUp(ctx context.Context, s interview.Setup, thread []interview.Result) (interview.Question, bool, error) {
 	if len(thread) == 0 {
-		return interviewer.Question{}, false, nil
+		return interview.Question{}, false, nil
 	}
 	var b strings.Builder
 	b.WriteString(setupBlock(s))
@@ -84,13 +84,13 @@ func (iv *Interviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread
 	}
 	r, err := call(ctx, iv, "follow_up", followUpSchema, msgs, parse)
 	if err != nil {
-		return interviewer.Question{}, false, err
+		return interview.Question{}, false, err
 	}
-	return interviewer.Question{Text: r.Question}, r.Ask, nil
+	return interview.Question{Text: r.Question}, r.Ask, nil
 }
 
 // Requirements asks the model for the job description's main requirements.
-func (iv *Interviewer) Requirements(ctx context.Context, s interviewer.Setup) ([]string, error) {
+func (iv *Interviewer) Requirements(ctx context.Context, s interview.Setup) ([]string, error) {
 	if strings.TrimSpace(s.JobDescription) == "" {
 		return []string{}, nil
 	}
@@ -131,7 +131,7 @@ var jobTag = regexp.MustCompile(`(?i)<\s*/?\s*(job_description|candidate_answer)
 
 // jobBlock gives the pasted job description between delimiters it cannot
 // forge, with the rule for reading it; "" when there is none.
-func jobBlock(s interviewer.Setup) string {
+func jobBlock(s interview.Setup) string {
 	jd := strings.TrimSpace(strings.ToValidUTF8(s.JobDescription, "\uFFFD"))
 	if jd == "" {
 		return ""

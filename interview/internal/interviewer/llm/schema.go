@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 )
 
@@ -77,7 +78,7 @@ var (
 		"scorable": boolean(), "offTopic": boolean(), "score": score(), "technicalAccuracy": score(), "communication": score(),
 		"feedback": str(), "strengths": list(), "improvements": list(),
 		"evidence": map[string]any{"type": "array", "maxItems": interviewer.MaxEvidence, "items": object(map[string]any{
-			"kind":  map[string]any{"type": "string", "enum": []string{interviewer.Strength, interviewer.Improvement}},
+			"kind":  map[string]any{"type": "string", "enum": []string{interview.Strength, interview.Improvement}},
 			"point": str(), "quote": str(),
 		})},
 		"star": object(map[string]any{"situation": boolean(), "task": boolean(), "action": boolean(), "result": boolean()}),
@@ -97,16 +98,16 @@ type questionReply struct {
 }
 
 type evaluationReply struct {
-	Scorable          bool                   `json:"scorable"`
-	OffTopic          bool                   `json:"offTopic"`
-	Score             int                    `json:"score"`
-	TechnicalAccuracy int                    `json:"technicalAccuracy"`
-	Communication     int                    `json:"communication"`
-	Feedback          string                 `json:"feedback"`
-	Strengths         []string               `json:"strengths"`
-	Improvements      []string               `json:"improvements"`
-	Evidence          []interviewer.Evidence `json:"evidence"`
-	Star              interviewer.STAR       `json:"star"`
+	Scorable          bool                 `json:"scorable"`
+	OffTopic          bool                 `json:"offTopic"`
+	Score             int                  `json:"score"`
+	TechnicalAccuracy int                  `json:"technicalAccuracy"`
+	Communication     int                  `json:"communication"`
+	Feedback          string               `json:"feedback"`
+	Strengths         []string             `json:"strengths"`
+	Improvements      []string             `json:"improvements"`
+	Evidence          []interview.Evidence `json:"evidence"`
+	Star              interview.STAR       `json:"star"`
 }
 
 type summaryReply struct {
@@ -254,7 +255,7 @@ func parseEvaluation(content string) (evaluationReply, error) {
 		return evaluationReply{}, fmt.Errorf("evidence has %d items, at most %d", len(r.Evidence), interviewer.MaxEvidence)
 	}
 	for i, e := range r.Evidence {
-		if e.Kind != interviewer.Strength && e.Kind != interviewer.Improvement {
+		if e.Kind != interview.Strength && e.Kind != interview.Improvement {
 			return evaluationReply{}, fmt.Errorf("evidence[%d].kind is %q, must be strength or improvement", i, e.Kind)
 		}
 		if r.Evidence[i].Point, err = checkText(fmt.Sprintf("evidence[%d].point", i), e.Point, 1, maxItemRunes); err != nil {

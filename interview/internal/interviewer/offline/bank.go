@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/shared/words"
 )
@@ -20,7 +20,7 @@ import (
 var bankFiles embed.FS
 
 // The bank's files list questions by these levels.
-var difficulties = interviewer.Difficulties()
+var difficulties = interview.Difficulties()
 
 // point is one thing a good answer covers, with the phrases that count as
 // mentioning it.

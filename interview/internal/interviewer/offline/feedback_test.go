@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 )
 
@@ -112,22 +113,22 @@ func TestFamiliesAreNamed(t *testing.T) {
 func TestOpenForRolesOutsideTheBank(t *testing.T) {
 	iv := New()
 	ctx := t.Context()
-	o, err := iv.Open(ctx, interviewer.Setup{CandidateName: "Ada", Role: "Physiotherapist", Difficulty: "medium", TotalQuestions: 3})
+	o, err := iv.Open(ctx, interview.Setup{CandidateName: "Ada", Role: "Physiotherapist", Difficulty: "medium", TotalQuestions: 3})
 	if err != nil || !strings.HasPrefix(o.Question.ID, "behavioural-") || !strings.Contains(o.Welcome, "general behavioural and leadership") {
 		t.Fatalf("physiotherapist: %v %q %q", err, o.Question.ID, o.Welcome)
 	}
-	s := interviewer.Setup{CandidateName: "Ada", Role: "Data analyst", Difficulty: "medium", TotalQuestions: 5}
+	s := interview.Setup{CandidateName: "Ada", Role: "Data analyst", Difficulty: "medium", TotalQuestions: 5}
 	o, err = iv.Open(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := []interviewer.Result{{Question: o.Question}}
+	done := []interview.Result{{Question: o.Question}}
 	for range 4 {
 		q, err := iv.Next(ctx, s, done)
 		if err != nil {
 			t.Fatal(err)
 		}
-		done = append(done, interviewer.Result{Question: q})
+		done = append(done, interview.Result{Question: q})
 	}
 	for _, r := range done {
 		if !strings.HasPrefix(r.Question.ID, "data-engineering-") && !strings.HasPrefix(r.Question.ID, "machine-learning-") {

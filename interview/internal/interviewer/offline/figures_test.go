@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 )
 
@@ -35,7 +36,7 @@ func measureRubric(t *testing.T) rubricFigures {
 	for _, set := range []map[string]string{hardDev, plainDev, synonymDev, heldoutParaphrases} {
 		for id, answer := range set {
 			q := iv.bank.byID[id]
-			e, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{ID: id, Text: q.Text}, nil, answer)
+			e, err := iv.Evaluate(ctx, interview.Setup{}, interview.Question{ID: id, Text: q.Text}, nil, answer)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,7 +48,7 @@ func measureRubric(t *testing.T) rubricFigures {
 					continue
 				}
 				f.Credited++
-				i := slices.IndexFunc(e.Evidence, func(ev interviewer.Evidence) bool { return ev.Point == s })
+				i := slices.IndexFunc(e.Evidence, func(ev interview.Evidence) bool { return ev.Point == s })
 				if i < 0 {
 					t.Logf("%s: %q credited without a quote", id, label)
 					continue
@@ -71,7 +72,7 @@ func measureRubric(t *testing.T) rubricFigures {
 				if o.Family != q.Family || o.ID == q.ID {
 					continue
 				}
-				e, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{ID: o.ID, Text: o.Text}, nil, answer)
+				e, err := iv.Evaluate(ctx, interview.Setup{}, interview.Question{ID: o.ID, Text: o.Text}, nil, answer)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 )
 
@@ -44,19 +45,19 @@ var (
 )
 
 // FollowUp asks about the first clear gap of thread not yet asked about.
-func (iv *Interviewer) FollowUp(ctx context.Context, s interviewer.Setup, thread []interviewer.Result) (interviewer.Question, bool, error) {
+func (iv *Interviewer) FollowUp(ctx context.Context, s interview.Setup, thread []interview.Result) (interview.Question, bool, error) {
 	if err := ctx.Err(); err != nil {
-		return interviewer.Question{}, false, err
+		return interview.Question{}, false, err
 	}
 	if len(thread) == 0 {
-		return interviewer.Question{}, false, nil
+		return interview.Question{}, false, nil
 	}
-	for _, g := range iv.gaps(thread[0].Question, interviewer.Combined(thread)) {
-		if !slices.ContainsFunc(thread[1:], func(r interviewer.Result) bool { return strings.Contains(r.Question.Text, g.ask) }) {
-			return interviewer.Question{Text: g.question()}, true, nil
+	for _, g := range iv.gaps(thread[0].Question, interview.Combined(thread)) {
+		if !slices.ContainsFunc(thread[1:], func(r interview.Result) bool { return strings.Contains(r.Question.Text, g.ask) }) {
+			return interview.Question{Text: g.question()}, true, nil
 		}
 	}
-	return interviewer.Question{}, false, nil
+	return interview.Question{}, false, nil
 }
 
 // question is the follow-up on g: the phrase of the answer it refers to,
@@ -99,7 +100,7 @@ func excerpt(s string, n int) string {
 
 // gaps lists the clear gaps of answer to main question q, most important
 // first, each with the sentence of the answer nearest it.
-func (iv *Interviewer) gaps(q interviewer.Question, answer string) []gap {
+func (iv *Interviewer) gaps(q interview.Question, answer string) []gap {
 	if strings.TrimSpace(answer) == "" {
 		return nil
 	}

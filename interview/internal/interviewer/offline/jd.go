@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/jobdesc"
 )
 
@@ -36,7 +36,7 @@ const (
 	jobFirstChoices = 3
 )
 
-func hasJob(s interviewer.Setup) bool { return strings.TrimSpace(s.JobDescription) != "" }
+func hasJob(s interview.Setup) bool { return strings.TrimSpace(s.JobDescription) != "" }
 
 // jobTexts prepares every question of the bank for matching.
 func (b *bank) jobTexts() map[*question]jobdesc.Text {
@@ -55,7 +55,7 @@ func (b *bank) jobTexts() map[*question]jobdesc.Text {
 // jobOrder lists every question of the bank in the order a job
 // description draws them; ties go by id, so the order is the same on
 // every replica.
-func (iv *Interviewer) jobOrder(s interviewer.Setup) []*question {
+func (iv *Interviewer) jobOrder(s interview.Setup) []*question {
 	terms := jobdesc.Terms(s.JobDescription+"\n"+s.Role, jobTerms)
 	roleFams, matched := iv.bank.resolveFamilies(s.Role)
 	score := map[*question]float64{}
@@ -124,7 +124,7 @@ func (b *bank) familyOf(q *question) *family {
 
 // Requirements reads the description's main requirements with
 // jobdesc.Requirements: its bullet lines and clauses, or its key terms.
-func (*Interviewer) Requirements(ctx context.Context, s interviewer.Setup) ([]string, error) {
+func (*Interviewer) Requirements(ctx context.Context, s interview.Setup) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (*Interviewer) Requirements(ctx context.Context, s interviewer.Setup) ([]st
 
 // practiceWelcome says what the offline mode does with a job description
 // and with follow-ups.
-func practiceWelcome(s interviewer.Setup) string {
+func practiceWelcome(s interview.Setup) string {
 	var b strings.Builder
 	if hasJob(s) {
 		b.WriteString(" The questions are the practice bank's closest to the job description you pasted, whatever role they were written for, starting at the difficulty you chose.")

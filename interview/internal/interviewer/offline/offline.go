@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/interview/internal/jobdesc"
@@ -38,7 +39,7 @@ type Interviewer struct {
 	texts func() map[*question]jobdesc.Text
 }
 
-var _ interviewer.Interviewer = (*Interviewer)(nil)
+var _ interview.Interviewer = (*Interviewer)(nil)
 
 // New loads the embedded question bank. The bank is part of the binary, so
 // a failure here is a build defect and panics.
@@ -58,9 +59,9 @@ func (*Interviewer) Mode() string { return Mode }
 // Open welcomes the candidate and picks a random first question. The first
 // question is the only random choice: it seeds the order of the rest, so two
 // interviews with the same setup differ while each one stays reproducible.
-func (iv *Interviewer) Open(ctx context.Context, s interviewer.Setup) (interviewer.Opening, error) {
+func (iv *Interviewer) Open(ctx context.Context, s interview.Setup) (interview.Opening, error) {
 	if err := ctx.Err(); err != nil {
-		return interviewer.Opening{}, err
+		return interview.Opening{}, err
 	}
 	fams, matched := iv.bank.resolveFamilies(s.Role)
 	d := normDifficulty(s.Difficulty)
@@ -70,13 +71,13 @@ func (iv *Interviewer) Open(ctx context.Context, s interviewer.Setup) (interview
 		pool = iv.jobOrder(s)[:jobFirstChoices]
 	}
 	q := pool[rand.IntN(len(pool))]
-	return interviewer.Opening{
+	return interview.Opening{
 		Welcome:  welcome(s, fams, matched, d) + practiceWelcome(s),
-		Question: interviewer.Question{ID: q.ID, Text: q.Text},
+		Question: interview.Question{ID: q.ID, Text: q.Text},
 	}, nil
 }
 
-func welcome(s interviewer.Setup, fams []*family, matched bool, d string) string {
+func welcome(s interview.Setup, fams []*family, matched bool, d string) string {
 	var b strings.Builder
 	if name := strings.TrimSpace(s.CandidateName); name != "" {
 		fmt.Fprintf(&b, "Welcome, %s. ", name)
@@ -114,9 +115,9 @@ func welcome(s interviewer.Setup, fams []*family, matched bool, d string) string
 // a follow-up asks for what the first answer left out. An answer to
 // another question, or to none, is off-topic: scored, low, crediting
 // nothing.
-func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q interviewer.Question, earlier []interviewer.Result, answer string) (interviewer.Evaluation, error) {
+func (iv *Interviewer) Evaluate(ctx context.Context, s interview.Setup, q interview.Question, earlier []interview.Result, answer string) (interview.Evaluation, error) {
 	if err := ctx.Err(); err != nil {
-		return interviewer.Evaluation{}, err
+		return interview.Evaluation{}, err
 	}
 	main := q
 	if len(earlier) > 0 {
@@ -129,10 +130,10 @@ func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inte
 	}
 	said := ""
 	if len(earlier) > 0 {
-		said = interviewer.Combined(earlier)
+		said = interview.Combined(earlier)
 		a = a.with(assess(iv.rd, points, said+"\n\n"+answer))
 	}
-	var star *interviewer.STAR
+	var star *interview.STAR
 	var story []storyPart
 	if interviewer.Behavioural(main.Text) {
 		st, parts := a.star(assess(iv.rd, nil, said))
@@ -143,7 +144,7 @@ func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inte
 		fb.text += " (This question is not in the practice bank, so coverage is measured against the question's own key terms.)"
 	}
 	// The service checks the evidence (interviewer.Checked) and clamps.
-	ev := interviewer.Evaluation{
+	ev := interview.Evaluation{
 		Scorable:          true,
 		Score:             a.Score,
 		TechnicalAccuracy: a.Technical,
@@ -161,7 +162,7 @@ func (iv *Interviewer) Evaluate(ctx context.Context, s interviewer.Setup, q inte
 // its question: scored by the rubric (low: it covers no point), crediting
 // nothing, with the reason and what the question asks for. The service
 // caps its scores (interviewer.Checked) whoever wrote them.
-func offTopicEvaluation(a assessment, points []point, reason string) interviewer.Evaluation {
+func offTopicEvaluation(a assessment, points []point, reason string) interview.Evaluation {
 	labels := make([]string, 0, len(points))
 	for _, p := range points {
 		labels = append(labels, lowerFirst(p.Label))
@@ -170,7 +171,7 @@ func offTopicEvaluation(a assessment, points []point, reason string) interviewer
 	if len(labels) > 0 {
 		fb += " A good answer would cover: " + strings.Join(capList(labels, 3), "; ") + "."
 	}
-	return interviewer.Evaluation{
+	return interview.Evaluation{
 		Scorable:          true,
 		OffTopic:          true,
 		Score:             a.Score,
@@ -179,7 +180,7 @@ func offTopicEvaluation(a assessment, points []point, reason string) interviewer
 		Feedback:          fb,
 		Strengths:         []string{},
 		Improvements:      []string{"Answer the question asked: say what it is, how it works, and give an example."},
-		Evidence:          []interviewer.Evidence{},
+		Evidence:          []interview.Evidence{},
 	}
 }
 
@@ -205,7 +206,7 @@ const (
 // offTopic says why answer, the answer to q (main itself, or a follow-up
 // of main), does not address its question, or "". The service has
 // screened it (relevance.Screen): it has words enough to judge.
-func (iv *Interviewer) offTopic(main, q interviewer.Question, points []point, a assessment) string {
+func (iv *Interviewer) offTopic(main, q interview.Question, points []point, a assessment) string {
 	if other := iv.addresses(main, a.text); other != nil {
 		return fmt.Sprintf("It addresses another question (%q), not the one asked.", other.Text)
 	}
@@ -228,7 +229,7 @@ func (iv *Interviewer) offTopic(main, q interviewer.Question, points []point, a 
 
 // addresses returns the question of q's family that the answer addresses
 // instead of q, or nil. Only bank questions are compared.
-func (iv *Interviewer) addresses(q interviewer.Question, t relevance.Text) *question {
+func (iv *Interviewer) addresses(q interview.Question, t relevance.Text) *question {
 	bq, ok := iv.bank.byID[q.ID]
 	if !ok {
 		return nil
@@ -249,7 +250,7 @@ func (iv *Interviewer) addresses(q interviewer.Question, t relevance.Text) *ques
 	return best
 }
 
-func (iv *Interviewer) pointsFor(q interviewer.Question) ([]point, bool) {
+func (iv *Interviewer) pointsFor(q interview.Question) ([]point, bool) {
 	if bq, ok := iv.bank.byID[q.ID]; ok {
 		return bq.Points, true
 	}
@@ -290,9 +291,9 @@ var askingWords = words.StopWords("between", "describe", "explain", "which", "wh
 // Next returns the first question, in this interview's order, that has not
 // been asked. The order is a shuffle seeded by the setup and the first
 // question, so it depends only on what the service stores.
-func (iv *Interviewer) Next(ctx context.Context, s interviewer.Setup, done []interviewer.Result) (interviewer.Question, error) {
+func (iv *Interviewer) Next(ctx context.Context, s interview.Setup, done []interview.Result) (interview.Question, error) {
 	if err := ctx.Err(); err != nil {
-		return interviewer.Question{}, err
+		return interview.Question{}, err
 	}
 	asked := map[string]bool{}
 	for _, r := range done {
@@ -309,16 +310,16 @@ func (iv *Interviewer) Next(ctx context.Context, s interviewer.Setup, done []int
 	}
 	for _, q := range order {
 		if !asked[q.ID] && !asked[normText(q.Text)] {
-			return interviewer.Question{ID: q.ID, Text: q.Text}, nil
+			return interview.Question{ID: q.ID, Text: q.Text}, nil
 		}
 	}
-	return interviewer.Question{}, ErrBankExhausted
+	return interview.Question{}, ErrBankExhausted
 }
 
 // order lists every question of the resolved families, the chosen difficulty
 // first, then its neighbours, then the rest of the bank, each group shuffled
 // with a seed derived from the setup and the first question.
-func (iv *Interviewer) order(s interviewer.Setup, first string) []*question {
+func (iv *Interviewer) order(s interview.Setup, first string) []*question {
 	h := fnv.New64a()
 	for _, part := range []string{normText(s.Role), normText(s.Difficulty), normText(s.Experience), normText(s.CandidateName), first} {
 		h.Write([]byte(part))
@@ -354,12 +355,12 @@ func poolOf(fams []*family, d string) []*question {
 
 // Summarize writes the report's prose from the missed and covered points of
 // every answer, re-assessed with the same rubric that scored it.
-func (iv *Interviewer) Summarize(ctx context.Context, s interviewer.Setup, results []interviewer.Result) (interviewer.Summary, error) {
+func (iv *Interviewer) Summarize(ctx context.Context, s interview.Setup, results []interview.Result) (interview.Summary, error) {
 	if err := ctx.Err(); err != nil {
-		return interviewer.Summary{}, err
+		return interview.Summary{}, err
 	}
 	if len(results) == 0 {
-		return interviewer.Summary{
+		return interview.Summary{
 			Strengths:       []string{},
 			Weaknesses:      []string{"No questions were answered."},
 			SuggestedTopics: []string{},
@@ -404,7 +405,7 @@ func (iv *Interviewer) Summarize(ctx context.Context, s interviewer.Setup, resul
 		specific += btoi(a.HasNumber || a.Tools > 0)
 	}
 	n := len(results)
-	var sum interviewer.Summary
+	var sum interview.Summary
 
 	var best, worst scored
 	if len(all) > 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 )
 
@@ -136,14 +137,14 @@ const goodIdempotency = "Idempotent means repeating the request has the same eff
 
 // evaluate is the evaluation of answer to bank question id as the service
 // stores it (interviewer.Checked).
-func evaluate(t *testing.T, id, answer string) interviewer.Evaluation {
+func evaluate(t *testing.T, id, answer string) interview.Evaluation {
 	t.Helper()
 	iv := New()
-	q := interviewer.Question{ID: id}
+	q := interview.Question{ID: id}
 	if bq, ok := iv.bank.byID[id]; ok {
 		q.Text = bq.Text
 	}
-	e, err := iv.Evaluate(context.Background(), interviewer.Setup{}, q, nil, answer)
+	e, err := iv.Evaluate(context.Background(), interview.Setup{}, q, nil, answer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,12 +234,12 @@ func TestEvaluateUnknownQuestion(t *testing.T) {
 	iv := New()
 	bq := iv.bank.byID["frontend-easy-02"]
 	// Looked up by text when the id is foreign (for example "q3").
-	byText, err := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: "q3", Text: strings.ToUpper(bq.Text)}, nil,
+	byText, err := iv.Evaluate(context.Background(), interview.Setup{}, interview.Question{ID: "q3", Text: strings.ToUpper(bq.Text)}, nil,
 		"Content, padding, border and margin make the box; box-sizing border-box includes padding in the width.")
 	if err != nil || strings.Contains(byText.Feedback, "not in the practice bank") || byText.TechnicalAccuracy == 0 {
 		t.Fatalf("lookup by text failed: %+v %v", byText, err)
 	}
-	foreign, _ := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: "q9", Text: "How does consistent hashing distribute cache entries?"}, nil,
+	foreign, _ := iv.Evaluate(context.Background(), interview.Setup{}, interview.Question{ID: "q9", Text: "How does consistent hashing distribute cache entries?"}, nil,
 		"Consistent hashing places nodes on a ring so adding one moves few cache entries; virtual nodes distribute load evenly.")
 	if !strings.Contains(foreign.Feedback, "not in the practice bank") || foreign.TechnicalAccuracy < 50 {
 		t.Fatalf("foreign question: %+v", foreign)
@@ -250,7 +251,7 @@ func TestOpen(t *testing.T) {
 	if iv.Mode() != "offline" {
 		t.Fatalf("mode %q", iv.Mode())
 	}
-	s := interviewer.Setup{CandidateName: "Ada", Role: "Android developer", Experience: "3 years", Difficulty: "easy", TotalQuestions: 5}
+	s := interview.Setup{CandidateName: "Ada", Role: "Android developer", Experience: "3 years", Difficulty: "easy", TotalQuestions: 5}
 	firsts := map[string]bool{}
 	for range 40 {
 		o, err := iv.Open(context.Background(), s)
@@ -268,21 +269,21 @@ func TestOpen(t *testing.T) {
 	if len(firsts) < 3 {
 		t.Errorf("40 openings gave only %d distinct first questions", len(firsts))
 	}
-	o, _ := iv.Open(context.Background(), interviewer.Setup{Role: "Pastry chef", TotalQuestions: 3})
+	o, _ := iv.Open(context.Background(), interview.Setup{Role: "Pastry chef", TotalQuestions: 3})
 	if !strings.Contains(o.Welcome, "does not match") {
 		t.Errorf("unmatched role not explained: %s", o.Welcome)
 	}
 }
 
 // runInterview plays a whole interview, answering every question with an empty answer.
-func runInterview(t *testing.T, iv *Interviewer, s interviewer.Setup) []string {
+func runInterview(t *testing.T, iv *Interviewer, s interview.Setup) []string {
 	t.Helper()
 	ctx := context.Background()
 	o, err := iv.Open(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := []interviewer.Result{{Question: o.Question}}
+	done := []interview.Result{{Question: o.Question}}
 	for len(done) < s.TotalQuestions {
 		q, err := iv.Next(ctx, s, done)
 		if err != nil {
@@ -292,7 +293,7 @@ func runInterview(t *testing.T, iv *Interviewer, s interviewer.Setup) []string {
 		if again != q {
 			t.Fatalf("Next not deterministic: %v then %v", q, again)
 		}
-		done = append(done, interviewer.Result{Question: q})
+		done = append(done, interview.Result{Question: q})
 	}
 	ids := make([]string, len(done))
 	for i, r := range done {
@@ -303,7 +304,7 @@ func runInterview(t *testing.T, iv *Interviewer, s interviewer.Setup) []string {
 
 func TestNextNoRepeatsAndDifficultyFirst(t *testing.T) {
 	iv := New()
-	for _, s := range []interviewer.Setup{
+	for _, s := range []interview.Setup{
 		{Role: "backend engineer", Difficulty: "medium", TotalQuestions: 20},
 		{Role: "full stack developer", Difficulty: "hard", TotalQuestions: 20},
 		{Role: "product manager", Difficulty: "easy", TotalQuestions: 20},
@@ -328,15 +329,15 @@ func TestNextNoRepeatsAndDifficultyFirst(t *testing.T) {
 
 func TestNextOrderVariesWithFirstQuestion(t *testing.T) {
 	iv := New()
-	s := interviewer.Setup{Role: "devops", Difficulty: "medium", TotalQuestions: 6}
-	a := []interviewer.Result{{Question: interviewer.Question{ID: "devops-sre-medium-01"}}}
-	b := []interviewer.Result{{Question: interviewer.Question{ID: "devops-sre-medium-02"}}}
+	s := interview.Setup{Role: "devops", Difficulty: "medium", TotalQuestions: 6}
+	a := []interview.Result{{Question: interview.Question{ID: "devops-sre-medium-01"}}}
+	b := []interview.Result{{Question: interview.Question{ID: "devops-sre-medium-02"}}}
 	ctx := context.Background()
 	var seqA, seqB []string
 	for range 4 {
 		qa, _ := iv.Next(ctx, s, a)
 		qb, _ := iv.Next(ctx, s, b)
-		a, b = append(a, interviewer.Result{Question: qa}), append(b, interviewer.Result{Question: qb})
+		a, b = append(a, interview.Result{Question: qa}), append(b, interview.Result{Question: qb})
 		seqA, seqB = append(seqA, qa.ID), append(seqB, qb.ID)
 	}
 	if slices.Equal(seqA, seqB) {
@@ -346,11 +347,11 @@ func TestNextOrderVariesWithFirstQuestion(t *testing.T) {
 
 func TestNextExhausted(t *testing.T) {
 	iv := New()
-	var done []interviewer.Result
+	var done []interview.Result
 	for _, q := range iv.bank.byID {
-		done = append(done, interviewer.Result{Question: interviewer.Question{ID: q.ID, Text: q.Text}})
+		done = append(done, interview.Result{Question: interview.Question{ID: q.ID, Text: q.Text}})
 	}
-	if _, err := iv.Next(context.Background(), interviewer.Setup{Role: "qa"}, done); !errors.Is(err, ErrBankExhausted) {
+	if _, err := iv.Next(context.Background(), interview.Setup{Role: "qa"}, done); !errors.Is(err, ErrBankExhausted) {
 		t.Fatalf("err %v, want ErrBankExhausted", err)
 	}
 }
@@ -361,11 +362,11 @@ func TestSummarize(t *testing.T) {
 	good := iv.bank.byID["backend-medium-02"]
 	weak := iv.bank.byID["backend-medium-01"] // rate limiter
 	// Results as stored: each with its evaluation.
-	result := func(q *question, answer string) interviewer.Result {
-		return interviewer.Result{Question: interviewer.Question{ID: q.ID, Text: q.Text}, Answer: answer, Evaluation: evaluate(t, q.ID, answer)}
+	result := func(q *question, answer string) interview.Result {
+		return interview.Result{Question: interview.Question{ID: q.ID, Text: q.Text}, Answer: answer, Evaluation: evaluate(t, q.ID, answer)}
 	}
-	results := []interviewer.Result{result(good, goodIdempotency), result(weak, "I would limit requests per user.")}
-	sum, err := iv.Summarize(ctx, interviewer.Setup{}, results)
+	results := []interview.Result{result(good, goodIdempotency), result(weak, "I would limit requests per user.")}
+	sum, err := iv.Summarize(ctx, interview.Setup{}, results)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,8 +394,8 @@ func TestSummarize(t *testing.T) {
 	}
 
 	// A point missed twice is suggested before one missed once.
-	twice := []interviewer.Result{results[1], results[1], result(good, "Send an idempotency key.")}
-	sum, _ = iv.Summarize(ctx, interviewer.Setup{}, twice)
+	twice := []interview.Result{results[1], results[1], result(good, "Send an idempotency key.")}
+	sum, _ = iv.Summarize(ctx, interview.Setup{}, twice)
 	if sum.SuggestedTopics[0] != a.Missed[0] {
 		t.Errorf("most-missed topic not first: %v", sum.SuggestedTopics)
 	}
@@ -403,13 +404,13 @@ func TestSummarize(t *testing.T) {
 	// (a dated story, numbers) are not strengths.
 	const hiking = "Last summer I hiked the Tour du Mont Blanc with two friends. I booked the mountain huts four months in advance " +
 		"because they fill up quickly, and we walked about twenty kilometres a day. The views from the Col de la Seigne were the best part."
-	sum, _ = iv.Summarize(ctx, interviewer.Setup{}, []interviewer.Result{result(good, goodIdempotency), result(weak, hiking)})
+	sum, _ = iv.Summarize(ctx, interview.Setup{}, []interview.Result{result(good, goodIdempotency), result(weak, hiking)})
 	if !slices.ContainsFunc(sum.Weaknesses, func(s string) bool { return strings.HasPrefix(s, "Off-topic") && strings.Contains(s, weak.Text) }) ||
 		!strings.Contains(sum.Feedback, "One answer did not address its question") {
 		t.Errorf("the off-topic answer is not named: %v %s", sum.Weaknesses, sum.Feedback)
 	}
 
-	empty, err := iv.Summarize(ctx, interviewer.Setup{}, nil)
+	empty, err := iv.Summarize(ctx, interview.Setup{}, nil)
 	if err != nil || empty.Feedback == "" || empty.Strengths == nil || empty.SuggestedTopics == nil {
 		t.Errorf("empty summary: %+v %v", empty, err)
 	}
@@ -419,16 +420,16 @@ func TestCanceledContext(t *testing.T) {
 	iv := New()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := iv.Open(ctx, interviewer.Setup{}); !errors.Is(err, context.Canceled) {
+	if _, err := iv.Open(ctx, interview.Setup{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Open: %v", err)
 	}
-	if _, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{}, nil, "x"); !errors.Is(err, context.Canceled) {
+	if _, err := iv.Evaluate(ctx, interview.Setup{}, interview.Question{}, nil, "x"); !errors.Is(err, context.Canceled) {
 		t.Errorf("Evaluate: %v", err)
 	}
-	if _, err := iv.Next(ctx, interviewer.Setup{}, nil); !errors.Is(err, context.Canceled) {
+	if _, err := iv.Next(ctx, interview.Setup{}, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("Next: %v", err)
 	}
-	if _, err := iv.Summarize(ctx, interviewer.Setup{}, nil); !errors.Is(err, context.Canceled) {
+	if _, err := iv.Summarize(ctx, interview.Setup{}, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("Summarize: %v", err)
 	}
 }
@@ -441,7 +442,7 @@ func FuzzEvaluate(f *testing.F) {
 	}
 	iv := New()
 	f.Fuzz(func(t *testing.T, answer string) {
-		e, err := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: "backend-easy-04"}, nil, answer)
+		e, err := iv.Evaluate(context.Background(), interview.Setup{}, interview.Question{ID: "backend-easy-04"}, nil, answer)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 )
 
 // heldoutParaphrases are correct answers written in other words than the
@@ -63,7 +63,7 @@ func TestParaphrasesByMeaning(t *testing.T) {
 		if n := keywordHits(q.Points, answer); n != 0 {
 			t.Fatalf("%s: %d keyword hits; the held-out answers must be in other words", id, n)
 		}
-		e, err := iv.Evaluate(ctx, interviewer.Setup{}, interviewer.Question{ID: id, Text: q.Text}, nil, answer)
+		e, err := iv.Evaluate(ctx, interview.Setup{}, interview.Question{ID: id, Text: q.Text}, nil, answer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,14 +105,14 @@ func TestEvidenceQuotesTheAnswer(t *testing.T) {
 			t.Errorf("quote %q not in the answer", ev.Quote)
 		}
 		list := e.Strengths
-		if ev.Kind == interviewer.Improvement {
+		if ev.Kind == interview.Improvement {
 			list = e.Improvements
 		}
 		if !slices.Contains(list, ev.Point) {
 			t.Errorf("evidence point %q not in its list %v", ev.Point, list)
 		}
 	}
-	if !slices.ContainsFunc(e.Evidence, func(ev interviewer.Evidence) bool {
+	if !slices.ContainsFunc(e.Evidence, func(ev interview.Evidence) bool {
 		return ev.Point == "Covered: Client sends an idempotency key" && strings.Contains(ev.Quote, "idempotency key")
 	}) {
 		t.Errorf("the covered point does not quote its sentence: %+v", e.Evidence)
@@ -125,12 +125,12 @@ func TestSTAR(t *testing.T) {
 	full := "At my last job our team missed two releases in a row. I was responsible for getting the next one out on time. " +
 		"I split the release into smaller pieces, set up a daily check-in and pushed back on two late feature requests. " +
 		"As a result we shipped a week early and the next three releases were on time."
-	e, _ := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: q.ID, Text: q.Text}, nil, full)
+	e, _ := iv.Evaluate(context.Background(), interview.Setup{}, interview.Question{ID: q.ID, Text: q.Text}, nil, full)
 	if e.Star == nil || !e.Star.Situation || !e.Star.Task || !e.Star.Action || !e.Star.Result {
 		t.Fatalf("full story: %+v", e.Star)
 	}
 	half := "At my last job our team missed two releases in a row, which was stressful for everyone involved in the project."
-	e, _ = iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: q.ID, Text: q.Text}, nil, half)
+	e, _ = iv.Evaluate(context.Background(), interview.Setup{}, interview.Question{ID: q.ID, Text: q.Text}, nil, half)
 	if e.Scorable && (e.Star == nil || !e.Star.Situation || e.Star.Action || e.Star.Result ||
 		!slices.ContainsFunc(e.Improvements, func(s string) bool { return strings.Contains(s, "STAR: result") })) {
 		t.Fatalf("situation only: %+v %v", e.Star, e.Improvements)
@@ -150,7 +150,7 @@ func TestDevelopmentAnswers(t *testing.T) {
 	for _, set := range []map[string]string{hardDev, plainDev, synonymDev} {
 		for id, answer := range set {
 			q := iv.bank.byID[id]
-			e, err := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: id, Text: q.Text}, nil, answer)
+			e, err := iv.Evaluate(context.Background(), interview.Setup{}, interview.Question{ID: id, Text: q.Text}, nil, answer)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,7 +176,7 @@ func TestRepeatingTheQuestionIsNotAnAnswer(t *testing.T) {
 	iv := New()
 	sum := 0
 	for _, q := range iv.bank.byID {
-		e, err := iv.Evaluate(context.Background(), interviewer.Setup{}, interviewer.Question{ID: q.ID, Text: q.Text}, nil,
+		e, err := iv.Evaluate(context.Background(), interview.Setup{}, interview.Question{ID: q.ID, Text: q.Text}, nil,
 			"So, to answer "+q.Text+" I think it depends on the case.")
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/shared/wordvec"
 )
 
@@ -28,17 +28,17 @@ You have experience with Spark, Airflow and SQL, data modelling for analytics, a
 
 // draw runs an interview of n questions through Open and Next, as the
 // service does, and returns the questions.
-func draw(t *testing.T, iv *Interviewer, s interviewer.Setup, n int) []*question {
+func draw(t *testing.T, iv *Interviewer, s interview.Setup, n int) []*question {
 	t.Helper()
 	ctx := context.Background()
 	op, err := iv.Open(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var done []interviewer.Result
+	var done []interview.Result
 	q := op.Question
 	for range n {
-		done = append(done, interviewer.Result{Question: q})
+		done = append(done, interview.Result{Question: q})
 		if len(done) == n {
 			break
 		}
@@ -104,7 +104,7 @@ func TestJobQuestionsAreNearerThanRandomOnes(t *testing.T) {
 	const n = 5
 	margins := 0.0
 	for _, jd := range jobDescriptions {
-		s := interviewer.Setup{CandidateName: "Ada", Role: "Software engineer", Experience: "3 years", Difficulty: "medium",
+		s := interview.Setup{CandidateName: "Ada", Role: "Software engineer", Experience: "3 years", Difficulty: "medium",
 			TotalQuestions: n, JobDescription: jd.text}
 		got := draw(t, iv, s, n)
 		drawn, family := 0.0, 0
@@ -144,7 +144,7 @@ func TestJobQuestionsAreNearerThanRandomOnes(t *testing.T) {
 func TestJobQuestionsFollowTheDifficulty(t *testing.T) {
 	iv := New()
 	for _, d := range []string{"easy", "hard"} {
-		s := interviewer.Setup{Role: "Frontend developer", Difficulty: d, TotalQuestions: 5, JobDescription: jobDescriptions[0].text}
+		s := interview.Setup{Role: "Frontend developer", Difficulty: d, TotalQuestions: 5, JobDescription: jobDescriptions[0].text}
 		same := 0
 		for _, q := range draw(t, iv, s, 5) {
 			if q.Difficulty == d {
@@ -159,7 +159,7 @@ func TestJobQuestionsFollowTheDifficulty(t *testing.T) {
 
 func TestWithoutJobDescriptionNothingChanges(t *testing.T) {
 	iv := New()
-	s := interviewer.Setup{Role: "Frontend developer", Difficulty: "easy", TotalQuestions: 3}
+	s := interview.Setup{Role: "Frontend developer", Difficulty: "easy", TotalQuestions: 3}
 	for _, q := range draw(t, iv, s, 3) {
 		if q.Family != "frontend" || q.Difficulty != "easy" {
 			t.Fatalf("question %s for an easy frontend interview", q.ID)
@@ -178,7 +178,7 @@ func TestWithoutJobDescriptionNothingChanges(t *testing.T) {
 
 func TestOpeningSaysWhatPracticeDoes(t *testing.T) {
 	iv := New()
-	op, err := iv.Open(context.Background(), interviewer.Setup{CandidateName: "Ada", Role: "Frontend developer", Difficulty: "easy",
+	op, err := iv.Open(context.Background(), interview.Setup{CandidateName: "Ada", Role: "Frontend developer", Difficulty: "easy",
 		TotalQuestions: 3, FollowUps: 1, JobDescription: "- React"})
 	if err != nil {
 		t.Fatal(err)
@@ -186,24 +186,24 @@ func TestOpeningSaysWhatPracticeDoes(t *testing.T) {
 	if !strings.Contains(op.Welcome, "job description") || !strings.Contains(op.Welcome, "follow-up") {
 		t.Fatalf("welcome %q", op.Welcome)
 	}
-	op, _ = iv.Open(context.Background(), interviewer.Setup{CandidateName: "Ada", Role: "Frontend developer", Difficulty: "easy", TotalQuestions: 3})
+	op, _ = iv.Open(context.Background(), interview.Setup{CandidateName: "Ada", Role: "Frontend developer", Difficulty: "easy", TotalQuestions: 3})
 	if strings.Contains(op.Welcome, "job description") || strings.Contains(op.Welcome, "follow-up") {
 		t.Fatalf("welcome %q", op.Welcome)
 	}
 }
 
-func followUpOn(t *testing.T, iv *Interviewer, q interviewer.Question, answers ...string) (string, bool) {
+func followUpOn(t *testing.T, iv *Interviewer, q interview.Question, answers ...string) (string, bool) {
 	t.Helper()
-	thread := []interviewer.Result{{Question: q, Answer: answers[0]}}
+	thread := []interview.Result{{Question: q, Answer: answers[0]}}
 	for i, a := range answers[1:] {
 		// Earlier follow-ups were asked with the texts FollowUp gave.
-		prev, ok, err := iv.FollowUp(context.Background(), interviewer.Setup{}, thread)
+		prev, ok, err := iv.FollowUp(context.Background(), interview.Setup{}, thread)
 		if err != nil || !ok {
 			t.Fatalf("follow-up %d: %v %v", i+1, ok, err)
 		}
-		thread = append(thread, interviewer.Result{Question: interviewer.Question{Text: prev.Text, Kind: interviewer.FollowUp, ParentID: q.ID}, Answer: a})
+		thread = append(thread, interview.Result{Question: interview.Question{Text: prev.Text, Kind: interview.FollowUp, ParentID: q.ID}, Answer: a})
 	}
-	f, ok, err := iv.FollowUp(context.Background(), interviewer.Setup{}, thread)
+	f, ok, err := iv.FollowUp(context.Background(), interview.Setup{}, thread)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func followUpOn(t *testing.T, iv *Interviewer, q interviewer.Question, answers .
 
 func TestFollowUpsOnBehaviouralAnswers(t *testing.T) {
 	iv := New()
-	q := interviewer.Question{ID: "q1", Text: "Tell me about a time you improved the performance of a service."}
+	q := interview.Question{ID: "q1", Text: "Tell me about a time you improved the performance of a service."}
 	cases := []struct {
 		name, answer, want string
 	}{
@@ -244,7 +244,7 @@ func TestFollowUpsOnBehaviouralAnswers(t *testing.T) {
 func TestFollowUpsOnTechnicalAnswers(t *testing.T) {
 	iv := New()
 	bq := iv.bank.byID["backend-easy-01"] // GET and POST
-	q := interviewer.Question{ID: bq.ID, Text: bq.Text}
+	q := interview.Question{ID: bq.ID, Text: bq.Text}
 	got, ok := followUpOn(t, iv, q, "It depends on what you need, both are fine.")
 	if !ok || !strings.Contains(got, "did not reach") || !strings.Contains(got, strings.ToLower(bq.Points[0].Label[:1])+bq.Points[0].Label[1:]) && !strings.Contains(got, bq.Points[0].Label) {
 		t.Errorf("vague answer: follow-up %q (%v), want the first missed point %q", got, ok, bq.Points[0].Label)
@@ -279,7 +279,7 @@ func TestPronouns(t *testing.T) {
 // question asked: ranking the whole bank against it.
 func BenchmarkJobOrder(b *testing.B) {
 	iv := New()
-	s := interviewer.Setup{Role: "Software engineer", Difficulty: "medium", JobDescription: jobDescriptions[0].text}
+	s := interview.Setup{Role: "Software engineer", Difficulty: "medium", JobDescription: jobDescriptions[0].text}
 	iv.jobOrder(s) // prepares the bank's texts once
 	for b.Loop() {
 		iv.jobOrder(s)

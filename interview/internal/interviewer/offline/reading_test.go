@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 )
 
@@ -177,7 +178,7 @@ func TestOffTopicAnswerIsScoredLow(t *testing.T) {
 func TestFollowUpsReferToTheAnswer(t *testing.T) {
 	iv := New()
 	rate := iv.bank.byID["backend-medium-01"] // rate limiter
-	q := interviewer.Question{ID: rate.ID, Text: rate.Text}
+	q := interview.Question{ID: rate.ID, Text: rate.Text}
 	cases := []struct {
 		answers []string
 		quote   string // the phrase the follow-up must quote
@@ -196,7 +197,7 @@ func TestFollowUpsReferToTheAnswer(t *testing.T) {
 			t.Errorf("after %q: follow-up %q (%v), want it to quote %s and ask about %q", c.answers, got, ok, c.quote, c.asks)
 		}
 	}
-	story := interviewer.Question{ID: "q1", Text: "Tell me about a time you improved the performance of a service."}
+	story := interview.Question{ID: "q1", Text: "Tell me about a time you improved the performance of a service."}
 	got, ok := followUpOn(t, iv, story, "The checkout API was slow in 2023. I profiled it and added a cache in front of the database.")
 	if !ok || !strings.Contains(got, "“I profiled it and added a cache in front of the database”") || !strings.Contains(got, "What was the result?") {
 		t.Errorf("a story without its result: follow-up %q (%v)", got, ok)

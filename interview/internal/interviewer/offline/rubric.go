@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/interview/internal/interviewer"
 	"github.com/judgeworks/interview/internal/interviewer/relevance"
 	"github.com/judgeworks/shared/words"
@@ -345,29 +346,29 @@ func pct(x float64) int {
 type written struct {
 	text                    string
 	strengths, improvements []string
-	evidence                []interviewer.Evidence
+	evidence                []interview.Evidence
 }
 
 func (w *written) strength(point, quote string) {
 	w.strengths = append(w.strengths, point)
-	w.cite(interviewer.Strength, point, quote)
+	w.cite(interview.Strength, point, quote)
 }
 
 func (w *written) improvement(point, quote string) {
 	w.improvements = append(w.improvements, point)
-	w.cite(interviewer.Improvement, point, quote)
+	w.cite(interview.Improvement, point, quote)
 }
 
 func (w *written) cite(kind, point, quote string) {
 	if quote == "" || w.quoted(quote) {
 		return
 	}
-	w.evidence = append(w.evidence, interviewer.Evidence{Kind: kind, Point: point, Quote: quote})
+	w.evidence = append(w.evidence, interview.Evidence{Kind: kind, Point: point, Quote: quote})
 }
 
 // quoted reports whether q shows words a quote of w shows already.
 func (w *written) quoted(q string) bool {
-	return slices.ContainsFunc(w.evidence, func(e interviewer.Evidence) bool { return interviewer.Overlap(e.Quote, q) })
+	return slices.ContainsFunc(w.evidence, func(e interview.Evidence) bool { return interviewer.Overlap(e.Quote, q) })
 }
 
 // free is the quote of the first of spans not quoted yet, "" for none.

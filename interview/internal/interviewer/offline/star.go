@@ -3,7 +3,7 @@ package offline
 import (
 	"regexp"
 
-	"github.com/judgeworks/interview/internal/interviewer"
+	"github.com/judgeworks/interview"
 )
 
 // The STAR parts of a behavioural answer are found by the phrases that
@@ -46,7 +46,7 @@ type storyPart struct {
 // strength quoting a sentence that tells it, a part told in an earlier
 // answer on the question counts without a quote, and a missing part is an
 // improvement.
-func (a assessment) star(context assessment) (interviewer.STAR, []storyPart) {
+func (a assessment) star(context assessment) (interview.STAR, []storyPart) {
 	parts, told := a.storyParts(), context.storyParts()
 	out := []storyPart{
 		{told: "Set the scene (STAR: situation)", ask: "Set the scene first: where you were and what was going on (STAR: situation)"},
@@ -60,7 +60,7 @@ func (a assessment) star(context assessment) (interviewer.STAR, []storyPart) {
 		}
 		out[i].earlier = parts[i] < 0 && told[i] >= 0
 	}
-	st := interviewer.STAR{Situation: parts[0] >= 0 || told[0] >= 0, Task: parts[1] >= 0 || told[1] >= 0,
+	st := interview.STAR{Situation: parts[0] >= 0 || told[0] >= 0, Task: parts[1] >= 0 || told[1] >= 0,
 		Action: parts[2] >= 0 || told[2] >= 0, Result: parts[3] >= 0 || told[3] >= 0}
 	return st, out
 }

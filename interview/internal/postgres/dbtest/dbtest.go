@@ -6,6 +6,7 @@ package dbtest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -32,4 +33,28 @@ func Open(t testing.TB, url string, conns int32) *pgxpool.Pool {
 	}
 	t.Cleanup(pool.Close)
 	return pool
+}
+
+// Age makes every token bucket and known browser older by d, as the
+// database's clock would after d.
+func Age(t testing.TB, pool *pgxpool.Pool, d time.Duration) {
+	t.Helper()
+	for _, q := range []string{
+		`UPDATE quota_buckets SET updated_at = updated_at - $1::float8 * interval '1 second'`,
+		`UPDATE throttle_known SET at = at - $1::float8 * interval '1 second'`,
+	} {
+		if _, err := pool.Exec(context.Background(), q, d.Seconds()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Count returns how many rows table holds.
+func Count(t testing.TB, pool *pgxpool.Pool, table string) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(context.Background(), "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package voice
+package httpapi
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/textproto"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -21,35 +20,27 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/judgeworks/interview/internal/httpapi"
-	"github.com/judgeworks/interview/internal/problem"
+	"github.com/judgeworks/interview"
+	"github.com/judgeworks/interview/internal/voice"
+	"github.com/judgeworks/interview/internal/voice/voicetest"
 	"github.com/judgeworks/interview/internal/wav"
 	"github.com/judgeworks/shared/proctest"
 	"github.com/judgeworks/shared/server"
 )
 
-func readTestFile(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // memAllowance stands in for Postgres where a test is about something else;
 // the Postgres allowance has its own tests.
 type memAllowance struct {
 	mu      sync.Mutex
-	used    map[Resource]int64
+	used    map[interview.VoiceResource]int64
 	refunds int
 }
 
-func (m *memAllowance) Spend(_ context.Context, _ string, r Resource, amount, limit int64) (bool, time.Duration, error) {
+func (m *memAllowance) Spend(_ context.Context, _ string, r interview.VoiceResource, amount, limit int64) (bool, time.Duration, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.used == nil {
-		m.used = map[Resource]int64{}
+		m.used = map[interview.VoiceResource]int64{}
 	}
 	if m.used[r]+amount > limit {
 		return false, time.Hour, nil
@@ -58,7 +49,7 @@ func (m *memAllowance) Spend(_ context.Context, _ string, r Resource, amount, li
 	return true, 0, nil
 }
 
-func (m *memAllowance) Refund(_ context.Context, _ string, r Resource, amount int64) error {
+func (m *memAllowance) Refund(_ context.Context, _ string, r interview.VoiceResource, amount int64) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.used[r] -= amount
@@ -66,83 +57,19 @@ func (m *memAllowance) Refund(_ context.Context, _ string, r Resource, amount in
 	return nil
 }
 
-// received is what the fake provider saw of one call.
-type received struct {
-	path, auth, contentType string
-	model, responseFormat   string
-	fileName, fileType      string
-	file                    []byte
-	fields                  []string
-	speech                  map[string]string
-}
-
-// fakeProvider speaks the OpenAI audio wire format. reply writes the answer.
-type fakeProvider struct {
-	*httptest.Server
-	mu    sync.Mutex
-	calls []received
-	reply func(w http.ResponseWriter, r *http.Request)
-}
-
-func newFakeProvider(t *testing.T, reply func(w http.ResponseWriter, r *http.Request)) *fakeProvider {
-	f := &fakeProvider{reply: reply}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := received{path: r.URL.Path, auth: r.Header.Get("Authorization"), contentType: r.Header.Get("Content-Type")}
-		switch r.URL.Path {
-		case "/v1/audio/transcriptions":
-			mr, err := r.MultipartReader()
-			if err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			for {
-				p, err := mr.NextPart()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					http.Error(w, err.Error(), http.StatusBadRequest)
-					return
-				}
-				b, _ := io.ReadAll(p)
-				rec.fields = append(rec.fields, p.FormName())
-				switch p.FormName() {
-				case "model":
-					rec.model = string(b)
-				case "response_format":
-					rec.responseFormat = string(b)
-				case "file":
-					rec.fileName, rec.fileType, rec.file = p.FileName(), p.Header.Get("Content-Type"), b
-				}
-			}
-		case "/v1/audio/speech":
-			_ = json.NewDecoder(r.Body).Decode(&rec.speech)
-		}
-		f.mu.Lock()
-		f.calls = append(f.calls, rec)
-		f.mu.Unlock()
-		f.reply(w, r)
-	}))
-	t.Cleanup(f.Close)
-	return f
-}
-
-func (f *fakeProvider) received() []received {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]received(nil), f.calls...)
-}
-
 const testUser = "user-1"
 
+// testEnv serves the voice routes alone, for a user the test names: the
+// session middleware they sit behind in the service is tested elsewhere.
 type testEnv struct {
 	e         *echo.Echo
-	svc       *Service
+	svc       *voice.Service
+	h         *voiceHandler
 	allowance *memAllowance
 	logs      *proctest.Buffer
 }
 
-func newEnv(t *testing.T, cfg Config) *testEnv {
+func newEnv(t *testing.T, cfg voice.Config) *testEnv {
 	t.Helper()
 	mem := &memAllowance{}
 	env := newEnvWith(t, cfg, mem, testUser)
@@ -150,45 +77,36 @@ func newEnv(t *testing.T, cfg Config) *testEnv {
 	return env
 }
 
-func newEnvWith(t *testing.T, cfg Config, allowance Allowance, user string) *testEnv {
+func newEnvWith(t *testing.T, cfg voice.Config, allowance interview.VoiceAllowance, user string) *testEnv {
 	t.Helper()
 	if cfg.DailySpeechChars == 0 {
-		cfg.DailySpeechChars = DefaultDailySpeechChars
+		cfg.DailySpeechChars = voice.DefaultDailySpeechChars
 	}
 	if cfg.DailyTranscribeBytes == 0 {
 		cfg.DailyTranscribeBytes = 100 << 20
 	}
-	env := &testEnv{svc: New(cfg, allowance, nil), logs: &proctest.Buffer{}}
-	h := NewHandler(env.svc, func(c echo.Context) (string, error) {
+	env := &testEnv{svc: voice.New(cfg, allowance, nil), logs: &proctest.Buffer{}}
+	env.h = &voiceHandler{svc: env.svc, grace: UploadGrace, userID: func(c echo.Context) (string, error) {
 		// Tests of per-user limits name the user in a header.
 		if u := c.Request().Header.Get("X-Test-User"); u != "" {
 			return u, nil
 		}
 		return user, nil
-	})
+	}}
 	env.e = newEcho(env.logs)
-	h.Register(env.e)
+	env.h.register(env.e)
 	return env
 }
 
 // newEcho is the service's echo with its one error handler, logging to w.
 func newEcho(w io.Writer) *echo.Echo {
 	e := server.New(slog.New(slog.NewJSONHandler(w, nil)))
-	e.HTTPErrorHandler = httpapi.HandleError
+	e.HTTPErrorHandler = HandleError
 	return e
 }
 
-func mustEspeak(t *testing.T, text string) []byte {
-	t.Helper()
-	b, err := exec.Command("espeak-ng", "--stdout", text).Output()
-	if err != nil {
-		t.Fatalf("espeak-ng (make deps installs it): %v", err)
-	}
-	return b
-}
-
-func remoteConfig(f *fakeProvider) Config {
-	return Config{BaseURL: f.URL + "/v1", APIKey: "test-key", STTModel: "whisper-large-v3", TTSModel: "tts-test", TTSVoice: "nova"}
+func remoteConfig(f *voicetest.Provider) voice.Config {
+	return voice.Config{BaseURL: f.URL + "/v1", APIKey: "test-key", STTModel: "whisper-large-v3", TTSModel: "tts-test", TTSVoice: "nova"}
 }
 
 type part struct {
@@ -250,12 +168,12 @@ func (env *testEnv) speak(text any) *httptest.ResponseRecorder {
 
 // errorCode reads {"error": {"code"}} and fails the test if the body has
 // another shape.
-func errorCode(t *testing.T, rec *httptest.ResponseRecorder) problem.Code {
+func errorCode(t *testing.T, rec *httptest.ResponseRecorder) interview.Code {
 	t.Helper()
 	var body struct {
 		Error struct {
-			Code    problem.Code `json:"code"`
-			Message string       `json:"message"`
+			Code    interview.Code `json:"code"`
+			Message string         `json:"message"`
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.Error.Code == "" || body.Error.Message == "" {
@@ -264,29 +182,15 @@ func errorCode(t *testing.T, rec *httptest.ResponseRecorder) problem.Code {
 	return body.Error.Code
 }
 
-var statusCodes = map[int]problem.Code{
-	400: problem.Invalid, 413: problem.TooLarge, 415: problem.Unsupported, 429: problem.RateLimited,
-	501: problem.NotImplemented, 502: problem.Upstream, 503: problem.Unavailable,
-}
-
-func okTranscription(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, `{"text":"  I would start with the requirements.  "}`)
-}
-
-func audioOf(header []byte, n int) []byte {
-	b := make([]byte, n)
-	copy(b, header)
-	for i := len(header); i < n; i++ {
-		b[i] = byte(i)
-	}
-	return b
+var statusCodes = map[int]interview.Code{
+	400: interview.Invalid, 413: interview.TooLarge, 415: interview.Unsupported, 429: interview.RateLimited,
+	501: interview.NotImplemented, 502: interview.Upstream, 503: interview.Unavailable,
 }
 
 func TestTranscribeRefusesBadForms(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	env := newEnv(t, remoteConfig(f))
-	clip := audioOf(webmHeader, 2048)
+	clip := voicetest.Audio(voicetest.WebMHeader, 2048)
 	file := part{field: "file", fileName: "answer.webm", contentType: "audio/webm", data: clip}
 
 	tests := []struct {
@@ -330,30 +234,30 @@ func TestTranscribeRefusesBadForms(t *testing.T) {
 			t.Fatalf("status %d body %s", rec.Code, rec.Body)
 		}
 	})
-	if n := len(f.received()); n != 0 {
+	if n := len(f.Received()); n != 0 {
 		t.Fatalf("refused uploads reached the provider %d times", n)
 	}
-	if env.allowance.used[TranscribeBytes] != 0 {
+	if env.allowance.used[interview.TranscribeBytes] != 0 {
 		t.Fatal("refused uploads were charged to the allowance")
 	}
 }
 
 func TestTranscribeSendsEachTypeAsItIs(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	env := newEnv(t, remoteConfig(f))
 	tests := []struct {
 		name     string
 		data     []byte
 		ext, typ string
 	}{
-		{"webm/opus (Chrome, Firefox)", audioOf(webmHeader, 3000), ".webm", "audio/webm"},
-		{"mp4 (Safari)", audioOf(mp4Header, 3000), ".m4a", "audio/mp4"},
-		{"m4a", audioOf(m4aHeader, 3000), ".m4a", "audio/mp4"},
-		{"mp3 with ID3", audioOf(id3Header, 3000), ".mp3", "audio/mpeg"},
-		{"mp3 frames", audioOf(mp3Frame, 3000), ".mp3", "audio/mpeg"},
-		{"ogg by sox", soxFile(t, "a.ogg", "-r", "16000", "-c", "1"), ".ogg", "audio/ogg"},
-		{"wav by sox", soxFile(t, "a.wav", "-r", "16000", "-c", "1", "-b", "16"), ".wav", "audio/wav"},
-		{"flac by sox", soxFile(t, "a.flac", "-r", "16000", "-c", "1"), ".flac", "audio/flac"},
+		{"webm/opus (Chrome, Firefox)", voicetest.Audio(voicetest.WebMHeader, 3000), ".webm", "audio/webm"},
+		{"mp4 (Safari)", voicetest.Audio(voicetest.MP4Header, 3000), ".m4a", "audio/mp4"},
+		{"m4a", voicetest.Audio(voicetest.M4AHeader, 3000), ".m4a", "audio/mp4"},
+		{"mp3 with ID3", voicetest.Audio(voicetest.ID3Header, 3000), ".mp3", "audio/mpeg"},
+		{"mp3 frames", voicetest.Audio(voicetest.MP3Frame, 3000), ".mp3", "audio/mpeg"},
+		{"ogg by sox", voicetest.Sox(t, "a.ogg", "-r", "16000", "-c", "1"), ".ogg", "audio/ogg"},
+		{"wav by sox", voicetest.Sox(t, "a.wav", "-r", "16000", "-c", "1", "-b", "16"), ".wav", "audio/wav"},
+		{"flac by sox", voicetest.Sox(t, "a.flac", "-r", "16000", "-c", "1"), ".flac", "audio/flac"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -366,21 +270,21 @@ func TestTranscribeSendsEachTypeAsItIs(t *testing.T) {
 			if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || out["text"] != "I would start with the requirements." {
 				t.Fatalf("body %s (%v)", rec.Body, err)
 			}
-			calls := f.received()
+			calls := f.Received()
 			if len(calls) != i+1 {
 				t.Fatalf("provider called %d times", len(calls))
 			}
 			got := calls[i]
-			if got.path != "/v1/audio/transcriptions" || got.auth != "Bearer test-key" {
-				t.Fatalf("path %q auth %q", got.path, got.auth)
+			if got.Path != "/v1/audio/transcriptions" || got.Auth != "Bearer test-key" {
+				t.Fatalf("path %q auth %q", got.Path, got.Auth)
 			}
-			if got.model != "whisper-large-v3" || got.responseFormat != "json" {
-				t.Fatalf("model %q format %q", got.model, got.responseFormat)
+			if got.Model != "whisper-large-v3" || got.ResponseFormat != "json" {
+				t.Fatalf("model %q format %q", got.Model, got.ResponseFormat)
 			}
-			if got.fileName != "audio"+tt.ext || got.fileType != tt.typ {
-				t.Fatalf("file sent as %q %q, want audio%s %s", got.fileName, got.fileType, tt.ext, tt.typ)
+			if got.FileName != "audio"+tt.ext || got.FileType != tt.typ {
+				t.Fatalf("file sent as %q %q, want audio%s %s", got.FileName, got.FileType, tt.ext, tt.typ)
 			}
-			if !bytes.Equal(got.file, tt.data) {
+			if !bytes.Equal(got.File, tt.data) {
 				t.Fatal("provider received different bytes")
 			}
 		})
@@ -390,7 +294,7 @@ func TestTranscribeSendsEachTypeAsItIs(t *testing.T) {
 	for _, tt := range tests {
 		sent += int64(len(tt.data))
 	}
-	if used := env.allowance.used[TranscribeBytes]; used != sent {
+	if used := env.allowance.used[interview.TranscribeBytes]; used != sent {
 		t.Fatalf("allowance charged %d bytes for %d bytes of audio", used, sent)
 	}
 }
@@ -418,27 +322,27 @@ func (f fill) Read(p []byte) (int, error) {
 }
 
 func TestTranscribeRefusesOversizeWhileReading(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	env := newEnv(t, remoteConfig(f))
 	const size = 26 << 20
 	head := "--b0undary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.webm\"\r\nContent-Type: audio/webm\r\n\r\n"
 	tail := "\r\n--b0undary--\r\n"
 
 	t.Run("streamed without a length", func(t *testing.T) {
-		body := &countingReader{r: io.MultiReader(strings.NewReader(head), bytes.NewReader(webmHeader), io.LimitReader(fill('a'), size), strings.NewReader(tail))}
+		body := &countingReader{r: io.MultiReader(strings.NewReader(head), bytes.NewReader(voicetest.WebMHeader), io.LimitReader(fill('a'), size), strings.NewReader(tail))}
 		req := httptest.NewRequest(http.MethodPost, "/api/voice/transcribe", body)
 		req.ContentLength = -1
 		req.Header.Set("Content-Type", "multipart/form-data; boundary=b0undary")
 		rec := env.do(req)
-		if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "25 MB") || errorCode(t, rec) != problem.TooLarge {
+		if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "25 MB") || errorCode(t, rec) != interview.TooLarge {
 			t.Fatalf("status %d body %s", rec.Code, rec.Body)
 		}
 		// Read up to the limit, plus at most the reader's buffer: never the
 		// whole 26 MB.
-		if limit := int64(MaxBody); body.read > limit {
+		if limit := int64(voice.MaxBody); body.read > limit {
 			t.Fatalf("server read %d bytes, more than %d", body.read, limit)
 		}
-		if body.read < MaxUpload {
+		if body.read < voice.MaxUpload {
 			t.Fatalf("server read only %d bytes; the limit was not what refused it", body.read)
 		}
 	})
@@ -455,23 +359,15 @@ func TestTranscribeRefusesOversizeWhileReading(t *testing.T) {
 		}
 	})
 	t.Run("exactly 25 MB passes", func(t *testing.T) {
-		clip := audioOf(webmHeader, MaxUpload)
+		clip := voicetest.Audio(voicetest.WebMHeader, voice.MaxUpload)
 		if rec := env.upload(t, part{field: "file", fileName: "a.webm", data: clip}); rec.Code != 200 {
 			t.Fatalf("status %d body %s", rec.Code, rec.Body)
 		}
-		calls := f.received()
-		if len(calls) != 1 || len(calls[0].file) != MaxUpload {
+		calls := f.Received()
+		if len(calls) != 1 || len(calls[0].File) != voice.MaxUpload {
 			t.Fatalf("provider got %d calls", len(calls))
 		}
 	})
-}
-
-func jsonError(status int, code, message string) func(http.ResponseWriter, *http.Request) {
-	return func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		fmt.Fprintf(w, `{"error":{"message":%q,"type":"invalid_request_error","code":%q}}`, message, code)
-	}
 }
 
 func TestProviderFailures(t *testing.T) {
@@ -486,7 +382,7 @@ func TestProviderFailures(t *testing.T) {
 			name: "429 with Retry-After",
 			reply: func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Retry-After", "7")
-				jsonError(429, "rate_limit_exceeded", "Rate limit reached")(w, r)
+				voicetest.JSONError(429, "rate_limit_exceeded", "Rate limit reached")(w, r)
 			},
 			status: 429, retryAfter: "7", msg: "rate limited",
 		},
@@ -494,38 +390,38 @@ func TestProviderFailures(t *testing.T) {
 			name: "429 with retry-after-ms",
 			reply: func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("retry-after-ms", "1500")
-				jsonError(429, "rate_limit_exceeded", "Rate limit reached")(w, r)
+				voicetest.JSONError(429, "rate_limit_exceeded", "Rate limit reached")(w, r)
 			},
 			status: 429, retryAfter: "2", msg: "rate limited",
 		},
 		{
 			name:   "429 naming no delay",
-			reply:  jsonError(429, "rate_limit_exceeded", "Rate limit reached"),
+			reply:  voicetest.JSONError(429, "rate_limit_exceeded", "Rate limit reached"),
 			status: 429, retryAfter: "5", msg: "rate limited",
 		},
 		{
 			name:   "terms not accepted (code)",
-			reply:  jsonError(400, "model_terms_required", "The model requires terms acceptance. Please have the org admin accept the terms at https://console.example/playground"),
+			reply:  voicetest.JSONError(400, "model_terms_required", "The model requires terms acceptance. Please have the org admin accept the terms at https://console.example/playground"),
 			status: 503, msg: "terms are accepted",
 		},
 		{
 			name:   "terms not accepted (words)",
-			reply:  jsonError(403, "forbidden", "You must accept the terms of use for this model"),
+			reply:  voicetest.JSONError(403, "forbidden", "You must accept the terms of use for this model"),
 			status: 503, msg: "terms are accepted",
 		},
-		{name: "provider 503", reply: jsonError(503, "overloaded", "try later"), status: 502, msg: "status 503"},
+		{name: "provider 503", reply: voicetest.JSONError(503, "overloaded", "try later"), status: 502, msg: "status 503"},
 		{name: "provider 500", reply: func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) }, status: 502, msg: "status 500"},
-		{name: "bad key", reply: jsonError(401, "invalid_api_key", "Invalid API Key"), status: 502, msg: "status 401"},
-		{name: "plain 400", reply: jsonError(400, "invalid_value", "bad"), status: 502, msg: "status 400"},
+		{name: "bad key", reply: voicetest.JSONError(401, "invalid_api_key", "Invalid API Key"), status: 502, msg: "status 401"},
+		{name: "plain 400", reply: voicetest.JSONError(400, "invalid_value", "bad"), status: 502, msg: "status 400"},
 	}
 	for _, tt := range tests {
 		for _, endpoint := range []string{"transcribe", "speech"} {
 			t.Run(tt.name+" "+endpoint, func(t *testing.T) {
-				f := newFakeProvider(t, tt.reply)
+				f := voicetest.NewProvider(t, tt.reply)
 				env := newEnv(t, remoteConfig(f))
 				var rec *httptest.ResponseRecorder
 				if endpoint == "transcribe" {
-					rec = env.upload(t, part{field: "file", fileName: "a.ogg", data: audioOf([]byte("OggS"), 100)})
+					rec = env.upload(t, part{field: "file", fileName: "a.ogg", data: voicetest.Audio([]byte("OggS"), 100)})
 				} else {
 					rec = env.speak("What is a goroutine?")
 				}
@@ -541,8 +437,8 @@ func TestProviderFailures(t *testing.T) {
 				if strings.Contains(rec.Body.String(), "console.example") {
 					t.Fatal("the provider's message leaked to the client")
 				}
-				if len(f.received()) != 1 {
-					t.Fatalf("provider called %d times", len(f.received()))
+				if len(f.Received()) != 1 {
+					t.Fatalf("provider called %d times", len(f.Received()))
 				}
 				for r, used := range env.allowance.used {
 					if used != 0 {
@@ -555,9 +451,9 @@ func TestProviderFailures(t *testing.T) {
 }
 
 func TestSpeechRemote(t *testing.T) {
-	streamed := mustEspeak(t, "Why Go?")
+	streamed := voicetest.Espeak(t, "Why Go?")
 	var reply []byte
-	f := newFakeProvider(t, func(w http.ResponseWriter, _ *http.Request) {
+	f := voicetest.NewProvider(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "audio/wav")
 		_, _ = w.Write(reply)
 	})
@@ -576,29 +472,29 @@ func TestSpeechRemote(t *testing.T) {
 		if !bytes.Equal(rec.Body.Bytes(), want) {
 			t.Fatal("served audio differs from the provider's, beyond the sizes")
 		}
-		got := f.received()[0]
+		got := f.Received()[0]
 		wantReq := map[string]string{"model": "tts-test", "voice": "nova", "input": "Why Go?", "response_format": "wav"}
-		if got.path != "/v1/audio/speech" || got.auth != "Bearer test-key" || fmt.Sprint(got.speech) != fmt.Sprint(wantReq) {
-			t.Fatalf("provider got %s %q %v", got.path, got.auth, got.speech)
+		if got.Path != "/v1/audio/speech" || got.Auth != "Bearer test-key" || fmt.Sprint(got.Speech) != fmt.Sprint(wantReq) {
+			t.Fatalf("provider got %s %q %v", got.Path, got.Auth, got.Speech)
 		}
-		if env.allowance.used[SpeechChars] != 7 {
-			t.Fatalf("charged %d characters for 7", env.allowance.used[SpeechChars])
+		if env.allowance.used[interview.SpeechChars] != 7 {
+			t.Fatalf("charged %d characters for 7", env.allowance.used[interview.SpeechChars])
 		}
 	})
 	for name, body := range map[string][]byte{
-		"mp3 instead of WAV":  audioOf(id3Header, 500),
+		"mp3 instead of WAV":  voicetest.Audio(voicetest.ID3Header, 500),
 		"JSON instead of WAV": []byte(`{"audio":"..."}`),
 		"truncated header":    streamed[:20],
 		"empty":               nil,
 	} {
 		t.Run(name, func(t *testing.T) {
 			reply = body
-			before := env.allowance.used[SpeechChars]
+			before := env.allowance.used[interview.SpeechChars]
 			rec := env.speak("Why Go?")
 			if rec.Code != 502 || !strings.Contains(rec.Body.String(), "did not send a WAV") {
 				t.Fatalf("status %d body %s", rec.Code, rec.Body)
 			}
-			if env.allowance.used[SpeechChars] != before {
+			if env.allowance.used[interview.SpeechChars] != before {
 				t.Fatal("a failed synthesis was charged")
 			}
 		})
@@ -606,7 +502,7 @@ func TestSpeechRemote(t *testing.T) {
 }
 
 func TestSpeechValidation(t *testing.T) {
-	f := newFakeProvider(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) })
+	f := voicetest.NewProvider(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) })
 	env := newEnv(t, remoteConfig(f))
 	tests := []struct {
 		name string
@@ -631,7 +527,7 @@ func TestSpeechValidation(t *testing.T) {
 			}
 		})
 	}
-	if len(f.received()) != 0 {
+	if len(f.Received()) != 0 {
 		t.Fatal("invalid requests reached the provider")
 	}
 	// 200 two-byte characters (400 bytes) are within the limit: the limit
@@ -646,7 +542,7 @@ func TestSpeechOfflineEspeak(t *testing.T) {
 	if err != nil {
 		t.Fatalf("espeak-ng (make deps installs it): %v", err)
 	}
-	env := newEnv(t, Config{EspeakPath: path})
+	env := newEnv(t, voice.Config{EspeakPath: path})
 	if tr, sp := env.svc.Features(); tr || !sp {
 		t.Fatalf("features transcribe=%v speech=%v; want false, true", tr, sp)
 	}
@@ -667,14 +563,14 @@ func TestSpeechOfflineEspeak(t *testing.T) {
 		}
 	}
 	// Transcription has no offline engine.
-	rec := env.upload(t, part{field: "file", fileName: "a.ogg", data: audioOf([]byte("OggS"), 100)})
+	rec := env.upload(t, part{field: "file", fileName: "a.ogg", data: voicetest.Audio([]byte("OggS"), 100)})
 	if rec.Code != 501 || !strings.Contains(rec.Body.String(), "not configured") {
 		t.Fatalf("transcribe offline: status %d body %s", rec.Code, rec.Body)
 	}
 }
 
 func TestDisabled(t *testing.T) {
-	env := newEnv(t, Config{TTSModel: "tts-test", STTModel: "whisper"}) // models but no endpoint, no espeak-ng
+	env := newEnv(t, voice.Config{TTSModel: "tts-test", STTModel: "whisper"}) // models but no endpoint, no espeak-ng
 	if tr, sp := env.svc.Features(); tr || sp {
 		t.Fatalf("features transcribe=%v speech=%v; want both off", tr, sp)
 	}
@@ -689,33 +585,12 @@ func TestDisabled(t *testing.T) {
 	}
 }
 
-func TestProviderTimeout(t *testing.T) {
-	f := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done()
-	})
-	env := newEnv(t, remoteConfig(f))
-	env.svc.transcribeTimeout, env.svc.speechTimeout = 100*time.Millisecond, 100*time.Millisecond
-	start := time.Now()
-	rec := env.speak("hello")
-	if rec.Code != 502 || !strings.Contains(rec.Body.String(), "in time") {
-		t.Fatalf("status %d body %s", rec.Code, rec.Body)
-	}
-	rec = env.upload(t, part{field: "file", fileName: "a.ogg", data: audioOf([]byte("OggS"), 100)})
-	if rec.Code != 502 || !strings.Contains(rec.Body.String(), "in time") {
-		t.Fatalf("status %d body %s", rec.Code, rec.Body)
-	}
-	// The provider never answers: a generous bound tells.
-	if d := time.Since(start); d > 20*time.Second {
-		t.Fatalf("deadline not applied: took %v", d)
-	}
-}
-
 func TestAllowanceSpentGives429(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	cfg := remoteConfig(f)
 	cfg.DailyTranscribeBytes = 1000
 	env := newEnv(t, cfg)
-	clip := audioOf([]byte("OggS"), 600)
+	clip := voicetest.Audio([]byte("OggS"), 600)
 	if rec := env.upload(t, part{field: "file", fileName: "a.ogg", data: clip}); rec.Code != 200 {
 		t.Fatalf("first: status %d body %s", rec.Code, rec.Body)
 	}
@@ -726,7 +601,7 @@ func TestAllowanceSpentGives429(t *testing.T) {
 	if ra := rec.Header().Get("Retry-After"); ra == "" || ra == "0" {
 		t.Fatalf("Retry-After %q", ra)
 	}
-	if len(f.received()) != 1 {
+	if len(f.Received()) != 1 {
 		t.Fatal("a request over the allowance reached the provider")
 	}
 }
@@ -742,7 +617,7 @@ func FuzzSpeechRequest(f *testing.F) {
 			return
 		}
 		n := len([]rune(text))
-		if n < 1 || n > MaxSpeechChars || strings.TrimSpace(text) != text {
+		if n < 1 || n > voice.MaxSpeechChars || strings.TrimSpace(text) != text {
 			t.Fatalf("accepted %q (%d characters)", text, n)
 		}
 	})
@@ -763,28 +638,28 @@ func FuzzUpload(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if n != int64(audio.Len()) || n == 0 || n > MaxUpload || audio.Len() > len(body) {
+		if n != int64(audio.Len()) || n == 0 || n > voice.MaxUpload || audio.Len() > len(body) {
 			t.Fatalf("accepted %d bytes (%d written) from a %d-byte body", n, audio.Len(), len(body))
 		}
-		if got, ok := Sniff(audio.Bytes()); !ok || got != c {
+		if got, ok := voice.Sniff(audio.Bytes()); !ok || got != c {
 			t.Fatalf("accepted a file sniffed as %v (%v), reported %v", got, ok, c)
 		}
 	})
 }
 
 func TestNeedsSession(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	env := newEnv(t, remoteConfig(f))
-	h := NewHandler(env.svc, func(echo.Context) (string, error) {
-		return "", problem.New(problem.Unauthenticated, "sign in first")
-	})
+	h := &voiceHandler{svc: env.svc, grace: UploadGrace, userID: func(echo.Context) (string, error) {
+		return "", interview.Errorf(interview.Unauthenticated, "sign in first")
+	}}
 	env.e = newEcho(io.Discard)
-	h.Register(env.e)
-	body, ct := multipartBody(t, part{field: "file", fileName: "a.ogg", data: audioOf([]byte("OggS"), 100)})
+	h.register(env.e)
+	body, ct := multipartBody(t, part{field: "file", fileName: "a.ogg", data: voicetest.Audio([]byte("OggS"), 100)})
 	counted := &countingReader{r: bytes.NewReader(body)}
 	req := httptest.NewRequest(http.MethodPost, "/api/voice/transcribe", counted)
 	req.Header.Set("Content-Type", ct)
-	if rec := env.do(req); rec.Code != 401 || errorCode(t, rec) != problem.Unauthenticated {
+	if rec := env.do(req); rec.Code != 401 || errorCode(t, rec) != interview.Unauthenticated {
 		t.Fatalf("transcribe: status %d body %s", rec.Code, rec.Body)
 	}
 	if counted.read != 0 {
@@ -793,7 +668,7 @@ func TestNeedsSession(t *testing.T) {
 	if rec := env.speak("hello"); rec.Code != 401 {
 		t.Fatalf("speech: status %d body %s", rec.Code, rec.Body)
 	}
-	if len(f.received()) != 0 {
+	if len(f.Received()) != 0 {
 		t.Fatal("unauthenticated requests reached the provider")
 	}
 }
@@ -803,13 +678,12 @@ func TestNeedsSession(t *testing.T) {
 // must not cut the request (Go's server cancels a request's context when a
 // read on its connection fails, even after the body).
 func TestSlowProviderAfterPacedUpload(t *testing.T) {
-	f := newFakeProvider(t, func(w http.ResponseWriter, r *http.Request) {
+	f := voicetest.NewProvider(t, func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(3 * time.Second)
-		okTranscription(w, r)
+		voicetest.OKTranscription(w, r)
 	})
-	cfg := remoteConfig(f)
-	cfg.UploadGrace = time.Second
-	env := newEnv(t, cfg)
+	env := newEnv(t, remoteConfig(f))
+	env.h.grace = time.Second
 	srv := httptest.NewServer(env.e)
 	t.Cleanup(srv.Close)
 

@@ -1,11 +1,15 @@
-package interviewer
+package interview
 
 import "strings"
 
-// MaxOffTopicScore is the highest score of an answer that does not address
-// its question: low enough that it never raises a report, whoever scored
-// it.
-const MaxOffTopicScore = 35
+// Result is one answered question as stored in question_results. Retry
+// is the candidate's second try at it, if they took one.
+type Result struct {
+	Question   Question   `json:"question"`
+	Answer     string     `json:"answer"`
+	Evaluation Evaluation `json:"evaluation"`
+	Retry      *Attempt   `json:"retry,omitempty"`
+}
 
 // Attempt is one answer to a question with its evaluation; a Result's
 // Retry is the second.
@@ -80,4 +84,18 @@ func Combined(thread []Result) string {
 		parts = append(parts, r.Best().Answer)
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// MainAnswers is how many main questions results answer: follow-ups do not
+// count toward the total. It is the one count of answered questions: the
+// store keeps it beside the results (the lists read it from there), the
+// API returns it as answeredQuestions and the report as questions.
+func MainAnswers(results []Result) int {
+	n := 0
+	for _, r := range results {
+		if !r.Question.IsFollowUp() {
+			n++
+		}
+	}
+	return n
 }

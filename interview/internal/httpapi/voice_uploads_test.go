@@ -1,4 +1,4 @@
-package voice
+package httpapi
 
 import (
 	"bufio"
@@ -15,6 +15,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/judgeworks/interview"
+	"github.com/judgeworks/interview/internal/voice"
+	"github.com/judgeworks/interview/internal/voice/voicetest"
 )
 
 const testBoundary = "b0undary"
@@ -23,16 +27,16 @@ const testBoundary = "b0undary"
 // of WebM (a real EBML signature, then filler).
 func uploadParts(size int64) (head, tail string, total int64) {
 	head = "--" + testBoundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.webm\"\r\nContent-Type: audio/webm\r\n\r\n" +
-		string(webmHeader)
+		string(voicetest.WebMHeader)
 	tail = "\r\n--" + testBoundary + "--\r\n"
-	return head, tail, int64(len(head)) + (size - int64(len(webmHeader))) + int64(len(tail))
+	return head, tail, int64(len(head)) + (size - int64(len(voicetest.WebMHeader))) + int64(len(tail))
 }
 
 // streamedUpload is a request whose body is generated while it is sent:
 // the client holds no file either.
 func streamedUpload(t testing.TB, url, user string, size int64) *http.Request {
 	head, tail, total := uploadParts(size)
-	body := io.MultiReader(strings.NewReader(head), io.LimitReader(fill('a'), size-int64(len(webmHeader))), strings.NewReader(tail))
+	body := io.MultiReader(strings.NewReader(head), io.LimitReader(fill('a'), size-int64(len(voicetest.WebMHeader))), strings.NewReader(tail))
 	req, err := http.NewRequest(http.MethodPost, url+"/api/voice/transcribe", body)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +65,7 @@ func rawUpload(t *testing.T, addr, user string, length int64, sent string) *http
 // then nothing, and returns the status of the answer, if any (0 when the
 // connection ends without one, as at the end of the test).
 func stalledUpload(t *testing.T, addr, user string) int {
-	resp, err := sendHead(t, addr, user, 1<<20, string(webmHeader), time.Time{})
+	resp, err := sendHead(t, addr, user, 1<<20, string(voicetest.WebMHeader), time.Time{})
 	if err != nil {
 		return 0
 	}
@@ -104,7 +108,7 @@ func holdUpload(t *testing.T, url, user string, size int64) *heldUpload {
 	req.ContentLength = total
 	req.Header.Set("Content-Type", "multipart/form-data; boundary="+testBoundary)
 	req.Header.Set("X-Test-User", user)
-	h := &heldUpload{pw: pw, tail: tail, size: size - int64(len(webmHeader)), result: make(chan int, 1)}
+	h := &heldUpload{pw: pw, tail: tail, size: size - int64(len(voicetest.WebMHeader)), result: make(chan int, 1)}
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -137,13 +141,11 @@ func (h *heldUpload) finish(t *testing.T) int {
 }
 
 // waitInFlight waits until n uploads hold a slot.
-func waitInFlight(t *testing.T, svc *Service, n int) {
+func waitInFlight(t *testing.T, svc *voice.Service, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		svc.uploads.mu.Lock()
-		got := svc.uploads.total
-		svc.uploads.mu.Unlock()
+		got := svc.Uploading()
 		if got == n {
 			return
 		}
@@ -155,11 +157,11 @@ func waitInFlight(t *testing.T, svc *Service, n int) {
 }
 
 func TestUploadLimitsRefuseBeforeReading(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	cfg := remoteConfig(f)
 	cfg.MaxUploads, cfg.MaxUploadsPerUser = 3, 2
-	cfg.UploadGrace = 2 * time.Minute // uploads held on purpose, on a busy machine
 	env := newEnv(t, cfg)
+	env.h.grace = 2 * time.Minute // uploads held on purpose, on a busy machine
 	srv := httptest.NewServer(env.e)
 	t.Cleanup(srv.Close)
 	addr := strings.TrimPrefix(srv.URL, "http://")
@@ -190,7 +192,7 @@ func TestUploadLimitsRefuseBeforeReading(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("upload once slots are free: %d", resp.StatusCode)
 	}
-	if n := len(f.received()); n != 4 {
+	if n := len(f.Received()); n != 4 {
 		t.Fatalf("provider got %d uploads, want the 4 admitted", n)
 	}
 }
@@ -198,7 +200,7 @@ func TestUploadLimitsRefuseBeforeReading(t *testing.T) {
 // An upload that sends its first bytes and stalls loses its slot within
 // seconds, not after the route's two minutes, and the user is told.
 func TestStalledUploadLosesItsSlot(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	cfg := remoteConfig(f)
 	cfg.MaxUploads = 1
 	env := newEnv(t, cfg)
@@ -234,19 +236,15 @@ func TestStalledUploadLosesItsSlot(t *testing.T) {
 // Four accounts holding as many uploads as they may still leave slots to
 // a fifth: none can hold more than its share.
 func TestFewAccountsCannotHoldEverySlot(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	cfg := remoteConfig(f)
-	cfg.UploadGrace = 2 * time.Minute // uploads held on purpose, on a busy machine
 	env := newEnv(t, cfg)
+	env.h.grace = 2 * time.Minute // uploads held on purpose, on a busy machine
 	srv := httptest.NewServer(env.e)
 	t.Cleanup(srv.Close)
 	addr := strings.TrimPrefix(srv.URL, "http://")
 
-	inFlight := func() int {
-		env.svc.uploads.mu.Lock()
-		defer env.svc.uploads.mu.Unlock()
-		return env.svc.uploads.total
-	}
+	inFlight := env.svc.Uploading
 	// Each account starts two uploads that send their first bytes and
 	// stall; each is either held (a slot taken) or refused at once.
 	refused := 0
@@ -274,8 +272,8 @@ func TestFewAccountsCannotHoldEverySlot(t *testing.T) {
 			}
 		}
 	}
-	if n := inFlight(); n >= DefaultMaxUploads || refused == 0 {
-		t.Fatalf("four accounts hold %d of %d slots (%d refused)", n, DefaultMaxUploads, refused)
+	if n := inFlight(); n >= voice.DefaultMaxUploads || refused == 0 {
+		t.Fatalf("four accounts hold %d of %d slots (%d refused)", n, voice.DefaultMaxUploads, refused)
 	}
 	resp, err := http.DefaultClient.Do(streamedUpload(t, srv.URL, "ada", 100_000))
 	if err != nil {
@@ -288,7 +286,7 @@ func TestFewAccountsCannotHoldEverySlot(t *testing.T) {
 }
 
 func TestAllowanceRefusesBeforeReading(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	cfg := remoteConfig(f)
 	cfg.DailyTranscribeBytes = 1 << 20
 	env := newEnv(t, cfg)
@@ -301,7 +299,7 @@ func TestAllowanceRefusesBeforeReading(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("over the allowance: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if used := env.allowance.used[TranscribeBytes]; used != 0 {
+	if used := env.allowance.used[interview.TranscribeBytes]; used != 0 {
 		t.Fatalf("a refused upload left %d bytes charged", used)
 	}
 	// The reservation is the declared length, adjusted to the audio sent:
@@ -318,7 +316,7 @@ func TestAllowanceRefusesBeforeReading(t *testing.T) {
 	if s := send(600_000); s != http.StatusOK {
 		t.Fatalf("600 KB within the allowance: %d", s)
 	}
-	if used := env.allowance.used[TranscribeBytes]; used != 600_000 {
+	if used := env.allowance.used[interview.TranscribeBytes]; used != 600_000 {
 		t.Fatalf("charged %d bytes for 600,000 bytes of audio", used)
 	}
 	if s := send(600_000); s != http.StatusTooManyRequests {
@@ -327,7 +325,7 @@ func TestAllowanceRefusesBeforeReading(t *testing.T) {
 	if s := send(300_000); s != http.StatusOK {
 		t.Fatalf("300 KB within what is left: %d", s)
 	}
-	if n := len(f.received()); n != 2 {
+	if n := len(f.Received()); n != 2 {
 		t.Fatalf("provider got %d uploads, want 2", n)
 	}
 }
@@ -342,7 +340,7 @@ func countingProvider(t *testing.T) (*httptest.Server, *atomic.Int64) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		okTranscription(w, r)
+		voicetest.OKTranscription(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &bytesIn
@@ -357,7 +355,7 @@ func TestConcurrentUploadsStayInBoundedMemory(t *testing.T) {
 		t.Skip("sends a gigabyte over loopback")
 	}
 	provider, bytesIn := countingProvider(t)
-	env := newEnv(t, Config{BaseURL: provider.URL + "/v1", APIKey: "k", STTModel: "whisper", DailyTranscribeBytes: 1 << 40})
+	env := newEnv(t, voice.Config{BaseURL: provider.URL + "/v1", APIKey: "k", STTModel: "whisper", DailyTranscribeBytes: 1 << 40})
 	srv := httptest.NewServer(env.e)
 	t.Cleanup(srv.Close)
 
@@ -389,7 +387,7 @@ func TestConcurrentUploadsStayInBoundedMemory(t *testing.T) {
 	client := &http.Client{Timeout: 2 * time.Minute}
 	for i := range uploads {
 		wg.Go(func() {
-			resp, err := client.Do(streamedUpload(t, srv.URL, fmt.Sprintf("user-%d", i), MaxUpload))
+			resp, err := client.Do(streamedUpload(t, srv.URL, fmt.Sprintf("user-%d", i), voice.MaxUpload))
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -417,7 +415,7 @@ func TestConcurrentUploadsStayInBoundedMemory(t *testing.T) {
 	if statuses[http.StatusOK] < 1 {
 		t.Fatalf("no upload went through: %v", statuses)
 	}
-	if got := bytesIn.Load(); got < int64(statuses[http.StatusOK])*MaxUpload {
+	if got := bytesIn.Load(); got < int64(statuses[http.StatusOK])*voice.MaxUpload {
 		t.Fatalf("provider received %d bytes for %d transcriptions of 25 MiB", got, statuses[http.StatusOK])
 	}
 	if limit := int64(64 << 20); grew > limit {
@@ -480,7 +478,7 @@ func pacedUpload(t *testing.T, url, user string, size int64, rate int) int {
 	pr, pw := io.Pipe()
 	go func() {
 		_, _ = io.WriteString(pw, head)
-		rest := size - int64(len(webmHeader))
+		rest := size - int64(len(voicetest.WebMHeader))
 		for rest > 0 {
 			n := min(rest, int64(rate/4))
 			if _, err := io.Copy(pw, io.LimitReader(fill('a'), n)); err != nil {
@@ -514,19 +512,19 @@ func pacedUpload(t *testing.T, url, user string, size int64, rate int) int {
 // spent. An honest upload slower than the grace but keeping the pace then
 // goes through.
 func TestFrontLoadedStallLosesItsSlot(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	env := newEnv(t, remoteConfig(f))
 	srv := httptest.NewServer(env.e)
 	t.Cleanup(srv.Close)
 	addr := strings.TrimPrefix(srv.URL, "http://")
 
 	const sent = 880 << 10
-	answers := make([]<-chan int, DefaultMaxUploads)
+	answers := make([]<-chan int, voice.DefaultMaxUploads)
 	for i := range answers {
 		answers[i] = frontLoaded(t, addr, fmt.Sprintf("mallory%d", i), sent, i%2 == 1)
 	}
 	stalled := time.Now()
-	waitInFlight(t, env.svc, DefaultMaxUploads)
+	waitInFlight(t, env.svc, voice.DefaultMaxUploads)
 	if resp := rawUpload(t, addr, "ada", 1<<20, ""); resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("a ninth account while eight hold every slot: %d", resp.StatusCode)
 	}
@@ -545,10 +543,10 @@ func TestFrontLoadedStallLosesItsSlot(t *testing.T) {
 	t.Logf("every stalled upload cut %v after it stalled", time.Since(stalled).Round(100*time.Millisecond))
 	waitInFlight(t, env.svc, 0)
 	env.allowance.mu.Lock()
-	kept := env.allowance.used[TranscribeBytes]
+	kept := env.allowance.used[interview.TranscribeBytes]
 	env.allowance.mu.Unlock()
-	if kept < DefaultMaxUploads*sent*9/10 || kept > DefaultMaxUploads*(1<<20+1024) {
-		t.Fatalf("the eight cut uploads kept %d bytes of the allowance, want about the %d they sent", kept, DefaultMaxUploads*sent)
+	if kept < voice.DefaultMaxUploads*sent*9/10 || kept > voice.DefaultMaxUploads*(1<<20+1024) {
+		t.Fatalf("the eight cut uploads kept %d bytes of the allowance, want about the %d they sent", kept, voice.DefaultMaxUploads*sent)
 	}
 
 	// 192 KiB at 16 KiB/s: 12 s, past the grace, at twice the pace.
@@ -561,7 +559,7 @@ func TestFrontLoadedStallLosesItsSlot(t *testing.T) {
 // stalled one does: closing just before the cut must not make a stall
 // free.
 func TestHungUpUploadKeepsWhatItSent(t *testing.T) {
-	f := newFakeProvider(t, okTranscription)
+	f := voicetest.NewProvider(t, voicetest.OKTranscription)
 	env := newEnv(t, remoteConfig(f))
 	srv := httptest.NewServer(env.e)
 	t.Cleanup(srv.Close)
@@ -583,12 +581,12 @@ func TestHungUpUploadKeepsWhatItSent(t *testing.T) {
 	conn.Close()
 	waitInFlight(t, env.svc, 0)
 	env.allowance.mu.Lock()
-	kept := env.allowance.used[TranscribeBytes]
+	kept := env.allowance.used[interview.TranscribeBytes]
 	env.allowance.mu.Unlock()
 	if kept < sent*9/10 || kept > sent {
 		t.Fatalf("an upload cut off after %d bytes kept %d bytes of the allowance", sent, kept)
 	}
-	if n := len(f.received()); n != 0 {
+	if n := len(f.Received()); n != 0 {
 		t.Fatalf("provider got %d uploads", n)
 	}
 }

@@ -1,15 +1,16 @@
-// Package quota holds the service's two kinds of limit, each written once:
-// the token bucket (the sign-in, registration and share-link throttles,
-// and the per-user limits on model work) and the daily allowance (model
-// calls, speech and transcription). Both are single statements in Postgres
-// on the database's clock (now(); days are UTC days, from now() AT TIME
-// ZONE 'UTC'), so every replica counts against the same rows, their own
-// clocks do not matter, and a restart forgets nothing.
+package postgres
+
+// The service's two kinds of limit, each written once: the token bucket
+// (the sign-in, registration and share-link throttles, and the per-user
+// limits on model work) and the daily allowance (model calls, speech and
+// transcription). Both are single statements on the database's clock
+// (now(); days are UTC days, from now() AT TIME ZONE 'UTC'), so every
+// replica counts against the same rows, their own clocks do not matter, and
+// a restart forgets nothing.
 //
 // Postgres rather than Redis: the service needs Postgres anyway, and a
 // limit adds one indexed single-row statement to a request that already
 // queries it; Redis would be a second store to run and secure.
-package quota
 
 import (
 	"context"
@@ -19,39 +20,34 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/judgeworks/interview"
 )
 
-// DB is what the limits need of a pool, a connection or a transaction: a
-// caller that checks two limits in one transaction gets both or neither.
-type DB interface {
+// querier is what the limits need of a pool, a connection or a
+// transaction: a caller that checks two limits in one transaction gets
+// both or neither.
+type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// Key is whose bucket or allowance a rule counts.
-type Key struct {
+// key is whose bucket or allowance a rule counts.
+type key struct {
 	key  []byte
 	user any // the user's id, or nil
 }
 
-// User is the key of a signed-in user: the rows carry the user's id and go
-// with the account.
-func User(id string) Key { return Key{key: []byte(id), user: id} }
+// userKey is the key of a signed-in user: the rows carry the user's id and
+// go with the account.
+func userKey(id string) key { return key{key: []byte(id), user: id} }
 
-// Digest is the key of anything else (an address, an email): the tables
+// digestKey is the key of anything else (an address, an email): the tables
 // keep only its SHA-256, fixed in size whatever the request held, and not
 // the address or email itself.
-func Digest(s string) Key {
+func digestKey(s string) key {
 	sum := sha256.Sum256([]byte(s))
-	return Key{key: sum[:]}
-}
-
-// Bucket is a token bucket: Burst tokens at once, then one more every
-// Every. Name is the rule's name in the table, a constant of the service.
-type Bucket struct {
-	Name  string
-	Burst int
-	Every time.Duration
+	return key{key: sum[:]}
 }
 
 // The take and the check are one statement: the conflict arm updates only
@@ -83,9 +79,10 @@ const pruneSQL = `
 DELETE FROM quota_buckets
  WHERE name = $1 AND updated_at < now() - $2::float8 * interval '1 second'`
 
-// Take takes a token from key's bucket if it holds one. Otherwise it takes
-// nothing and returns how long until a token will be there.
-func (b Bucket) Take(ctx context.Context, db DB, k Key) (bool, time.Duration, error) {
+// takeToken takes a token from k's bucket of rule b if it holds one.
+// Otherwise it takes nothing and returns how long until a token will be
+// there.
+func takeToken(ctx context.Context, db querier, b interview.Bucket, k key) (bool, time.Duration, error) {
 	var (
 		ok   bool
 		wait float64
@@ -97,22 +94,22 @@ func (b Bucket) Take(ctx context.Context, db DB, k Key) (bool, time.Duration, er
 	return false, seconds(wait), nil
 }
 
-// GiveBack returns a token taken by Take, up to the burst: the request it
-// paid for did not happen or did not count.
-func (b Bucket) GiveBack(ctx context.Context, db DB, k Key) error {
+// giveBackToken returns a token taken by takeToken, up to the burst: the
+// request it paid for did not happen or did not count.
+func giveBackToken(ctx context.Context, db querier, b interview.Bucket, k key) error {
 	_, err := db.Exec(ctx, giveBackSQL, b.Name, k.key, float64(b.Burst))
 	return err
 }
 
-// Prune deletes the rule's buckets that have refilled.
-func (b Bucket) Prune(ctx context.Context, db DB) error {
+// pruneBuckets deletes the buckets of rule b that have refilled.
+func pruneBuckets(ctx context.Context, db querier, b interview.Bucket) error {
 	_, err := db.Exec(ctx, pruneSQL, b.Name, (time.Duration(b.Burst) * b.Every).Seconds())
 	return err
 }
 
-// Daily is an allowance per UTC day; the value is the rule's name in the
+// daily is an allowance per UTC day; the value is the rule's name in the
 // table, a constant of the service.
-type Daily string
+type daily string
 
 // The increment and the check are one statement: the conflict arm updates
 // only while the day's new total stays within the limit (a row of an
@@ -137,10 +134,10 @@ const refundSQL = `
 UPDATE quota_days SET used = GREATEST(0, used - $3::bigint)
  WHERE name = $1 AND key = $2 AND day = (now() AT TIME ZONE 'UTC')::date`
 
-// Spend adds amount to key's use today if the total stays within limit.
+// spend adds amount to k's use today if the total stays within limit.
 // Otherwise it adds nothing and returns how long until the allowance
 // resets at midnight UTC.
-func (d Daily) Spend(ctx context.Context, db DB, k Key, amount, limit int64) (bool, time.Duration, error) {
+func (d daily) spend(ctx context.Context, db querier, k key, amount, limit int64) (bool, time.Duration, error) {
 	var (
 		ok   bool
 		wait float64
@@ -152,9 +149,9 @@ func (d Daily) Spend(ctx context.Context, db DB, k Key, amount, limit int64) (bo
 	return false, seconds(wait), nil
 }
 
-// Refund gives back amount of today's use, down to zero: work it paid for
+// refund gives back amount of today's use, down to zero: work it paid for
 // was not done. A spend of a day that has ended is not refunded.
-func (d Daily) Refund(ctx context.Context, db DB, k Key, amount int64) error {
+func (d daily) refund(ctx context.Context, db querier, k key, amount int64) error {
 	_, err := db.Exec(ctx, refundSQL, string(d), k.key, amount)
 	return err
 }

@@ -1,18 +1,13 @@
-// Package problem holds the interview service's one error type. Domain and
-// store code return *Error with a code; the HTTP layer maps the code to a
-// status in one table and writes {"error": {"code", "message"}}.
-package problem
+package interview
 
 import (
 	"errors"
 	"fmt"
-	"math"
-	"net/http"
-	"strconv"
 	"time"
 )
 
-// Code classifies an error for the client. Values are part of the API.
+// Code classifies an error for the client. Values are part of the API;
+// the HTTP layer maps each to a status in one table.
 type Code string
 
 // Codes, in the style of gRPC status codes.
@@ -33,34 +28,11 @@ const (
 	Internal        Code = "internal"
 )
 
-var statuses = map[Code]int{
-	Invalid:         http.StatusBadRequest,
-	Unauthenticated: http.StatusUnauthorized,
-	Forbidden:       http.StatusForbidden,
-	NotFound:        http.StatusNotFound,
-	Conflict:        http.StatusConflict,
-	Timeout:         http.StatusRequestTimeout,
-	TooLarge:        http.StatusRequestEntityTooLarge,
-	Unprocessable:   http.StatusUnprocessableEntity,
-	Unsupported:     http.StatusUnsupportedMediaType,
-	RateLimited:     http.StatusTooManyRequests,
-	Upstream:        http.StatusBadGateway,
-	NotImplemented:  http.StatusNotImplemented,
-	Unavailable:     http.StatusServiceUnavailable,
-	Internal:        http.StatusInternalServerError,
-}
-
-// Status is the HTTP status for code; unknown codes are 500.
-func Status(c Code) int {
-	if s, ok := statuses[c]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
-
 // Error is an error meant for the client: Message is shown to users, Err
 // (if any) is the cause, logged but never sent, so it may name what the
-// user must not see (a provider's answer, a file system path).
+// user must not see (a provider's answer, a file system path). Domain and
+// store code return *Error with a code; the HTTP layer writes
+// {"error": {"code", "message"}}.
 type Error struct {
 	Code    Code
 	Message string
@@ -70,15 +42,9 @@ type Error struct {
 	RetryAfter time.Duration
 }
 
-// Retry returns a rate_limited error asking the client to wait d.
-func Retry(d time.Duration, format string, args ...any) *Error {
+// Limited returns a rate_limited error asking the client to wait d.
+func Limited(d time.Duration, format string, args ...any) *Error {
 	return &Error{Code: RateLimited, Message: fmt.Sprintf(format, args...), RetryAfter: d}
-}
-
-// RetryAfterSeconds renders a wait for the Retry-After header: whole
-// seconds, rounded up, at least 1.
-func RetryAfterSeconds(d time.Duration) string {
-	return strconv.Itoa(max(1, int(math.Ceil(d.Seconds()))))
 }
 
 func (e *Error) Error() string {
@@ -90,8 +56,8 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// New returns an error with code and message.
-func New(code Code, format string, args ...any) *Error {
+// Errorf returns an error with code and message.
+func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -100,9 +66,9 @@ func Wrap(err error, code Code, message string) *Error {
 	return &Error{Code: code, Message: message, Err: err}
 }
 
-// From returns the *Error in err's chain, or an internal error with a
+// ErrorFrom returns the *Error in err's chain, or an internal error with a
 // generic message, so a stray error never leaks its text to a client.
-func From(err error) *Error {
+func ErrorFrom(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e

@@ -1,8 +1,7 @@
-package quota_test
+package postgres
 
 import (
 	"context"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,18 +9,29 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/judgeworks/interview/internal/postgres/dbtest"
-	"github.com/judgeworks/interview/internal/quota"
+	"github.com/judgeworks/interview"
 	"github.com/judgeworks/shared/pgtest"
 )
 
-func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
-
 var ctx = context.Background()
 
-func newDB(t *testing.T) (*pgxpool.Pool, string) { return dbtest.New(t, 20) }
+// newDB returns a pool on a new migrated database, and the database's URL
+// for a second pool standing in for a second replica. (Package dbtest does
+// the same for other packages; it imports this one.)
+func newDB(t *testing.T) (*pgxpool.Pool, string) {
+	url := pgtest.NewDatabase(t)
+	return openDB(t, url), url
+}
 
-func openDB(t *testing.T, url string) *pgxpool.Pool { return dbtest.Open(t, url, 20) }
+func openDB(t *testing.T, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := OpenMigrated(ctx, url, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
 
 func newUser(t *testing.T, db *pgxpool.Pool, email string) string {
 	t.Helper()
@@ -40,9 +50,9 @@ func age(t *testing.T, db *pgxpool.Pool, table, column string, d time.Duration) 
 	}
 }
 
-func take(t *testing.T, db quota.DB, b quota.Bucket, k quota.Key) (bool, time.Duration) {
+func take(t *testing.T, db querier, b interview.Bucket, k key) (bool, time.Duration) {
 	t.Helper()
-	ok, wait, err := b.Take(ctx, db, k)
+	ok, wait, err := takeToken(ctx, db, b, k)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +70,8 @@ func within(t *testing.T, what string, wait, want time.Duration) {
 
 func TestBucketBurstRefillWaitAndGiveBack(t *testing.T) {
 	db, _ := newDB(t)
-	b := quota.Bucket{Name: "test", Burst: 3, Every: 10 * time.Second}
-	k := quota.Digest("k")
+	b := interview.Bucket{Name: "test", Burst: 3, Every: 10 * time.Second}
+	k := digestKey("k")
 	for i := range 3 {
 		if ok, _ := take(t, db, b, k); !ok {
 			t.Fatalf("take %d refused within the burst", i+1)
@@ -82,16 +92,16 @@ func TestBucketBurstRefillWaitAndGiveBack(t *testing.T) {
 	if ok, _ := take(t, db, b, k); !ok {
 		t.Fatal("refused after a full interval")
 	}
-	if ok, _ := take(t, db, b, quota.Digest("other")); !ok {
+	if ok, _ := take(t, db, b, digestKey("other")); !ok {
 		t.Fatal("keys share a bucket")
 	}
-	if ok, _ := take(t, db, quota.Bucket{Name: "another rule", Burst: 1, Every: time.Hour}, k); !ok {
+	if ok, _ := take(t, db, interview.Bucket{Name: "another rule", Burst: 1, Every: time.Hour}, k); !ok {
 		t.Fatal("rules share a bucket")
 	}
 	// Giving back never goes beyond the burst.
 	age(t, db, "quota_buckets", "updated_at", time.Hour)
 	for range 10 {
-		if err := b.GiveBack(ctx, db, k); err != nil {
+		if err := giveBackToken(ctx, db, b, k); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -101,7 +111,7 @@ func TestBucketBurstRefillWaitAndGiveBack(t *testing.T) {
 		}
 	}
 	// A given-back token is there at once.
-	if err := b.GiveBack(ctx, db, k); err != nil {
+	if err := giveBackToken(ctx, db, b, k); err != nil {
 		t.Fatal(err)
 	}
 	if ok, _ := take(t, db, b, k); !ok {
@@ -114,12 +124,12 @@ func TestBucketBurstRefillWaitAndGiveBack(t *testing.T) {
 func TestBucketConcurrentTakesNeverExceedBurst(t *testing.T) {
 	db, url := newDB(t)
 	pools := []*pgxpool.Pool{db, openDB(t, url)}
-	b := quota.Bucket{Name: "test", Burst: 5, Every: time.Hour}
+	b := interview.Bucket{Name: "test", Burst: 5, Every: time.Hour}
 	var allowed atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 100 {
 		wg.Go(func() {
-			ok, _, err := b.Take(ctx, pools[i%2], quota.Digest("k"))
+			ok, _, err := takeToken(ctx, pools[i%2], b, digestKey("k"))
 			if err != nil {
 				t.Error(err)
 			}
@@ -136,13 +146,13 @@ func TestBucketConcurrentTakesNeverExceedBurst(t *testing.T) {
 
 func TestBucketPruneForgetsOnlyFullBuckets(t *testing.T) {
 	db, _ := newDB(t)
-	b := quota.Bucket{Name: "test", Burst: 2, Every: time.Minute}
-	take(t, db, b, quota.Digest("old"))
+	b := interview.Bucket{Name: "test", Burst: 2, Every: time.Minute}
+	take(t, db, b, digestKey("old"))
 	age(t, db, "quota_buckets", "updated_at", 2*time.Minute+time.Second)
-	take(t, db, b, quota.Digest("new"))
-	take(t, db, quota.Bucket{Name: "other", Burst: 1, Every: time.Second}, quota.Digest("old"))
+	take(t, db, b, digestKey("new"))
+	take(t, db, interview.Bucket{Name: "other", Burst: 1, Every: time.Second}, digestKey("old"))
 	age(t, db, "quota_buckets", "updated_at", 0)
-	if err := b.Prune(ctx, db); err != nil {
+	if err := pruneBuckets(ctx, db, b); err != nil {
 		t.Fatal(err)
 	}
 	var names []string
@@ -164,11 +174,11 @@ func TestBucketPruneForgetsOnlyFullBuckets(t *testing.T) {
 
 func TestDailySpendRefundAndNextDay(t *testing.T) {
 	db, _ := newDB(t)
-	alice, bob := quota.User(newUser(t, db, "alice@example.com")), quota.User(newUser(t, db, "bob@example.com"))
-	d, other := quota.Daily("test"), quota.Daily("other")
-	spend := func(name string, d quota.Daily, k quota.Key, amount int64, want bool) {
+	alice, bob := userKey(newUser(t, db, "alice@example.com")), userKey(newUser(t, db, "bob@example.com"))
+	d, other := daily("test"), daily("other")
+	spend := func(name string, d daily, k key, amount int64, want bool) {
 		t.Helper()
-		ok, wait, err := d.Spend(ctx, db, k, amount, 1000)
+		ok, wait, err := d.spend(ctx, db, k, amount, 1000)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -184,13 +194,13 @@ func TestDailySpendRefundAndNextDay(t *testing.T) {
 	spend("one more is over", d, alice, 1, false)
 	spend("another rule has its own allowance", other, alice, 1000, true)
 	spend("another user has their own allowance", d, bob, 1000, true)
-	spend("more than the limit at once", d, quota.Digest("x"), 1001, false)
-	if err := d.Refund(ctx, db, alice, 300); err != nil {
+	spend("more than the limit at once", d, digestKey("x"), 1001, false)
+	if err := d.refund(ctx, db, alice, 300); err != nil {
 		t.Fatal(err)
 	}
 	spend("after a refund", d, alice, 300, true)
 	spend("and no more", d, alice, 1, false)
-	if err := d.Refund(ctx, db, alice, 5000); err != nil {
+	if err := d.refund(ctx, db, alice, 5000); err != nil {
 		t.Fatal(err)
 	}
 	spend("an over-refund stops at zero", d, alice, 1000, true)
@@ -207,7 +217,7 @@ func TestDailySpendRefundAndNextDay(t *testing.T) {
 	if _, err := db.Exec(ctx, `UPDATE quota_days SET day = day - 1`); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Refund(ctx, db, bob, 1000); err != nil {
+	if err := d.refund(ctx, db, bob, 1000); err != nil {
 		t.Fatal(err)
 	}
 	spend("bob's next day", d, bob, 1000, true)
@@ -223,13 +233,13 @@ func TestDailySpendRefundAndNextDay(t *testing.T) {
 
 func TestDailyConcurrentSpendsNeverOvershoot(t *testing.T) {
 	db, _ := newDB(t)
-	k := quota.User(newUser(t, db, "alice@example.com"))
+	k := userKey(newUser(t, db, "alice@example.com"))
 	const workers, amount, limit = 24, 100, 1000
 	var granted atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			ok, _, err := quota.Daily("test").Spend(ctx, db, k, amount, limit)
+			ok, _, err := daily("test").spend(ctx, db, k, amount, limit)
 			if err != nil {
 				t.Error(err)
 			}
