@@ -54,7 +54,9 @@ async function startJudge(env) {
   const port = await freePort();
   const baseURL = `http://127.0.0.1:${port}`;
   const proc = spawn(bin, [], {
-    env: { PATH: process.env.PATH, HOME: dir, JUDGE_ADDR: `127.0.0.1:${port}`, ...env },
+    // Each judge keeps its spending in a directory of its own: two on one
+    // JUDGE_DATA_DIR would be refused (the file is locked).
+    env: { PATH: process.env.PATH, HOME: dir, JUDGE_ADDR: `127.0.0.1:${port}`, JUDGE_DATA_DIR: join(dir, `data-${port}`), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const j = { proc, baseURL, output: "" };
