@@ -32,6 +32,7 @@ type bag map[string]float64
 func terms(text string) bag {
 	b := bag{}
 	for _, tk := range tokenizer.Tokens(text) {
+		tk = read(tk)
 		t := stem(tk.Word)
 		if tk.Negated {
 			t = negPrefix + t
@@ -39,6 +40,15 @@ func terms(text string) bag {
 		b[t]++
 	}
 	return b
+}
+
+// read is tk as the engine reads it: a listed contradictory
+// ("unresolved") as its base word negated ("not resolved").
+func read(tk words.Token) words.Token {
+	if base, ok := words.Contradictory(tk.Word); ok {
+		return words.Token{Word: base, Negated: !tk.Negated}
+	}
+	return tk
 }
 
 // suffixes are tried longest first; the first that leaves a stem of at least
