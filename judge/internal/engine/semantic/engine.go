@@ -473,7 +473,7 @@ func dot(a, b []float32) float64 {
 // matter. The laws of probability that structure and English grammar
 // decide (shared/coherent, with its Reading rules) hold by construction.
 func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	return coherent.Ask(ctx, req, coherent.Rules{Reading: true}, e.ask)
+	return coherent.Ask(ctx, req, e.ask)
 }
 
 func (e *Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {

@@ -365,5 +365,5 @@ func BenchmarkLongState(b *testing.B) {
 func TestConformance(t *testing.T) { enginetest.Run(t, engine()) }
 
 func TestCoherence(t *testing.T) {
-	enginetest.RunCoherence(t, engine(), enginetest.Coherence{Reads: true, Apart: true})
+	enginetest.RunCoherence(t, engine(), enginetest.Coherence{Apart: true})
 }
