@@ -32,7 +32,7 @@ func TestNegated(t *testing.T) {
 		{"Has the parcel never arrived?", "Has the parcel arrived?"},
 		{"Does the customer no longer want the order?", "Does the customer still want the order?"},
 		{"Did the courier fail to deliver the parcel?", "Did the courier deliver the parcel?"},
-		{"Does the writer want anything other than a refund?", "Does the writer want a refund?"},
+		{"Is the answer something other than a refund?", "Is the answer a refund?"},
 		{"Is the issue still unresolved?", "Is the issue resolved?"},
 		{"Is the invoice unpaid?", "Is the invoice paid?"},
 		{"Does the writer not both ask for a refund and report a delay?", "Does the writer ask for a refund and report a delay?"},
@@ -62,6 +62,7 @@ func TestNegated(t *testing.T) {
 		`Is the answer yes to both "Is it not late?" and "Is it raining?"?`,
 		"Is the answer yes to both of these questions: Is it raining? Is it not late?",
 		"Is it falsely advertised?",
+		"Does the writer want anything other than a refund?",
 		"",
 	} {
 		if got, ok := Negated(in); ok {
@@ -113,6 +114,9 @@ func FuzzNegated(f *testing.F) {
 		}
 		if !hasNo(s) && (neitherNor.MatchString(s) || noneOf.MatchString(s)) {
 			t.Errorf("a pattern matches %q, which hasNo passes over", s)
+		}
+		if !hasThan(s) && otherThan.MatchString(s) {
+			t.Errorf("otherThan matches %q, which hasThan passes over", s)
 		}
 		if c, ok := ReadCumulative(s); ok && (c.Level < 0 || c.Level >= len(c.Levels) || len(c.Levels) < 2) {
 			t.Errorf("ReadCumulative(%q) = %+v", s, c)

@@ -39,15 +39,16 @@ var negators = words.Negators()
 
 // wrappers open a question that negates the rest of it ("Is it not the
 // case that …", "Is it false that …", "Is the answer to the following
-// question no: …"), word by word, in any case; inner may follow each and
-// is dropped too ("… that the answer to this question is yes: Q" negates
-// Q).
+// question no: …"), read word by word in any case, each word after one
+// space, by their first words (open) and the rest; inner may follow each
+// and is dropped too ("… that the answer to this question is yes: Q"
+// negates Q).
 var (
-	wrappers = []string{
-		"is it not the case that", "it is not the case that", "is it not true that", "it is not true that",
-		"is it false that", "it is false that", "is it untrue that", "it is untrue that",
-		"is the answer to this question no:", "is the answer to the following question no:",
-		"would the answer to this question be no:", "would the answer to the following question be no:",
+	wrappers = []struct{ open, rest string }{
+		{"is it", "not the case that"}, {"is it", "not true that"}, {"is it", "false that"}, {"is it", "untrue that"},
+		{"it is", "not the case that"}, {"it is", "not true that"}, {"it is", "false that"}, {"it is", "untrue that"},
+		{"is the answer", "to this question no:"}, {"is the answer", "to the following question no:"},
+		{"would the answer", "to this question be no:"}, {"would the answer", "to the following question be no:"},
 	}
 	inner = []string{"the answer to this question is yes:", "the answer to the following question is yes:"}
 )
@@ -57,6 +58,10 @@ var (
 	neitherNor = regexp.MustCompile(`(?i)\bneither\s+(.+?)\s+nor\b`)
 	// noneOf is "none of …", the negation of "one of …".
 	noneOf = regexp.MustCompile(`(?i)\bnone of\b`)
+	// otherThan is "Is it (anything) other than X", of a question with one
+	// answer: the negation of "Is it X". ("Does the writer want anything
+	// other than a refund?" is not read: they may want both.)
+	otherThan = regexp.MustCompile(`(?i)^((?:is|was) (?:it|the answer)) (?:(?:anything|something) )?other than\s+`)
 )
 
 // Negated reports whether the yes/no question text negates another, and
@@ -70,12 +75,12 @@ var (
 //     question is yes: X" inside one is X): X;
 //   - "… neither A nor B …": "… A or B …";
 //   - "… none of …": "… one of …";
+//   - "Is it (anything) other than X" (or "the answer"): "Is it X";
 //   - a question opened by an auxiliary whose main clause holds exactly
 //     one negation and the question no other negator: "not" ("Is the
 //     writer not asking for a refund?"; "not both" loses "both" too), a
 //     negated auxiliary ("Doesn't it work?"), "never", "no longer" (for
-//     "still"), "fail to", "(anything) other than", or a listed
-//     contradictory ("Is the issue still unresolved?" for "Is the issue
+//     "still"), "fail to", or a listed contradictory ("Is the issue still unresolved?" for "Is the issue
 //     resolved?", words.Contradictory): the question without it.
 //
 // A question whose sentence before the last introduces a list ("Is the
@@ -111,14 +116,33 @@ func negatedClaim(claim string) (string, bool) {
 			return claim[:loc[0]] + matchCase(claim[loc[0]:loc[1]], "one of") + claim[loc[1]:], true
 		}
 	}
+	if hasThan(claim) {
+		if loc := otherThan.FindStringSubmatchIndex(claim); loc != nil {
+			return claim[:loc[3]] + " " + claim[loc[1]:], true
+		}
+	}
 	return mainClauseNot(claim)
 }
 
 // cutWrapper returns what follows a wrapper that opens text (and the
 // inner phrase after it, if any).
 func cutWrapper(text string) (string, bool) {
+	t := strings.TrimLeftFunc(text, unicode.IsSpace)
+	if t == "" || t[0]|0x20 != 'i' && t[0]|0x20 != 'w' {
+		return "", false // every wrapper opens with "is", "it" or "would"
+	}
+	// Wrappers with the same opening are listed together: each opening
+	// is read once.
+	open, opened, fits := "", "", false
 	for _, w := range wrappers {
-		if rest, ok := cutWords(text, w); ok {
+		if w.open != open {
+			open = w.open
+			opened, fits = cutWords(t, open)
+		}
+		if !fits {
+			continue
+		}
+		if rest, ok := cutWords(opened, w.rest); ok {
 			for _, in := range inner {
 				if r, ok := cutWords(rest, in); ok {
 					return r, true
@@ -135,7 +159,13 @@ func cutWrapper(text string) (string, bool) {
 // trimmed of the white space after it.
 func cutWords(text, prefix string) (string, bool) {
 	rest := strings.TrimLeftFunc(text, unicode.IsSpace)
-	for p := range strings.FieldsSeq(prefix) {
+	for prefix != "" {
+		p := prefix
+		if i := strings.IndexByte(prefix, ' '); i >= 0 {
+			p, prefix = prefix[:i], prefix[i+1:]
+		} else {
+			prefix = ""
+		}
 		if len(rest) < len(p) || !strings.EqualFold(rest[:len(p)], p) {
 			return "", false
 		}
@@ -213,21 +243,22 @@ const (
 // a reader that understands it. Quoted words are never read.
 func mainClauseNot(text string) (string, bool) {
 	// Most questions have no negation: they are read without splitting
-	// the text or copying a word (fold into buffers on the stack), and
+	// the text or copying a word (fold into a buffer on the stack), and
 	// only the question rewritten is split.
-	var b, pb [32]byte
+	var b [32]byte
 	n, at, count := 0, -1, 0
 	kind := none
 	clause, inQuote := true, false
-	prev := pb[:0]
+	prev := ""
 	for f := range strings.FieldsSeq(text) {
 		w := appendFold(b[:0], f)
 		if n == 0 && !auxiliaries[string(w)] && contracted[string(w)] == "" {
 			return "", false // not a yes/no question
 		}
-		quoted := inQuote || strings.Contains(f, `"`)
-		if strings.Count(f, `"`)%2 == 1 {
-			inQuote = !inQuote
+		quoted := inQuote
+		if q := strings.Count(f, `"`); q > 0 {
+			quoted = true
+			inQuote = inQuote != (q%2 == 1)
 		}
 		if !quoted {
 			if subordinators[string(w)] {
@@ -235,15 +266,21 @@ func mainClauseNot(text string) (string, bool) {
 			}
 			// Each negation counts once: a negator ("no longer" is
 			// counted at "no"), or a site made of other words.
-			k, pos := siteOf(string(prev), string(w), n)
-			if negators[string(w)] || k == failSite || k == otherSite || k == contraSite {
+			k, pos := siteOf(prev, string(w), n)
+			if negators[string(w)] || k == failSite || k == contraSite {
 				count++
 			}
 			if k != none && clause {
 				at, kind = pos, k
 			}
 		}
-		prev = append(pb[:0], w...)
+		// Only "no" and "fail" open a site the next word closes.
+		switch prev = ""; string(w) {
+		case "no":
+			prev = "no"
+		case "fail":
+			prev = "fail"
+		}
 		n++
 	}
 	if n < 2 || count != 1 || at < 0 {
@@ -270,9 +307,8 @@ func siteOf(prev, w string, n int) (site, int) {
 		return noLongerSite, n - 1
 	case w == "to" && prev == "fail":
 		return failSite, n - 1
-	case w == "than" && prev == "other":
-		return otherSite, n - 1
-	default:
+	case len(w) > 4 && (w[0] == 'u' || w[0] == 'i' || w[0] == 'd'):
+		// Every contradictory opens with "un", "in", "im", "ir" or "dis".
 		if _, ok := words.Contradictory(w); ok {
 			return contraSite, n
 		}
@@ -300,12 +336,6 @@ func removeSite(fields []string, at int, kind site) string {
 		cut(at+1, 1)
 	case failSite:
 		cut(at, 2)
-	case otherSite:
-		if at > 0 && (fold(fields[at-1]) == "anything" || fold(fields[at-1]) == "something") {
-			cut(at-1, 3)
-		} else {
-			cut(at, 2)
-		}
 	case contraSite:
 		base, _ := words.Contradictory(fold(fields[at]))
 		fields[at] = leadingPunct(fields[at]) + matchCase(strings.TrimLeft(fields[at], `"'(`), base) + trailingPunct(fields[at])
@@ -321,6 +351,17 @@ func removeSite(fields []string, at int, kind site) string {
 func hasNo(text string) bool {
 	for i := 0; i+1 < len(text); i++ {
 		if text[i]|0x20 == 'n' && text[i+1]|0x20 == 'o' {
+			return true
+		}
+	}
+	return false
+}
+
+// hasThan reports whether text holds "than" in any case: the pattern
+// otherThan is spared most questions.
+func hasThan(text string) bool {
+	for i := 0; i+3 < len(text); i++ {
+		if text[i]|0x20 == 't' && text[i+1]|0x20 == 'h' && text[i+2]|0x20 == 'a' && text[i+3]|0x20 == 'n' {
 			return true
 		}
 	}

@@ -57,12 +57,10 @@ func plainMainClauseNot(text string) (string, bool) {
 				k, pos = noLongerSite, i-1
 			case w == "to" && prev == "fail":
 				k, pos = failSite, i-1
-			case w == "than" && prev == "other":
-				k, pos = otherSite, i-1
 			case contra:
 				k = contraSite
 			}
-			if negators[w] || k == failSite || k == otherSite || k == contraSite {
+			if negators[w] || k == failSite || k == contraSite {
 				count++
 			}
 			if k != none && clause {

@@ -288,15 +288,7 @@ func Labelled(ctx context.Context, b systemone.Backend, model, path string, para
 	if err != nil {
 		return nil, err
 	}
-	outs, err := askAll(ctx, b, model, items, parallel)
-	if err != nil {
-		return nil, err
-	}
-	m := map[systemone.QuestionType][]calibrate.Item{}
-	for qt, group := range byType(outs) {
-		m[qt] = calibrationItems(group)
-	}
-	return m, nil
+	return predict(ctx, b, model, items, parallel)
 }
 
 // EvaluateFile is Evaluate over the labelled file at path, with the
