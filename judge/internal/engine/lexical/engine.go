@@ -57,8 +57,22 @@ type Engine struct {
 // laws of probability that structure and English grammar decide
 // (shared/coherent, with its Reading rules) hold by construction.
 func (e Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	return coherent.Ask(ctx, req, e.ask)
+	if e.unmixed {
+		return coherent.Ask(ctx, req, askUnmixed)
+	}
+	return coherent.Ask(ctx, req, askMixed)
 }
+
+// askMixed and askUnmixed are ask of each Engine as functions that hold
+// nothing: a method value of e would be allocated on every request.
+var (
+	askMixed = func(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+		return Engine{}.ask(ctx, req)
+	}
+	askUnmixed = func(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+		return Engine{unmixed: true}.ask(ctx, req)
+	}
+)
 
 func (e Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	state := stateTerms(words.FromJSON(req.State, true))
@@ -83,7 +97,9 @@ func (e Engine) answer(state []words.Token, q systemone.Question) (systemone.Ans
 	if err != nil {
 		return systemone.Answer{}, err
 	}
-	w := c.weights(state)
+	// Most questions have few candidates: their weights fit on the stack.
+	var buf [16]float64
+	w := c.weights(state, buf[:0])
 	if !e.unmixed {
 		calibrate.Mix(w, mixing[q.Type])
 	}
@@ -91,8 +107,8 @@ func (e Engine) answer(state []words.Token, q systemone.Question) (systemone.Ans
 }
 
 // weights is the distribution over q's candidates, compiled as c, that the
-// state's terms give.
-func (c *compiled) weights(state []words.Token) []float64 {
+// state's terms give, appended to out.
+func (c *compiled) weights(state []words.Token, out []float64) []float64 {
 	// Most questions read few terms: their counts fit on the stack.
 	var buf [64]float64
 	var counts []float64
@@ -110,9 +126,9 @@ func (c *compiled) weights(state []words.Token) []float64 {
 			}
 		}
 	}
-	logits := make([]float64, len(c.cands))
-	for i, cand := range c.cands {
-		logits[i] = relevance(counts, cand) / Temperature
+	logits := out
+	for _, cand := range c.cands {
+		logits = append(logits, relevance(counts, cand)/Temperature)
 	}
 	return softmax(logits)
 }

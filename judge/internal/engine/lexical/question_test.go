@@ -45,7 +45,7 @@ func TestKeptQuestionsAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := systemone.BuildAnswer(q, fresh.weights(state))
+			want, err := systemone.BuildAnswer(q, fresh.weights(state, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
