@@ -624,6 +624,7 @@ func (p *plan) derive(req systemone.Request) {
 			scales[norm(text)] = append(scales[norm(text)], name)
 		}
 	}
+	indexes := map[string]map[string]int{}
 	for _, c := range cands {
 		it := p.items[c.name]
 		if a, b, rest, ok := namedPair(c.text, nouls); ok {
@@ -644,7 +645,7 @@ func (p *plan) derive(req systemone.Request) {
 		if c.cells != nil {
 			continue
 		}
-		if src, keys, ok := outcomeOf(c.text, scales, req); ok {
+		if src, keys, ok := outcomeOf(c.text, scales, req, indexes); ok {
 			it.from = &derivation{kind: outcomeRef, src: src, keys: keys}
 		}
 	}
@@ -690,7 +691,9 @@ func namedPair(text string, nouls map[string]string) (string, string, string, bo
 		if !ok || slices.Contains(names, name) {
 			continue
 		}
-		names, at = append(names, name), append(at, s)
+		if names, at = append(names, name), append(at, s); len(names) > 2 {
+			return "", "", "", false
+		}
 	}
 	if len(names) != 2 {
 		return "", "", "", false
@@ -701,10 +704,11 @@ func namedPair(text string, nouls map[string]string) (string, string, string, bo
 
 // outcomeOf reads text as a question about outcomes of a choice or score
 // of the request (scales maps their normalised instructions to their
-// names) and returns that question's name and the keys of the outcomes
-// named. A source that cannot be told apart from another with the same
+// names; indexes keeps what each one's outcomes say, read once) and
+// returns that question's name and the keys of the outcomes named. A
+// source that cannot be told apart from another with the same
 // instructions, or an outcome it does not have, reads as nothing.
-func outcomeOf(text string, scales map[string][]string, req systemone.Request) (string, []string, bool) {
+func outcomeOf(text string, scales map[string][]string, req systemone.Request, indexes map[string]map[string]int) (string, []string, bool) {
 	src, sp, ok := readOutcomeRef(text)
 	if !ok {
 		return "", nil, false
@@ -712,7 +716,12 @@ func outcomeOf(text string, scales map[string][]string, req systemone.Request) (
 	var name string
 	var keys []string
 	for _, n := range scales[src] {
-		if k, ok := outcomeKeys(req.Questions[n], sp); ok {
+		idx, ok := indexes[n]
+		if !ok {
+			idx = indexOutcomes(req.Questions[n])
+			indexes[n] = idx
+		}
+		if k, ok := outcomeKeys(req.Questions[n], idx, sp); ok {
 			if name != "" {
 				return "", nil, false
 			}
@@ -722,43 +731,57 @@ func outcomeOf(text string, scales map[string][]string, req systemone.Request) (
 	return name, keys, name != ""
 }
 
-// outcomeKeys are the keys of q's answer that sp names: options by their
-// text or name, levels by their text and, for a range, every level above
-// or below.
-func outcomeKeys(q systemone.Question, sp spec) ([]string, bool) {
-	var keys []string
-	switch q.Type {
-	case systemone.TypeChoice:
-		if sp.higher || sp.lower {
+// indexOutcomes maps what each outcome of a choice or score says,
+// normalised, to its place: an option's text and its name, a level's
+// text. A text two outcomes share names neither.
+func indexOutcomes(q systemone.Question) map[string]int {
+	idx := map[string]int{}
+	add := func(t string, i int) {
+		if j, ok := idx[t]; ok && j != i {
+			idx[t] = -1
+			return
+		}
+		idx[t] = i
+	}
+	for i, o := range q.Options {
+		add(norm(o.Text()), i)
+		add(norm(o.Name), i)
+	}
+	for i, l := range q.Levels {
+		add(norm(systemone.ContentText(l)), i)
+	}
+	return idx
+}
+
+// outcomeKeys are the keys of q's answer that sp names (idx: q's
+// indexOutcomes): options by their text or name, levels by their text
+// and, for a range, every level above or below.
+func outcomeKeys(q systemone.Question, idx map[string]int, sp spec) ([]string, bool) {
+	var at []int
+	seen := make([]bool, len(q.Options)+len(q.Levels))
+	for _, t := range sp.texts {
+		i, ok := idx[t]
+		if !ok || i < 0 || seen[i] {
 			return nil, false
 		}
-		for _, t := range sp.texts {
-			i := slices.IndexFunc(q.Options, func(o systemone.Option) bool { return norm(o.Text()) == t || norm(o.Name) == t })
-			if i < 0 || slices.Contains(keys, q.Options[i].Name) {
-				return nil, false
-			}
-			keys = append(keys, q.Options[i].Name)
-		}
-	case systemone.TypeScore:
-		var at []int
-		for _, t := range sp.texts {
-			i := slices.IndexFunc(q.Levels, func(l json.RawMessage) bool { return norm(systemone.ContentText(l)) == t })
-			if i < 0 || slices.Contains(at, i) {
-				return nil, false
-			}
-			at = append(at, i)
-		}
-		switch {
-		case sp.higher:
-			at = rangeOf(at[0], len(q.Levels)-1)
-		case sp.lower:
-			at = rangeOf(0, at[0])
-		}
-		for _, i := range at {
-			keys = append(keys, strconv.Itoa(i))
-		}
-	default:
+		seen[i] = true
+		at = append(at, i)
+	}
+	switch {
+	case q.Type == systemone.TypeChoice && (sp.higher || sp.lower):
 		return nil, false
+	case sp.higher:
+		at = rangeOf(at[0], len(q.Levels)-1)
+	case sp.lower:
+		at = rangeOf(0, at[0])
+	}
+	keys := make([]string, len(at))
+	for j, i := range at {
+		if q.Type == systemone.TypeChoice {
+			keys[j] = q.Options[i].Name
+		} else {
+			keys[j] = strconv.Itoa(i)
+		}
 	}
 	return keys, len(keys) > 0
 }

@@ -369,3 +369,47 @@ func BenchmarkRewriteUnrelated(b *testing.B) {
 		Rewrite(req)
 	}
 }
+
+// FuzzRelated asks a request whose one yes/no question and one four-way
+// choice have any instructions, beside questions they may name: whatever
+// the text, every question is answered, within [0, 1].
+func FuzzRelated(f *testing.F) {
+	for _, s := range []string{
+		teamQ + ` Is the answer "payments and refunds"?`,
+		`Is the answer to "` + teamQ + `" one of billing, shipping?`,
+		angerQ + ` Is it "angry" or higher?`,
+		`Is the answer yes to both "` + refundQ + `" and "` + delayQ + `"?`,
+		"Is the answer no to at least one of these questions: " + refundQ + " " + delayQ,
+		`Is it false that "" "" ? ? : "`, "? ? ?", `""""`, "Is the answer to \"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		qs := related()
+		keep := map[string]systemone.Question{"team": qs["team"], "anger": qs["anger"], "refund": qs["refund"], "delay": qs["delay"]}
+		keep["x"] = systemone.Question{Type: systemone.TypeNoul, Instructions: str(s)}
+		pair := qs["pair"]
+		pair.Instructions = str(s)
+		keep["y"] = pair
+		req := systemone.Request{Model: "m", State: str("text"), Questions: keep}
+		var r reader
+		resp, err := Ask(context.Background(), req, r.ask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name := range keep {
+			a, ok := resp.Answers[name]
+			if !ok {
+				t.Fatalf("%s unanswered", name)
+			}
+			if a.Noul != nil && !(*a.Noul >= 0 && *a.Noul <= 1) {
+				t.Fatalf("%s: %v", name, *a.Noul)
+			}
+			for k, p := range a.Probabilities {
+				if !(p >= -1e-12 && p <= 1+1e-12) {
+					t.Fatalf("%s %s: %v", name, k, p)
+				}
+			}
+		}
+	})
+}
