@@ -9,7 +9,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/judgeworks/shared/systemone"
 )
@@ -412,4 +414,45 @@ func FuzzRelated(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Reading a question about outcomes of another takes time linear in what
+// it names: a question naming all 255 options of a choice costs about 8
+// times one naming all 32, not 64 times (each outcome named is looked up
+// once, not against every option).
+func TestOutcomesReadInLinearTime(t *testing.T) {
+	request := func(k int) systemone.Request {
+		q := systemone.Question{Type: systemone.TypeChoice, Instructions: str(teamQ)}
+		var texts []string
+		for i := range k {
+			text := "the option numbered " + strconv.Itoa(i) + " of many"
+			q.Options = append(q.Options, systemone.Option{Name: "o" + strconv.Itoa(i), Description: str(text)})
+			texts = append(texts, text)
+		}
+		qs := map[string]systemone.Question{"team": q}
+		for i := range 20 {
+			qs["any"+strconv.Itoa(i)] = systemone.Question{Type: systemone.TypeNoul,
+				Instructions: str(teamQ + " Is it one of these: " + strings.Join(texts, "; ") + "?" + strings.Repeat(" ", i))}
+		}
+		return systemone.Request{Model: "m", State: str("text"), Questions: qs}
+	}
+	small, large := request(32), request(255)
+	timeOf := func(req systemone.Request) time.Duration {
+		start := time.Now()
+		for range 5 {
+			Rewrite(req)
+		}
+		return time.Since(start)
+	}
+	best := [2]time.Duration{time.Hour, time.Hour}
+	for range 5 {
+		best[0] = min(best[0], timeOf(small))
+		best[1] = min(best[1], timeOf(large))
+	}
+	if ratio := float64(best[1]) / float64(best[0]); ratio > 24 {
+		t.Errorf("naming 255 outcomes took %.1f times as long as naming 32 (%v, %v): want about 8", ratio, best[1], best[0])
+	}
+	if core, _ := Rewrite(large); len(core.Questions) != 1 {
+		t.Errorf("asked %d questions, want the choice alone", len(core.Questions))
+	}
 }
