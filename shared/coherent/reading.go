@@ -307,8 +307,7 @@ func siteOf(prev, w string, n int) (site, int) {
 		return noLongerSite, n - 1
 	case w == "to" && prev == "fail":
 		return failSite, n - 1
-	case len(w) > 4 && (w[0] == 'u' || w[0] == 'i' || w[0] == 'd'):
-		// Every contradictory opens with "un", "in", "im", "ir" or "dis".
+	default:
 		if _, ok := words.Contradictory(w); ok {
 			return contraSite, n
 		}

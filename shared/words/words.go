@@ -92,6 +92,9 @@ func NegatesAfter(prev, w string) bool {
 // about, and usually what its writer asks for ("I never received the
 // invoice": the invoice is wanted, not denied).
 func EndsNegation(w string) bool {
+	if w == "" || w[0] != 'r' && w[0] != 'g' && w[0] != 'a' && w[0] != 'c' {
+		return false // most words are spared the lookup below
+	}
 	switch w {
 	case "receive", "received", "receives", "receiving", "get", "gets", "got", "gotten", "getting",
 		"arrive", "arrived", "arrives", "arriving", "come", "comes", "came", "coming":
@@ -127,6 +130,9 @@ var contradictories = map[string]string{
 // Contradictory returns the word that w negates when w is a listed
 // prefixed contradictory, in lower case ("unresolved" → "resolved").
 func Contradictory(w string) (string, bool) {
+	if len(w) < 5 || w[0] != 'u' && w[0] != 'i' && w[0] != 'd' {
+		return "", false // every one opens with un-, in-, im-, ir- or dis-
+	}
 	base, ok := contradictories[w]
 	return base, ok
 }
@@ -252,14 +258,14 @@ func (tk *Tokenizer) scan(text string, roles bool, yield func(word)) {
 			last.text = text[start:end]
 			if roles {
 				last.role = tk.roleOf(last.text)
-				last.pair, last.ends = pairWord(last.text), EndsNegation(last.text)
+				last.pair, last.ends = negationWord(last.text)
 			}
 		case roles:
 			// A lookup with string(buf) copies nothing.
 			if last.role = tk.roleOf(string(buf)); last.role == content {
 				last.text = string(buf)
 			}
-			last.pair, last.ends = pairWord(string(buf)), EndsNegation(string(buf))
+			last.pair, last.ends = negationWord(string(buf))
 		default:
 			last.text = string(buf)
 		}
@@ -320,32 +326,36 @@ func (tk *Tokenizer) scan(text string, roles bool, yield func(word)) {
 	}
 }
 
-// pairWord is w when NegatesAfter reads it, as a constant (never a copy
-// of w), else "".
-func pairWord(w string) string {
+// negationWord is w as NegatesAfter reads it, as a constant (never a
+// copy of w; "" for a word no pair holds), and whether a negation ends
+// with it (EndsNegation): one look at a word for both.
+func negationWord(w string) (string, bool) {
+	if len(w) < 2 || len(w) > 9 {
+		return "", false // no such word is shorter or longer
+	}
 	switch w {
 	case "no":
-		return "no"
+		return "no", false
 	case "longer":
-		return "longer"
+		return "longer", false
 	case "other":
-		return "other"
+		return "other", false
 	case "rather":
-		return "rather"
+		return "rather", false
 	case "than":
-		return "than"
+		return "than", false
 	case "to":
-		return "to"
+		return "to", false
 	case "fail":
-		return "fail"
+		return "fail", false
 	case "fails":
-		return "fails"
+		return "fails", false
 	case "failed":
-		return "failed"
+		return "failed", false
 	case "failing":
-		return "failing"
+		return "failing", false
 	}
-	return ""
+	return "", EndsNegation(w)
 }
 
 func isLetter(r rune) bool {
