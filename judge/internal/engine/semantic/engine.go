@@ -468,10 +468,11 @@ func dot(a, b []float32) float64 {
 }
 
 // Ask answers every question of req from req.State. Each question is
-// answered from the state and its own text only, so asking it alone or in a
-// batch gives the same answer, and neither option order nor question names
-// matter. The laws of probability that structure and English grammar
-// decide (shared/coherent, with its Reading rules) hold by construction.
+// answered from the state and its own text only, so asking it alone or
+// beside questions it does not name gives the same answer, and neither
+// option order nor question names matter. The laws of probability that
+// structure and English wording decide (shared/coherent) hold by
+// construction.
 func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	return coherent.Ask(ctx, req, e.ask)
 }
