@@ -355,14 +355,16 @@ func (j *job) add(c *chatCompletion) {
 // *MisconfiguredError or *InvalidOutputError (errors.go), a
 // *systemone.ValidationError, the gate's refusal, or ctx's error.
 //
-// The structural laws of shared/coherent hold by construction: options
-// that say the same thing are asked about once and split evenly, and a
-// choice or score of yes and no is asked as the noul question it is.
+// The laws of shared/coherent hold by construction: options that say the
+// same thing are asked about once and split evenly, a choice or score of
+// yes and no is asked as the noul question it is, a negated question is
+// asked in its positive form, once, and a question about other questions
+// of the request is worked out from their answers.
 func (a *Adapter) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	return coherent.Ask(ctx, req, coherent.Rules{}, a.askCore)
+	return coherent.Ask(ctx, req, a.askCore)
 }
 
 // askCore answers a valid request whose questions coherent has rewritten.
@@ -460,7 +462,7 @@ func (a *Adapter) askCore(ctx context.Context, req systemone.Request) (*systemon
 // any: a provider fault, a malformed reply and its correction. req must
 // be valid.
 func (a *Adapter) PlannedInputTokens(req systemone.Request) int {
-	req, _ = coherent.Rewrite(req, coherent.Rules{})
+	req, _ = coherent.Rewrite(req)
 	count := tokens.Default()
 	state, err := renderState(req.State)
 	if err != nil {

@@ -90,7 +90,8 @@ func TestWaitingCallsHoldNoPrompts(t *testing.T) {
 	state := fmt.Sprintf("%q", strings.Repeat("the customer wrote again about a refund for the annual plan ", 1650))
 	qs := make(map[string]systemone.Question, questions)
 	for i := range questions {
-		qs[fmt.Sprintf("q%03d", i)] = noulQ("Is it a refund?")
+		// Different questions: the same question twice is asked once.
+		qs[fmt.Sprintf("q%03d", i)] = noulQ(fmt.Sprintf("Is it refund number %d?", i))
 	}
 	req := request(qs)
 	req.State = raw(state)

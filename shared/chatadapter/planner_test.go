@@ -187,7 +187,8 @@ func TestPlannedInputTokensCountTheStateOnce(t *testing.T) {
 	state := fmt.Sprintf("%q", strings.Repeat("the customer wrote again about a refund ", 2000))
 	qs := map[string]systemone.Question{}
 	for i := range 500 {
-		qs[fmt.Sprintf("q%03d", i)] = noulQ("Is it a refund?")
+		// Different questions: the same question twice is asked once.
+		qs[fmt.Sprintf("q%03d", i)] = noulQ(fmt.Sprintf("Is it refund number %d?", i))
 	}
 	req := request(qs)
 	req.State = raw(state)

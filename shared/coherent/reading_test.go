@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"github.com/judgeworks/shared/systemone"
+	"github.com/judgeworks/shared/words"
 )
 
-// plainMainClauseNot is mainClauseNot written plainly, splitting the text
-// and folding every word into a new string: the reference the reading
-// without copies is held to.
+// plainMainClauseNot is mainClauseNot's reading written plainly,
+// splitting the text and folding every word into a new string: the
+// reference the reading without copies is held to. Both remove what they
+// find with removeSite.
 func plainMainClauseNot(text string) (string, bool) {
 	plainFold := func(f string) string {
 		var b strings.Builder
@@ -25,31 +27,52 @@ func plainMainClauseNot(text string) (string, bool) {
 	if len(fields) < 2 {
 		return "", false
 	}
-	at, found := -1, 0
-	clause := true
-	for i, f := range fields {
-		w := plainFold(f)
-		if subordinators[w] {
-			clause = false
-		}
-		if !negators[w] {
-			continue
-		}
-		found++
-		if clause && (w == "not" && i > 0 || i == 0 && contracted[w] != "") {
-			at = i
-		}
-	}
-	first := plainFold(fields[0])
-	if found != 1 || at < 0 || !auxiliaries[first] && contracted[first] == "" {
+	if first := plainFold(fields[0]); !auxiliaries[first] && contracted[first] == "" {
 		return "", false
 	}
-	if at == 0 {
-		fields[0] = matchCase(fields[0], contracted[first]) + trailingPunct(fields[0])
-	} else {
-		fields = append(fields[:at], fields[at+1:]...)
+	count, at, kind := 0, -1, none
+	clause, inQuote := true, false
+	prev := ""
+	for i, f := range fields {
+		w := plainFold(f)
+		quoted := inQuote || strings.Contains(f, `"`)
+		if strings.Count(f, `"`)%2 == 1 {
+			inQuote = !inQuote
+		}
+		if !quoted {
+			if subordinators[w] {
+				clause = false
+			}
+			k, pos := none, i
+			_, contra := words.Contradictory(w)
+			switch {
+			case i == 0 && contracted[w] != "":
+				k = auxSite
+			case i == 0:
+			case w == "not":
+				k = notSite
+			case w == "never":
+				k = neverSite
+			case w == "longer" && prev == "no":
+				k, pos = noLongerSite, i-1
+			case w == "to" && prev == "fail":
+				k, pos = failSite, i-1
+			case contra:
+				k = contraSite
+			}
+			if negators[w] || k == failSite || k == contraSite {
+				count++
+			}
+			if k != none && clause {
+				at, kind = pos, k
+			}
+		}
+		prev = w
 	}
-	return strings.Join(fields, " "), true
+	if count != 1 || at < 0 {
+		return "", false
+	}
+	return removeSite(fields, at, kind), true
 }
 
 var clauseSeeds = []string{
@@ -57,6 +80,8 @@ var clauseSeeds = []string{
 	"Does the writer say that it does not work?", "Is the customer asking for a refund?", "Not is it?",
 	"Isn't   the\tparcel late", "Is İt nOt ǅone?", "Is it not-late?", "is", "Won't it start? No.",
 	"Does the KELVIN sign \u212a count as k not?", "Is it averyveryveryveryveryveryverylongwordthatdoesnotfit not fine?",
+	"Is it still UNRESOLVED?", "Does it no longer work?", "Did it FAIL to load?", "Is it anything other than \"x\"?",
+	`Is "it not" late?`, "Is it no, longer?", "Is it never unpaid?", "Is it not both late and wet?",
 }
 
 func TestMainClauseNotMatchesReference(t *testing.T) {
@@ -92,7 +117,7 @@ func TestRewriteLeavesFormedQuestionsAlone(t *testing.T) {
 			{Name: "billing", Description: str("refunds")}, {Name: "technical", Description: str("crashes")}}},
 		"anger": {Type: systemone.TypeScore, Instructions: str("How angry?"), Levels: systemone.Texts("calm", "annoyed", "furious")},
 	}}
-	core, back := Rewrite(req, Rules{Reading: true})
+	core, back := Rewrite(req)
 	for name, q := range req.Questions {
 		if got := core.Questions[name]; string(got.Instructions) != string(q.Instructions) || got.Type != q.Type {
 			t.Errorf("%s rewritten as %+v", name, got)
@@ -104,7 +129,7 @@ func TestRewriteLeavesFormedQuestionsAlone(t *testing.T) {
 	}
 	// Reading the noul question's text is the one allocation.
 	noul := systemone.Request{Questions: map[string]systemone.Question{"refund": req.Questions["refund"]}}
-	if n := testing.AllocsPerRun(100, func() { Rewrite(noul, Rules{Reading: true}) }); n > 1 {
+	if n := testing.AllocsPerRun(100, func() { Rewrite(noul) }); n > 1 {
 		t.Errorf("Rewrite of a question no rule fits allocates %v times, want at most 1", n)
 	}
 }
@@ -114,7 +139,7 @@ func TestRewriteKeepsTheRequest(t *testing.T) {
 	neg := systemone.Question{Type: systemone.TypeNoul, Instructions: str("Is it not late?")}
 	plain := systemone.Question{Type: systemone.TypeNoul, Instructions: str("Is it early?")}
 	req := systemone.Request{Questions: map[string]systemone.Question{"neg": neg, "plain": plain}}
-	core, _ := Rewrite(req, Rules{Reading: true})
+	core, _ := Rewrite(req)
 	if got := string(req.Questions["neg"].Instructions); got != `"Is it not late?"` {
 		t.Errorf("the request's question became %s", got)
 	}
@@ -134,7 +159,7 @@ func BenchmarkAsk(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Ask(context.Background(), req, Rules{Reading: true}, answer); err != nil {
+		if _, err := Ask(context.Background(), req, answer); err != nil {
 			b.Fatal(err)
 		}
 	}

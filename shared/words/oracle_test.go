@@ -56,9 +56,10 @@ var oracleSeeds = []string{
 func (tk *Tokenizer) plainTokens(text string) []Token {
 	var out []Token
 	var neg Negation
+	prev := ""
 	for _, w := range tk.Words(text) {
 		switch {
-		case tk.Negators[w.Text]:
+		case tk.Negators[w.Text] || NegatesAfter(prev, w.Text):
 			neg.Open()
 		case tk.Breakers[w.Text]:
 			neg.Close()
@@ -66,8 +67,10 @@ func (tk *Tokenizer) plainTokens(text string) []Token {
 		default:
 			out = append(out, Token{Word: w.Text, Negated: neg.Cover()})
 		}
-		if w.Punct != "" {
+		prev = w.Text
+		if w.Punct != "" || EndsNegation(w.Text) {
 			neg.Close()
+			prev = ""
 		}
 	}
 	return out
@@ -84,6 +87,8 @@ var tokenReaders = []Tokenizer{
 var tokenSeeds = []string{
 	"I DON'T like it, But THE parcel is NOT late!", "Not fast; however cheap. NEVER again", "The app, it's Broken?!",
 	"İSN’T it fine? NOT ÜBER. No, WHILE so", "nothing here . , ! not",
+	"NO LONGER wanted; Other Than refunds, it FAILED TO load", "no. longer other, than fail to",
+	"I never RECEIVED the invoice and need it", "It didn't Arrive I want it back",
 }
 
 // FuzzReadingMatchesReference holds the fast Tokens and Words to their

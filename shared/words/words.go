@@ -47,8 +47,15 @@ var negators = []string{
 	"wont", "wouldnt", "shouldnt", "couldnt", "hasnt", "havent", "hadnt", "nt",
 }
 
-// clauseBreakers end a negation scope as punctuation does.
-var clauseBreakers = []string{"but", "however", "although", "though", "yet", "except"}
+// clauseBreakers end a negation scope as punctuation does: the words
+// that join or oppose two clauses, and the subject pronouns that open a
+// new one. "My package never arrived and I want my money back" denies the
+// arrival, not the money back. "You" and "it" are left out: they are
+// objects as often as subjects ("we cannot refund you the fee").
+var clauseBreakers = []string{
+	"but", "however", "although", "though", "yet", "except", "and",
+	"i", "we", "he", "she", "they", "im", "ive", "weve", "theyre", "theyve", "youre",
+}
 
 // stopWords carry no topic for any reader: articles, prepositions,
 // pronouns, auxiliaries and quantifiers. Question words are not among
@@ -61,6 +68,73 @@ var stopWords = []string{
 	"them", "their", "there", "here", "who", "whom", "whose", "if", "then", "than", "can",
 	"could", "should", "would", "will", "shall", "may", "might", "must", "just", "any", "some",
 	"all", "each", "other", "only", "also", "too", "please", "s", "t",
+}
+
+// NegatesAfter reports whether w, read right after prev, opens a
+// negation though neither word does alone: "no longer", "other than",
+// "rather than", "fail to" (any form of fail). Both words are folded as
+// the tokenizer folds them. The second word is then no content word of
+// its own.
+func NegatesAfter(prev, w string) bool {
+	switch w {
+	case "longer":
+		return prev == "no"
+	case "than":
+		return prev == "other" || prev == "rather"
+	case "to":
+		return prev == "fail" || prev == "fails" || prev == "failed" || prev == "failing"
+	}
+	return false
+}
+
+// EndsNegation reports whether a negation ends with w, a verb of
+// receiving or arriving: what was not received is still what the text is
+// about, and usually what its writer asks for ("I never received the
+// invoice": the invoice is wanted, not denied).
+func EndsNegation(w string) bool {
+	if w == "" || w[0] != 'r' && w[0] != 'g' && w[0] != 'a' && w[0] != 'c' {
+		return false // most words are spared the lookup below
+	}
+	switch w {
+	case "receive", "received", "receives", "receiving", "get", "gets", "got", "gotten", "getting",
+		"arrive", "arrived", "arrives", "arriving", "come", "comes", "came", "coming":
+		return true
+	}
+	return false
+}
+
+// contradictories are words whose prefix says "not" and nothing more:
+// each is its base word negated ("unresolved" is "not resolved"), so a
+// reader may read one as the other, and a question with one as the
+// complement of the question with the other. Words whose prefix makes a
+// contrary rather than a contradictory ("unhappy" lies beyond "not
+// happy", with a neutral middle between) are not listed, nor words whose
+// prefix undoes an act ("unsubscribe", "unlock").
+var contradictories = map[string]string{
+	"unresolved": "resolved", "unsolved": "solved", "unfixed": "fixed", "unpaid": "paid",
+	"undelivered": "delivered", "unanswered": "answered", "unavailable": "available",
+	"unable": "able", "incomplete": "complete", "incorrect": "correct", "inaccurate": "accurate",
+	"invalid": "valid", "unclear": "clear", "irrelevant": "relevant", "unrelated": "related",
+	"insufficient": "sufficient", "unsuccessful": "successful", "unconfirmed": "confirmed",
+	"unverified": "verified", "unprocessed": "processed", "unread": "read", "unopened": "opened",
+	"unused": "used", "unfinished": "finished", "unauthorized": "authorized",
+	"unauthorised": "authorised", "unapproved": "approved", "impossible": "possible",
+	"unnecessary": "necessary", "unacceptable": "acceptable", "inappropriate": "appropriate",
+	"unqualified": "qualified", "unprepared": "prepared", "uninterested": "interested",
+	"inactive": "active", "disconnected": "connected", "unsupported": "supported",
+	"unspecified": "specified", "undecided": "decided", "unemployed": "employed",
+	"unreachable": "reachable", "unresponsive": "responsive", "unrefunded": "refunded",
+	"unshipped": "shipped", "unsigned": "signed", "unreturned": "returned",
+}
+
+// Contradictory returns the word that w negates when w is a listed
+// prefixed contradictory, in lower case ("unresolved" → "resolved").
+func Contradictory(w string) (string, bool) {
+	if len(w) < 5 || w[0] != 'u' && w[0] != 'i' && w[0] != 'd' {
+		return "", false // every one opens with un-, in-, im-, ir- or dis-
+	}
+	base, ok := contradictories[w]
+	return base, ok
 }
 
 // Negators is the set of the common negators and more.
@@ -148,11 +222,15 @@ func (tk *Tokenizer) roleOf(w string) role {
 }
 
 // word is a word scan has read, its role when asked for, and the
-// punctuation that follows it.
+// punctuation that follows it. With roles, whatever the word's role, pair
+// is the word when it is one of a negating pair (NegatesAfter), as a
+// constant, and ends whether a negation ends with it (EndsNegation).
 type word struct {
 	text  string
 	role  role
 	punct string
+	pair  string
+	ends  bool
 }
 
 // scan reads text word by word and calls yield with each word and the
@@ -180,12 +258,14 @@ func (tk *Tokenizer) scan(text string, roles bool, yield func(word)) {
 			last.text = text[start:end]
 			if roles {
 				last.role = tk.roleOf(last.text)
+				last.pair, last.ends = negationWord(last.text)
 			}
 		case roles:
 			// A lookup with string(buf) copies nothing.
 			if last.role = tk.roleOf(string(buf)); last.role == content {
 				last.text = string(buf)
 			}
+			last.pair, last.ends = negationWord(string(buf))
 		default:
 			last.text = string(buf)
 		}
@@ -246,6 +326,38 @@ func (tk *Tokenizer) scan(text string, roles bool, yield func(word)) {
 	}
 }
 
+// negationWord is w as NegatesAfter reads it, as a constant (never a
+// copy of w; "" for a word no pair holds), and whether a negation ends
+// with it (EndsNegation): one look at a word for both.
+func negationWord(w string) (string, bool) {
+	if len(w) < 2 || len(w) > 9 {
+		return "", false // no such word is shorter or longer
+	}
+	switch w {
+	case "no":
+		return "no", false
+	case "longer":
+		return "longer", false
+	case "other":
+		return "other", false
+	case "rather":
+		return "rather", false
+	case "than":
+		return "than", false
+	case "to":
+		return "to", false
+	case "fail":
+		return "fail", false
+	case "fails":
+		return "fails", false
+	case "failed":
+		return "failed", false
+	case "failing":
+		return "failing", false
+	}
+	return "", EndsNegation(w)
+}
+
 func isLetter(r rune) bool {
 	if r < utf8.RuneSelf {
 		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
@@ -273,21 +385,24 @@ func isSpace(r rune) bool {
 func (tk *Tokenizer) Tokens(text string) []Token {
 	var out []Token
 	var neg Negation
+	prev := ""
 	tk.scan(text, true, func(w word) {
-		switch w.role {
-		case negator:
+		switch {
+		case w.role == negator || NegatesAfter(prev, w.pair):
 			neg.Open()
-		case breaker:
+		case w.role == breaker:
 			neg.Close()
-		case stop:
+		case w.role == stop:
 		default:
 			if out == nil {
 				out = make([]Token, 0, len(text)/6+1)
 			}
 			out = append(out, Token{Word: w.text, Negated: neg.Cover()})
 		}
-		if w.punct != "" {
+		prev = w.pair
+		if w.punct != "" || w.ends {
 			neg.Close()
+			prev = ""
 		}
 	})
 	return out

@@ -40,6 +40,17 @@ func TestTokens(t *testing.T) {
 		{"a leading apostrophe ends a clause", plain, "not 'fast'", []Token{pos("fast")}},
 		{"unless it is among the spaces", Tokenizer{Spaces: "'", Negators: Negators()}, "not 'fast'", []Token{neg("fast")}},
 		{"nothing to read", plain, " ... ", nil},
+		{"ended by and", plain, "never arrived and want money back", []Token{neg("arrived"), pos("want"), pos("money"), pos("back")}},
+		{"ended by a new subject", plain, "did not arrive, we want money", []Token{neg("arrive"), pos("want"), pos("money")}},
+		{"ended by a new subject without a comma", plain, "not arrived I want money", []Token{neg("arrived"), pos("want"), pos("money")}},
+		{"an object pronoun ends nothing", plain, "cannot refund you money", []Token{neg("refund"), neg("money")}},
+		{"no longer", plain, "no longer want emails", []Token{neg("want"), neg("emails")}},
+		{"other than", plain, "anything other than refunds", []Token{pos("anything"), neg("refunds")}},
+		{"rather than", plain, "replacement rather than refund", []Token{pos("replacement"), pos("rather"), neg("refund")}},
+		{"fail to", plain, "failed to load page", []Token{pos("failed"), neg("load"), neg("page")}},
+		{"a pair needs both words in one clause", plain, "no. longer; fail, to load", []Token{pos("longer"), pos("fail"), pos("load")}},
+		{"a negation ends with a verb of receiving", plain, "never received invoice", []Token{neg("received"), pos("invoice")}},
+		{"also when the verb is a stop word", Tokenizer{Negators: Negators(), Stop: StopWords("got")}, "not got refund", []Token{pos("refund")}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,6 +88,18 @@ func TestNegation(t *testing.T) {
 	n.Close()
 	if n.Cover() {
 		t.Fatal("covers a word after the clause closed")
+	}
+}
+
+func TestContradictory(t *testing.T) {
+	if base, ok := Contradictory("unresolved"); !ok || base != "resolved" {
+		t.Errorf("unresolved: %q, %v", base, ok)
+	}
+	// A contrary, an undone act and a plain word are not contradictories.
+	for _, w := range []string{"unhappy", "unsubscribe", "unlock", "under", "resolved"} {
+		if base, ok := Contradictory(w); ok {
+			t.Errorf("%s read as not %s", w, base)
+		}
 	}
 }
 

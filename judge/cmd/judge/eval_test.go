@@ -66,8 +66,10 @@ func TestEvalCommand(t *testing.T) {
 
 // judge eval --coherence runs the laws on a language model by URL, through
 // the served adapter: here a local endpoint whose model favours the first
-// label it is shown and says yes to everything. The structural laws hold
-// anyway (the adapter keeps them by construction); negation does not.
+// label it is shown and says yes to everything. The laws the adapter keeps
+// by construction hold anyway: the structural ones, negation (the model
+// is asked the positive form) and questions about other questions of the
+// request; the menu's (choice set) do not.
 func TestEvalCoherenceOnALanguageModel(t *testing.T) {
 	example := regexp.MustCompile(`probability for each label: (\{[^}]*\})`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -132,7 +134,10 @@ func TestEvalCoherenceOnALanguageModel(t *testing.T) {
 		rates[l.Law] = l.Rate
 	}
 	for law, want := range map[string]float64{"rename_option": 1, "clone_ids": 1, "swap_descriptions": 1, "reorder_options": 1,
-		"duplicate_option": 1, "noul_as_choice": 1, "noul_as_score": 1, "batch_independence": 1, "negation_wrapper": 0, "negation_natural": 0} {
+		"duplicate_option": 1, "noul_as_choice": 1, "noul_as_score": 1, "batch_independence": 1, "negation_wrapper": 1,
+		"negation_natural": 1, "negation_templated": 1, "compound_negation": 1, "choice_indicator": 1,
+		"choice_complement_other": 1, "score_cumulative_other": 1, "inclusion_exclusion": 1, "frechet_bounds": 1,
+		"pair_marginals": 1, "remove_option": 0} {
 		if got, ok := rates[law]; !ok || got != want {
 			t.Errorf("%s: pass rate %v, want %v (%s)", law, got, want, raw)
 		}

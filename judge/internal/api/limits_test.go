@@ -256,7 +256,8 @@ func TestMaxQuestions(t *testing.T) {
 	}
 }
 
-// questionsBody is a request with n empty noul questions about state.
+// questionsBody is a request with n different noul questions about
+// state, each a number (the same question twice is asked once).
 func questionsBody(n int, state string) string {
 	var b strings.Builder
 	b.WriteString(`{"model": "m-latest", "state": ` + state + `, "questions": {`)
@@ -264,7 +265,7 @@ func questionsBody(n int, state string) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `"q%04d":{"type":"noul","instructions":""}`, i)
+		fmt.Fprintf(&b, `"q%04d":{"type":"noul","instructions":"%d"}`, i, i)
 	}
 	b.WriteString("}}")
 	return b.String()

@@ -32,28 +32,33 @@ var lawCases []byte
 // sampling distribution that moves a little with any change of prompt.
 const Tolerance = 0.05
 
-// The five dimensions, in the order reports list them.
+// The six dimensions, in the order reports list them.
 const (
 	DimRepresentation = "representation"
 	DimMeasure        = "measure"
 	DimLogic          = "logic"
+	DimJoint          = "joint"
 	DimBatch          = "batch"
 	DimChoiceSet      = "choice_set"
 )
 
-var dimensions = []string{DimRepresentation, DimMeasure, DimLogic, DimBatch, DimChoiceSet}
+var dimensions = []string{DimRepresentation, DimMeasure, DimLogic, DimJoint, DimBatch, DimChoiceSet}
 
 // lawCase is one line of the set: a state, a question about it and, for
-// noul questions, its negation and a compound pair written in English.
+// noul questions, its negations and compounds written in English.
 type lawCase struct {
 	State    json.RawMessage    `json:"state"`
 	Question systemone.Question `json:"question"`
-	// Negation asks the noul question's opposite in natural words.
-	Negation string `json:"negation,omitempty"`
+	// Negations ask the noul question's opposite in natural words, each
+	// a wording whose positive form is the question itself.
+	Negations []string `json:"negations,omitempty"`
 	// Either and Neither are a disjunction and its negation ("… or …",
 	// "neither … nor …").
 	Either  string `json:"either,omitempty"`
 	Neither string `json:"neither,omitempty"`
+	// Other is a second yes/no question about the state, for the laws
+	// of two questions and their compounds.
+	Other string `json:"other,omitempty"`
 	// siblings are the other questions of the set about the same state.
 	siblings []systemone.Question
 }
@@ -473,10 +478,16 @@ var laws = []law{
 			neg := noulAbout(c.Question, "Is it not the case that the answer to this question is yes: "+instructionText(c.Question), true)
 			return complementary(ctx, ask, c.State, c.Question, neg)
 		}},
+	{name: "negation_templated", dimension: DimLogic,
+		instances: func(c lawCase) int { return one(c, systemone.TypeNoul) * len(negationTemplates) },
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			neg := noulAbout(c.Question, negationTemplates[i]+instructionText(c.Question), true)
+			return complementaryBeside(ctx, ask, c.State, c.Question, neg)
+		}},
 	{name: "negation_natural", dimension: DimLogic,
-		instances: func(c lawCase) int { return one(c, systemone.TypeNoul) * boolInt(c.Negation != "") },
-		check: func(ctx context.Context, ask asker, c lawCase, _ int) (bool, error) {
-			return complementary(ctx, ask, c.State, c.Question, noulAbout(c.Question, c.Negation, true))
+		instances: func(c lawCase) int { return one(c, systemone.TypeNoul) * len(c.Negations) },
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			return complementaryBeside(ctx, ask, c.State, c.Question, noulAbout(c.Question, c.Negations[i], true))
 		}},
 	{name: "negation_compound", dimension: DimLogic,
 		instances: func(c lawCase) int { return one(c, systemone.TypeNoul) * boolInt(c.Either != "" && c.Neither != "") },
@@ -513,6 +524,105 @@ var laws = []law{
 				return false, err
 			}
 			return within(p, []float64{p2[1], p2[0]}), nil
+		}},
+
+	// Joint: two yes/no questions about one state and their compounds,
+	// asked together.
+	{name: "compound_negation", dimension: DimLogic,
+		instances: func(c lawCase) int { return pairOf(c) * len(bothWordings) },
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			a, b := instructionText(c.Question), c.Other
+			p, err := askNouls(ctx, ask, c.State, a, b, bothWordings[i](a, b), notBothWordings[i](a, b))
+			if err != nil {
+				return false, err
+			}
+			return math.Abs(p[2]+p[3]-1) <= Tolerance, nil
+		}},
+	{name: "inclusion_exclusion", dimension: DimJoint,
+		instances: func(c lawCase) int { return pairOf(c) * len(bothWordings) },
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			a, b := instructionText(c.Question), c.Other
+			p, err := askNouls(ctx, ask, c.State, a, b, bothWordings[i](a, b), someWordings[i](a, b))
+			if err != nil {
+				return false, err
+			}
+			return math.Abs(p[2]+p[3]-p[0]-p[1]) <= Tolerance, nil
+		}},
+	{name: "frechet_bounds", dimension: DimJoint,
+		instances: func(c lawCase) int { return pairOf(c) * len(bothWordings) },
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			a, b := instructionText(c.Question), c.Other
+			p, err := askNouls(ctx, ask, c.State, a, b, bothWordings[i](a, b), someWordings[i](a, b))
+			if err != nil {
+				return false, err
+			}
+			lo, hi := math.Max(0, p[0]+p[1]-1), math.Min(p[0], p[1])
+			return p[2] >= lo-Tolerance && p[2] <= hi+Tolerance &&
+				p[3] >= math.Max(p[0], p[1])-Tolerance && p[3] <= math.Min(1, p[0]+p[1])+Tolerance, nil
+		}},
+	{name: "pair_marginals", dimension: DimJoint,
+		instances: func(c lawCase) int { return pairOf(c) * len(pairOptions) },
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			a, b := instructionText(c.Question), c.Other
+			pair := systemone.Question{Type: systemone.TypeChoice,
+				Instructions: instructions("Consider these two questions about the text: " + a + " " + b + " Which answers are right?"),
+				Options:      pairOptions[i]}
+			ans, err := ask(ctx, c.State, map[string]systemone.Question{"a": noulAbout(systemone.Question{}, a, false),
+				"b": noulAbout(systemone.Question{}, b, false), "pair": pair})
+			if err != nil {
+				return false, err
+			}
+			pa, pb, err := nouls(ans, "a", "b")
+			if err != nil {
+				return false, err
+			}
+			pp, err := outcomes(pair, ans["pair"])
+			if err != nil {
+				return false, err
+			}
+			// The options are listed both, first only, second only, neither.
+			return math.Abs(pp[0]+pp[1]-pa) <= Tolerance && math.Abs(pp[0]+pp[2]-pb) <= Tolerance, nil
+		}},
+
+	// Measure, across questions: a yes/no question about an option or a
+	// level of a choice or score asked in the same request.
+	{name: "choice_indicator", dimension: DimMeasure,
+		instances: func(c lawCase) int { return one(c, systemone.TypeChoice) * len(c.Question.Options) * len(isWordings) },
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			o, w := i/len(isWordings), i%len(isWordings)
+			return outcomeBeside(ctx, ask, c, isWordings[w](instructionText(c.Question), optionTexts(c.Question.Options)[o], c.Question.Options[o].Name), []int{o}, false)
+		}},
+	{name: "choice_complement_other", dimension: DimMeasure,
+		instances: func(c lawCase) int {
+			return one(c, systemone.TypeChoice) * len(c.Question.Options) * len(otherWordings)
+		},
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			o, w := i/len(otherWordings), i%len(otherWordings)
+			return outcomeBeside(ctx, ask, c, otherWordings[w](instructionText(c.Question), optionTexts(c.Question.Options)[o], c.Question.Options[o].Name), []int{o}, true)
+		}},
+	{name: "score_complement_other", dimension: DimMeasure,
+		instances: func(c lawCase) int { return one(c, systemone.TypeScore) * len(c.Question.Levels) * len(otherWordings) },
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			k, w := i/len(otherWordings), i%len(otherWordings)
+			// A level is named by its text, quoted: unquoted, a level
+			// such as "not urgent" would read as a negation.
+			l := systemone.ContentText(c.Question.Levels[k])
+			return outcomeBeside(ctx, ask, c, otherWordings[w](instructionText(c.Question), l, strconv.Quote(l)), []int{k}, true)
+		}},
+	{name: "score_cumulative_other", dimension: DimMeasure,
+		instances: func(c lawCase) int {
+			return one(c, systemone.TypeScore) * (len(c.Question.Levels) - 1) * len(tailWordings)
+		},
+		check: func(ctx context.Context, ask asker, c lawCase, i int) (bool, error) {
+			k, w := i/len(tailWordings), i%len(tailWordings)
+			n := len(c.Question.Levels)
+			ins := instructionText(c.Question)
+			if w%2 == 0 {
+				// Level k+1 or higher: the upper tail.
+				return outcomeBeside(ctx, ask, c, tailWordings[w](ins, systemone.ContentText(c.Question.Levels[k+1])), rangeOf(k+1, n-1), false)
+			}
+			// At most level k: the lower tail.
+			return outcomeBeside(ctx, ask, c, tailWordings[w](ins, systemone.ContentText(c.Question.Levels[k])), rangeOf(0, k), false)
 		}},
 
 	// Batch: a question's answer does not depend on what else is asked.
@@ -589,6 +699,162 @@ func renormalised(p []float64) []float64 {
 		for i := range out {
 			out[i] /= sum
 		}
+	}
+	return out
+}
+
+// negationTemplates wrap a yes/no question verbatim in its negation.
+var negationTemplates = []string{
+	"Is it false that the answer to the following question is yes: ",
+	"Is the answer to the following question no: ",
+	"Is it not true that the answer to this question is yes: ",
+}
+
+// bothWordings, someWordings and notBothWordings ask, in one wording
+// each, whether both of two questions hold, whether at least one does,
+// and whether not both do.
+var (
+	bothWordings = []func(a, b string) string{
+		func(a, b string) string { return "Is the answer yes to both of these questions: " + a + " " + b },
+		func(a, b string) string {
+			return "Is the answer yes to both " + strconv.Quote(a) + " and " + strconv.Quote(b) + "?"
+		},
+		func(a, b string) string { return "Are both of these true: " + a + " " + b },
+	}
+	someWordings = []func(a, b string) string{
+		func(a, b string) string {
+			return "Is the answer yes to at least one of these questions: " + a + " " + b
+		},
+		func(a, b string) string {
+			return "Is the answer yes to either " + strconv.Quote(a) + " or " + strconv.Quote(b) + "?"
+		},
+		func(a, b string) string { return "Is at least one of these true: " + a + " " + b },
+	}
+	notBothWordings = []func(a, b string) string{
+		func(a, b string) string { return "Is the answer no to at least one of these questions: " + a + " " + b },
+		func(a, b string) string {
+			return "Is it not the case that the answer is yes to both " + strconv.Quote(a) + " and " + strconv.Quote(b) + "?"
+		},
+		func(a, b string) string { return "Is it false that both of these are true: " + a + " " + b },
+	}
+)
+
+// pairOptions are the options of a four-way choice over two questions,
+// in two wordings, listed both, first only, second only, neither.
+var pairOptions = [][]systemone.Option{
+	{{Name: "both"}, {Name: "only the first"}, {Name: "only the second"}, {Name: "neither"}},
+	{{Name: "a", Description: instructions("yes, yes")}, {Name: "b", Description: instructions("yes, no")},
+		{Name: "c", Description: instructions("no, yes")}, {Name: "d", Description: instructions("no to both")}},
+}
+
+// isWordings and otherWordings ask whether the answer to question q is
+// an outcome (given by its text and its name), and whether it is
+// anything else; tailWordings whether a score is at a level or above
+// (even places) or at a level or below (odd).
+var (
+	isWordings = []func(q, text, name string) string{
+		func(q, text, _ string) string { return q + " Is the answer " + strconv.Quote(text) + "?" },
+		func(q, _, name string) string { return q + " Is it " + name + "?" },
+		func(q, text, _ string) string {
+			return "Is the answer to " + strconv.Quote(q) + " " + strconv.Quote(text) + "?"
+		},
+	}
+	otherWordings = []func(q, text, name string) string{
+		func(q, text, _ string) string {
+			return q + " Is the answer anything other than " + strconv.Quote(text) + "?"
+		},
+		func(q, _, name string) string { return q + " Is it something other than " + name + "?" },
+		func(q, text, _ string) string { return q + " Is the answer not " + strconv.Quote(text) + "?" },
+	}
+	tailWordings = []func(q, level string) string{
+		func(q, l string) string { return q + " Is it " + strconv.Quote(l) + " or higher?" },
+		func(q, l string) string { return q + " Is the answer at most " + strconv.Quote(l) + "?" },
+		func(q, l string) string { return q + " Is the answer at least " + strconv.Quote(l) + "?" },
+		func(q, l string) string { return q + " Is the answer " + strconv.Quote(l) + " or below?" },
+	}
+)
+
+// pairOf is 1 for a noul case with a second question about its state.
+func pairOf(c lawCase) int { return one(c, systemone.TypeNoul) * boolInt(c.Other != "") }
+
+// askNouls asks the yes/no questions texts in one request about state
+// and returns the probability of yes of each, in order.
+func askNouls(ctx context.Context, ask asker, state json.RawMessage, texts ...string) ([]float64, error) {
+	qs := make(map[string]systemone.Question, len(texts))
+	names := make([]string, len(texts))
+	for i, t := range texts {
+		names[i] = "q" + strconv.Itoa(i)
+		qs[names[i]] = noulAbout(systemone.Question{}, t, false)
+	}
+	ans, err := ask(ctx, state, qs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(texts))
+	for i, n := range names {
+		a, ok := ans[n]
+		if !ok || a.Noul == nil {
+			return nil, fmt.Errorf("%s: no yes/no answer", n)
+		}
+		out[i] = *a.Noul
+	}
+	return out, nil
+}
+
+// nouls is the probability of yes of the answers named a and b.
+func nouls(ans map[string]systemone.Answer, a, b string) (float64, float64, error) {
+	x, y := ans[a], ans[b]
+	if x.Noul == nil || y.Noul == nil {
+		return 0, 0, errors.New("a yes/no question without a yes/no answer")
+	}
+	return *x.Noul, *y.Noul, nil
+}
+
+// complementaryBeside asks two noul questions in one request and checks
+// that their yes probabilities sum to one.
+func complementaryBeside(ctx context.Context, ask asker, state json.RawMessage, a, b systemone.Question) (bool, error) {
+	ans, err := ask(ctx, state, map[string]systemone.Question{"a": a, "b": b})
+	if err != nil {
+		return false, err
+	}
+	pa, pb, err := nouls(ans, "a", "b")
+	if err != nil {
+		return false, err
+	}
+	return math.Abs(pa+pb-1) <= Tolerance, nil
+}
+
+// outcomeBeside asks the case's question and the yes/no question text
+// about it in one request, and checks that the yes/no answer is the sum
+// of the probabilities of the outcomes at (or one minus it, with
+// complement).
+func outcomeBeside(ctx context.Context, ask asker, c lawCase, text string, at []int, complement bool) (bool, error) {
+	ans, err := ask(ctx, c.State, map[string]systemone.Question{"src": c.Question, "about": noulAbout(systemone.Question{}, text, false)})
+	if err != nil {
+		return false, err
+	}
+	p, err := outcomes(c.Question, ans["src"])
+	if err != nil {
+		return false, err
+	}
+	a := ans["about"]
+	if a.Noul == nil {
+		return false, errors.New("a yes/no question without a yes/no answer")
+	}
+	want := 0.0
+	for _, i := range at {
+		want += p[i]
+	}
+	if complement {
+		want = 1 - want
+	}
+	return math.Abs(*a.Noul-want) <= Tolerance, nil
+}
+
+func rangeOf(lo, hi int) []int {
+	out := make([]int, 0, hi-lo+1)
+	for i := lo; i <= hi; i++ {
+		out = append(out, i)
 	}
 	return out
 }

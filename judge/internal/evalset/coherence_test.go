@@ -38,7 +38,10 @@ func (byName) Ask(_ context.Context, req systemone.Request) (*systemone.Response
 }
 
 // The laws tell an engine that reads names and says yes to everything
-// from a coherent one: renaming and negation fail, order and batch pass.
+// from a coherent one: renaming, negation, questions about other
+// questions and a four-way choice's marginals fail; order and batch pass,
+// and so do inclusion–exclusion and the Fréchet bounds, which an engine
+// that answers every yes/no question alike keeps.
 func TestLawsCatchIncoherence(t *testing.T) {
 	r, err := Coherence(context.Background(), byName{}, "by-name", 4)
 	if err != nil {
@@ -52,7 +55,9 @@ func TestLawsCatchIncoherence(t *testing.T) {
 		rates[l.Law] = l.Rate
 	}
 	for law, want := range map[string]float64{"rename_option": 0, "negation_wrapper": 0, "negation_natural": 0,
-		"negation_compound": 0, "reorder_options": 1, "batch_independence": 1, "noul_as_score": 0} {
+		"negation_compound": 0, "reorder_options": 1, "batch_independence": 1, "noul_as_score": 0,
+		"negation_templated": 0, "compound_negation": 0, "choice_indicator": 0, "score_complement_other": 0,
+		"score_cumulative_other": 0, "pair_marginals": 0, "inclusion_exclusion": 1, "frechet_bounds": 1} {
 		if rates[law] != want {
 			t.Errorf("%s: %v, want %v", law, rates[law], want)
 		}

@@ -280,6 +280,17 @@ func quantile(xs []float64, q float64) float64 {
 	return s[min(max(i, 0), len(s)-1)]
 }
 
+// Labelled asks b every item of the labelled file at path with model and
+// returns the answers with their labels by question type, as
+// shared/calibrate takes them (Fit, Ceiling, Mixing).
+func Labelled(ctx context.Context, b systemone.Backend, model, path string, parallel int) (map[systemone.QuestionType][]calibrate.Item, error) {
+	items, err := readItems(path)
+	if err != nil {
+		return nil, err
+	}
+	return predict(ctx, b, model, items, parallel)
+}
+
 // EvaluateFile is Evaluate over the labelled file at path, with the
 // temperatures fitted on the file at fitPath when it is not empty.
 func EvaluateFile(ctx context.Context, b systemone.Backend, model, path, fitPath string, parallel int) (Report, error) {

@@ -11,13 +11,12 @@ import (
 	"github.com/judgeworks/shared/systemone"
 )
 
-// Coherence says which of the coherence laws beyond the structural ones an
-// engine keeps by construction: Reads, the rules of English negation and
-// cumulative ranges (the offline engines); Apart, choices as a normalised
+// Coherence says which of the coherence laws an engine keeps beyond those
+// every engine keeps by construction: Apart, choices as a normalised
 // product of per-option scores (the offline engines, and the chat engine
 // with JUDGE_LLM_CHOICE=apart).
 type Coherence struct {
-	Reads, Apart bool
+	Apart bool
 }
 
 // CoherenceLaws are the laws of docs/api.md, "Coherence", each checked to
@@ -32,6 +31,8 @@ var CoherenceLaws = []struct {
 	{"choice set independence", lawChoiceSetIndependence},
 	{"batch independence", lawBatchIndependence},
 	{"negation and ranges", lawNegationAndRanges},
+	{"outcomes of other questions", lawOutcomesOfOtherQuestions},
+	{"compounds of two questions", lawCompounds},
 }
 
 // RunCoherence checks e against every coherence law, each as a subtest.
@@ -185,23 +186,29 @@ func lawBatchIndependence(t *testing.T, b engine.Engine, _ Coherence) {
 	}
 }
 
-// The offline engines read negation and cumulative ranges: a question
-// that negates another is its complement, "k or higher" the sum of those
-// levels.
-func lawNegationAndRanges(t *testing.T, b engine.Engine, e Coherence) {
-	if !e.Reads {
-		t.Skip("a language model reads negation itself")
+// A question that negates another is its complement, asked alone or
+// beside it; "k or higher" the sum of those levels.
+func lawNegationAndRanges(t *testing.T, b engine.Engine, _ Coherence) {
+	noul := func(s string) systemone.Question {
+		return systemone.Question{Type: systemone.TypeNoul, Instructions: text(s)}
 	}
-	p := *askOne(t, b, refund()).Noul
-	for _, neg := range []string{
-		"Does the customer not want a refund?",
-		"Doesn't the customer want a refund?",
-		"Is it not the case that the answer to this question is yes: Does the customer want a refund?",
+	for _, c := range []struct{ pos, neg string }{
+		{"Does the customer want a refund?", "Does the customer not want a refund?"},
+		{"Does the customer want a refund?", "Doesn't the customer want a refund?"},
+		{"Does the customer want a refund?", "Is it not the case that the answer to this question is yes: Does the customer want a refund?"},
+		{"Does the customer want a refund?", "Is it false that the answer to the following question is yes: Does the customer want a refund?"},
+		{"Does the customer want a refund?", "Does the customer never want a refund?"},
+		{"Is it a refund?", "Is it anything other than a refund?"},
+		{"Does the customer still want a refund?", "Does the customer no longer want a refund?"},
+		{"Is the billing issue resolved?", "Is the billing issue still unresolved?"},
 	} {
-		q := refund()
-		q.Instructions = text(neg)
-		if got := *askOne(t, b, q).Noul; !same(got, 1-p) {
-			t.Errorf("%q: %v, want 1 − %v", neg, got, p)
+		p := *askOne(t, b, noul(c.pos)).Noul
+		if got := *askOne(t, b, noul(c.neg)).Noul; !same(got, 1-p) {
+			t.Errorf("%q: %v, want 1 − %v", c.neg, got, p)
+		}
+		beside := askQuestions(t, b, map[string]systemone.Question{"pos": noul(c.pos), "neg": noul(c.neg)})
+		if !same(*beside["pos"].Noul+*beside["neg"].Noul, 1) {
+			t.Errorf("%q beside its positive: %v + %v ≠ 1", c.neg, *beside["neg"].Noul, *beside["pos"].Noul)
 		}
 	}
 	claim := systemone.Question{Type: systemone.TypeNoul, Instructions: text("The customer wants a refund.")}
@@ -219,5 +226,91 @@ func lawNegationAndRanges(t *testing.T, b engine.Engine, e Coherence) {
 		Instructions: text(`How upset is the customer? On the scale "calm", "annoyed", "angry", "furious", is it "angry" or higher?`)}
 	if got, want := *askOne(t, b, q).Noul, s.Probabilities["2"]+s.Probabilities["3"]; !same(got, want) {
 		t.Errorf("angry or higher: %v, want %v", got, want)
+	}
+}
+
+// A yes/no question about outcomes of a choice or score asked beside it
+// is their probability: "is the answer o?" is p(o), "anything other than
+// o" 1 − p(o), "level k or higher" the upper tail.
+func lawOutcomesOfOtherQuestions(t *testing.T, b engine.Engine, _ Coherence) {
+	tm, up := team(), upset()
+	tmText, upText := "Which team should handle this ticket?", "How upset is the customer?"
+	qs := map[string]systemone.Question{"team": tm, "upset": up}
+	noul := func(s string) systemone.Question {
+		return systemone.Question{Type: systemone.TypeNoul, Instructions: text(s)}
+	}
+	for i, o := range tm.Options {
+		desc := systemone.ContentText(o.Description)
+		qs["is_"+o.Name] = noul(tmText + ` Is the answer "` + desc + `"?`)
+		qs["not_"+o.Name] = noul(tmText + " Is the answer anything other than " + o.Name + "?")
+		if i == 0 {
+			qs["quoted"] = noul(`Is the answer to "` + tmText + `" one of ` + o.Name + `, shipping?`)
+		}
+	}
+	levels := []string{"calm", "annoyed", "angry", "furious"}
+	for _, l := range levels {
+		qs["at_least_"+l] = noul(upText + ` Is it "` + l + `" or higher?`)
+		qs["other_than_"+l] = noul(upText + " Is the answer anything other than " + l + "?")
+	}
+	got := askQuestions(t, b, qs)
+	p := got["team"].Probabilities
+	for _, o := range tm.Options {
+		if a := *got["is_"+o.Name].Noul; !same(a, p[o.Name]) {
+			t.Errorf("is the answer %s: %v, p = %v", o.Name, a, p[o.Name])
+		}
+		if a := *got["not_"+o.Name].Noul; !same(a, 1-p[o.Name]) {
+			t.Errorf("anything other than %s: %v, p = %v", o.Name, a, p[o.Name])
+		}
+	}
+	if a := *got["quoted"].Noul; !same(a, p["billing"]+p["shipping"]) {
+		t.Errorf("one of billing, shipping: %v, want %v", a, p["billing"]+p["shipping"])
+	}
+	s := got["upset"].Probabilities
+	tail := 0.0
+	for k := len(levels) - 1; k >= 0; k-- {
+		key := strconv.Itoa(k)
+		tail += s[key]
+		if a := *got["at_least_"+levels[k]].Noul; !same(a, tail) {
+			t.Errorf("%s or higher: %v, want %v", levels[k], a, tail)
+		}
+		if a := *got["other_than_"+levels[k]].Noul; !same(a, 1-s[key]) {
+			t.Errorf("anything other than %s: %v, want 1 − %v", levels[k], a, s[key])
+		}
+	}
+}
+
+// Compounds of two yes/no questions asked beside them read one joint
+// distribution: "both" within the Fréchet bounds of its parts, "both" and
+// "at least one" summing to the parts (inclusion–exclusion), "not both"
+// and "neither" their complements, and a four-way choice with the parts
+// as its marginals.
+func lawCompounds(t *testing.T, b engine.Engine, _ Coherence) {
+	a, c := "Does the customer want a refund?", "Does the app crash?"
+	noul := func(s string) systemone.Question {
+		return systemone.Question{Type: systemone.TypeNoul, Instructions: text(s)}
+	}
+	got := askQuestions(t, b, map[string]systemone.Question{
+		"a": noul(a), "c": noul(c),
+		"both":    noul(`Is the answer yes to both "` + a + `" and "` + c + `"?`),
+		"some":    noul("Is the answer yes to at least one of these questions: " + a + " " + c),
+		"notBoth": noul(`Is it not the case that the answer is yes to both "` + c + `" and "` + a + `"?`),
+		"neither": noul("Is the answer no to both of these questions: " + c + " " + a),
+		"pair": {Type: systemone.TypeChoice, Instructions: text("Two questions: " + a + " " + c + " Which answers are right?"),
+			Options: []systemone.Option{{Name: "both"}, {Name: "only the first"}, {Name: "only the second"}, {Name: "neither"}}},
+	})
+	pa, pc := *got["a"].Noul, *got["c"].Noul
+	both, some := *got["both"].Noul, *got["some"].Noul
+	if both > math.Min(pa, pc)+exact || both < math.Max(0, pa+pc-1)-exact {
+		t.Errorf("both %v outside the bounds of %v and %v", both, pa, pc)
+	}
+	if !same(both+some, pa+pc) {
+		t.Errorf("both %v + at least one %v ≠ %v + %v", both, some, pa, pc)
+	}
+	if !same(*got["notBoth"].Noul, 1-both) || !same(*got["neither"].Noul, 1-some) {
+		t.Errorf("not both %v, neither %v; both %v, at least one %v", *got["notBoth"].Noul, *got["neither"].Noul, both, some)
+	}
+	pair := got["pair"].Probabilities
+	if !same(pair["both"]+pair["only the first"], pa) || !same(pair["both"]+pair["only the second"], pc) || !same(pair["both"], both) {
+		t.Errorf("four-way choice %v; marginals %v and %v, both %v", pair, pa, pc, both)
 	}
 }

@@ -188,7 +188,9 @@ func deterministic(t *testing.T, e engine.Engine) {
 }
 
 // questionsApart: a question asked alone, under any name, gets the answer
-// it gets among the others: questions never read each other.
+// it gets among others it does not name: unrelated questions never read
+// each other (a question that names another is answered from it: the
+// laws "outcomes of other questions" and "compounds of two questions").
 func questionsApart(t *testing.T, e engine.Engine) {
 	req := Request(nil)
 	batch := ask(t, e, req)

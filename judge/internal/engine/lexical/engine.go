@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/words"
@@ -31,27 +32,56 @@ const (
 // strong but never certain, which suits evidence this shallow.
 const Temperature = 0.4
 
-// Engine answers requests lexically. The zero value is ready to use and safe
-// for concurrent use.
-type Engine struct{}
-
-// Ask answers every question of req from req.State. Each question is answered
-// from the state and its own text only, so asking it alone or in a batch gives
-// the same answer, and neither option order nor question names matter. The
-// laws of probability that structure and English grammar decide
-// (shared/coherent, with its Reading rules) hold by construction.
-func (e Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	return coherent.Ask(ctx, req, coherent.Rules{Reading: true}, e.ask)
+// mixing mixes yes/no answers with the uniform distribution
+// (calibrate.Mix) so that they stay within the confidence the engine's dev
+// answers support (calibrate.Ceiling: 0.571): they reach 0.92 and are
+// right about half the time there. Its score answers are borne out as
+// they are, and choices are never mixed, as in the semantic engine
+// (TestMixingFitsDev works this out again).
+var mixing = map[systemone.QuestionType]float64{
+	systemone.TypeNoul:  0.8316,
+	systemone.TypeScore: 0,
 }
 
-func (Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+// Engine answers requests lexically. The zero value is ready to use and safe
+// for concurrent use.
+type Engine struct {
+	// unmixed leaves the answers as the words give them, for the test
+	// that works out mixing.
+	unmixed bool
+}
+
+// Ask answers every question of req from req.State. Each question is answered
+// from the state and its own text only, so asking it alone or beside questions
+// it does not name gives the same answer, and neither option order nor
+// question names matter. The laws of probability that structure and English
+// wording decide (shared/coherent) hold by construction.
+func (e Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+	if e.unmixed {
+		return coherent.Ask(ctx, req, askUnmixed)
+	}
+	return coherent.Ask(ctx, req, askMixed)
+}
+
+// askMixed and askUnmixed are ask of each Engine as functions that hold
+// nothing: a method value of e would be allocated on every request.
+var (
+	askMixed = func(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+		return Engine{}.ask(ctx, req)
+	}
+	askUnmixed = func(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
+		return Engine{unmixed: true}.ask(ctx, req)
+	}
+)
+
+func (e Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
 	state := stateTerms(words.FromJSON(req.State, true))
 	answers := make(map[string]systemone.Answer, len(req.Questions))
 	for name, q := range req.Questions {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		a, err := answer(state, q)
+		a, err := e.answer(state, q)
 		if err != nil {
 			return nil, err
 		}
@@ -62,16 +92,23 @@ func (Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Respon
 
 // answer weighs each candidate of q (see compile) against the state's
 // terms.
-func answer(state []words.Token, q systemone.Question) (systemone.Answer, error) {
+func (e Engine) answer(state []words.Token, q systemone.Question) (systemone.Answer, error) {
 	c, err := kept(q)
 	if err != nil {
 		return systemone.Answer{}, err
 	}
-	return c.answer(state, q)
+	// Most questions have few candidates: their weights fit on the stack.
+	var buf [16]float64
+	w := c.weights(state, buf[:0])
+	if !e.unmixed {
+		calibrate.Mix(w, mixing[q.Type])
+	}
+	return systemone.BuildAnswer(q, w)
 }
 
-// answer answers q, compiled as c, from the state's terms.
-func (c *compiled) answer(state []words.Token, q systemone.Question) (systemone.Answer, error) {
+// weights is the distribution over q's candidates, compiled as c, that the
+// state's terms give, appended to out.
+func (c *compiled) weights(state []words.Token, out []float64) []float64 {
 	// Most questions read few terms: their counts fit on the stack.
 	var buf [64]float64
 	var counts []float64
@@ -89,11 +126,11 @@ func (c *compiled) answer(state []words.Token, q systemone.Question) (systemone.
 			}
 		}
 	}
-	logits := make([]float64, len(c.cands))
-	for i, cand := range c.cands {
-		logits[i] = relevance(counts, cand) / Temperature
+	logits := out
+	for _, cand := range c.cands {
+		logits = append(logits, relevance(counts, cand)/Temperature)
 	}
-	return systemone.BuildAnswer(q, softmax(logits))
+	return softmax(logits)
 }
 
 // compile works out what answering q needs of q alone: its candidates,

@@ -103,5 +103,5 @@ func BenchmarkAsk(b *testing.B) {
 func TestConformance(t *testing.T) { enginetest.Run(t, Engine{}) }
 
 func TestCoherence(t *testing.T) {
-	enginetest.RunCoherence(t, Engine{}, enginetest.Coherence{Reads: true, Apart: true})
+	enginetest.RunCoherence(t, Engine{}, enginetest.Coherence{Apart: true})
 }

@@ -64,6 +64,7 @@ func weigh(cands []bag, shared bool) *compiled {
 func stateTerms(text string) []words.Token {
 	ts := tokenizer.Tokens(text)
 	for i := range ts {
+		ts[i] = read(ts[i])
 		ts[i].Word = words.Stem(ts[i].Word)
 	}
 	return ts

@@ -45,12 +45,12 @@ func TestKeptQuestionsAgree(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := fresh.answer(state, q)
+			want, err := systemone.BuildAnswer(q, fresh.weights(state, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for range 2 {
-				got, err := answer(state, q)
+				got, err := Engine{unmixed: true}.answer(state, q)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -33,6 +33,7 @@ type bag map[string]float64
 func terms(text string) bag {
 	b := bag{}
 	for _, tk := range tokenizer.Tokens(text) {
+		tk = read(tk)
 		t := words.Stem(tk.Word)
 		if tk.Negated {
 			t = negPrefix + t
@@ -40,6 +41,15 @@ func terms(text string) bag {
 		b[t]++
 	}
 	return b
+}
+
+// read is tk as the engine reads it: a listed contradictory
+// ("unresolved") as its base word negated ("not resolved").
+func read(tk words.Token) words.Token {
+	if base, ok := words.Contradictory(tk.Word); ok {
+		return words.Token{Word: base, Negated: !tk.Negated}
+	}
+	return tk
 }
 
 // negate flips the polarity of every term: the reading of "the opposite of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -208,3 +209,91 @@ func TestSentIDs(t *testing.T) {
 		}
 	}
 }
+
+// A negated question goes upstream in its positive form, once, beside
+// that form or alone, and is answered as the complement of what the
+// upstream says of it; a question about an option of a choice of the
+// request never goes upstream at all.
+func TestNegationSentOnceInPositiveForm(t *testing.T) {
+	const positive = "Is the customer asking for a refund?"
+	noul := func(s string) systemone.Question {
+		return systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text(s)}
+	}
+	beside := map[string]systemone.Question{
+		"refund":      noul(positive),
+		"not_refund":  noul("Is the customer not asking for a refund?"),
+		"false":       noul("Is it false that the answer to the following question is yes: " + positive),
+		"team":        choice("billing", "technical"),
+		"not_billing": noul("Which team should handle this? Is the answer anything other than billing?"),
+	}
+	alone := map[string]systemone.Question{"not_refund": noul("Doesn't the customer ask for a refund?")}
+	sys := newFakeSystemOne(t, readingSystemOne(t))
+	dec := newFakeDecisions(t, readingDecisions)
+	for _, tc := range []struct {
+		name string
+		p    Provider
+		sent func() []string // the instructions of every question sent
+		yes  func(instructions string) float64
+	}{
+		{"System One", provider("s", newSystemOne(sys.srv.URL, calibrate.File{})), func() []string {
+			var out []string
+			for _, c := range sys.recorded() {
+				for _, q := range c.req.Questions {
+					out = append(out, systemone.ContentText(q.Instructions))
+				}
+			}
+			return out
+		}, func(s string) float64 { return textWeight(string(systemone.Text(s))+"null") / 100 }},
+		{"Decisions", provider("d", newDecisions(t, dec.srv.URL, calibrate.File{})), func() []string {
+			var out []string
+			for _, c := range dec.recorded() {
+				for _, q := range c.Questions {
+					out = append(out, q.Instructions)
+				}
+			}
+			return out
+		}, func(s string) float64 { return textWeight(s) / 100 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			count := func(sent []string, s string) int {
+				n := 0
+				for _, x := range sent {
+					if x == s {
+						n++
+					}
+				}
+				return n
+			}
+			before := len(tc.sent())
+			resp, err := tc.p.Backend.Ask(context.Background(), request(beside))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent := tc.sent()[before:]
+			if len(sent) != 2 || count(sent, positive) != 1 || count(sent, "Which team should handle this?") != 1 {
+				t.Errorf("sent %q, want the positive form once and the choice", sent)
+			}
+			a := resp.Answers
+			p := *a["refund"].Noul
+			if !same(*a["not_refund"].Noul, 1-p) || !same(*a["false"].Noul, 1-p) {
+				t.Errorf("refund %v, its negations %v and %v", p, *a["not_refund"].Noul, *a["false"].Noul)
+			}
+			if !same(*a["not_billing"].Noul, 1-a["team"].Probabilities["billing"]) {
+				t.Errorf("anything other than billing %v, billing %v", *a["not_billing"].Noul, a["team"].Probabilities["billing"])
+			}
+			before = len(tc.sent())
+			resp, err = tc.p.Backend.Ask(context.Background(), request(alone))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sent := tc.sent()[before:]; len(sent) != 1 || sent[0] != "Does the customer ask for a refund?" {
+				t.Errorf("alone, sent %q", sent)
+			}
+			if up := tc.yes("Does the customer ask for a refund?"); !same(*resp.Answers["not_refund"].Noul, 1-up) {
+				t.Errorf("alone, answered %v, want 1 − the upstream's %v", *resp.Answers["not_refund"].Noul, up)
+			}
+		})
+	}
+}
+
+func same(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }

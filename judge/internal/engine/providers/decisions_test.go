@@ -320,12 +320,13 @@ func TestDecisionsFailures(t *testing.T) {
 	})
 }
 
-// More questions than one call takes go out as consecutive calls.
+// More questions than one call takes go out as consecutive calls. (The
+// questions differ: the same question twice is sent once.)
 func TestDecisionsBatches(t *testing.T) {
 	f := newFakeDecisions(t, nil)
 	qs := map[string]systemone.Question{}
 	for i := range decisions.MaxQuestions + 1 {
-		qs[fmt.Sprintf("q%03d", i)] = systemone.Question{Type: systemone.TypeNoul, Instructions: raw(`"Is it urgent?"`)}
+		qs[fmt.Sprintf("q%03d", i)] = systemone.Question{Type: systemone.TypeNoul, Instructions: systemone.Text(fmt.Sprintf("Is item %d urgent?", i))}
 	}
 	resp, err := newDecisions(t, f.srv.URL, calibrate.File{}).Ask(context.Background(), request(qs))
 	if err != nil {

@@ -6,7 +6,7 @@
 // judge/cmd/judge beside the offline engines and the chat adapter.
 //
 // What the judge adds to an upstream's answers is the same as for the chat
-// adapter: each question passes shared/coherent's structural rules, a
+// adapter: the request passes shared/coherent's rules (upstream.go), a
 // choice's options go out in their canonical order
 // (systemone.CanonicalOptions) under neutral ids (upstream.go), the
 // calibration file's temperatures are applied per question type

@@ -10,25 +10,23 @@ import (
 	"github.com/judgeworks/shared/tokens"
 )
 
-// What an upstream is asked is decided here, for both kinds, so the
-// structural laws of shared/coherent hold on them by construction, as on
-// every other engine (docs/api.md, "Coherence"):
+// What an upstream is asked is decided here, for both kinds, so the laws
+// of shared/coherent hold on them by construction, as on every other
+// engine (docs/api.md, "Coherence"):
 //
-//   - each question goes through coherent's structural rules first:
-//     options that say the same thing are asked about once and their
-//     probability split evenly, and a choice or score of yes and no is
-//     asked as the noul question it spells;
+//   - the request goes through coherent first: options that say the same
+//     thing are asked about once and their probability split evenly, a
+//     choice or score of yes and no is asked as the noul question it
+//     spells, a negated question goes in its positive form, a question
+//     asked twice (a question and its negation) goes once, and a question
+//     about other questions of the request never goes at all;
 //   - a choice's options go out in canonical order under neutral ids, so
 //     no id the caller chose reaches the upstream (sent).
-//
-// The reading rules (negation, cumulative ranges) are left to the
-// upstream, a language model or a service that applies them itself, as
-// they are for the chat adapter.
 
-// askCoherent answers req by askCore after coherent's structural rewrite,
-// and maps the answers back to req's questions.
+// askCoherent answers req by askCore after coherent's rewrite, and maps
+// the answers back to req's questions.
 func askCoherent(ctx context.Context, req systemone.Request, askCore func(context.Context, systemone.Request) (*systemone.Response, error)) (*systemone.Response, error) {
-	return coherent.Ask(ctx, req, coherent.Rules{}, askCore)
+	return coherent.Ask(ctx, req, askCore)
 }
 
 // sent is q as an upstream is asked it. A choice's options are in

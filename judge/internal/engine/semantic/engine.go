@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/judgeworks/judge/internal/keep"
+	"github.com/judgeworks/shared/calibrate"
 	"github.com/judgeworks/shared/coherent"
 	"github.com/judgeworks/shared/systemone"
 	"github.com/judgeworks/shared/words"
@@ -99,6 +100,21 @@ const (
 	orderedMin = 0.8
 )
 
+// Mixing with the uniform distribution (calibrate.Mix) keeps yes/no and
+// score answers within the confidence the engine's dev answers support
+// (calibrate.Ceiling: noul 0.950, score 0.875): an engine that reads words
+// is never sure of a sentence. Each is the least mixing that brings every
+// dev answer of its type within that ceiling (calibrate.Mixing;
+// TestMixingFitsDev works them out again). Choices are not mixed: mixing
+// with k options would make the odds between two options depend on how
+// many others are offered, which the engine promises they never do
+// (docs/api.md, "Coherence"), and its most confident choices are borne
+// out (docs/semantic.md, "Calibration").
+var mixing = map[systemone.QuestionType]float64{
+	systemone.TypeNoul:  0.0999,
+	systemone.TypeScore: 0.1402,
+}
+
 // sentimentPairs span the axis from bad to good on which the engine reads
 // a word's polarity: the mean of their differences.
 var sentimentPairs = [][2]string{
@@ -146,6 +162,9 @@ type Engine struct {
 	termBytes int
 	// axis runs from bad to good, sev from trivial to grave.
 	axis, sev []float32
+	// mixing is the mixing of each type's answers (the package's
+	// mixing; none in the test that works it out).
+	mixing map[systemone.QuestionType]float64
 }
 
 // New returns an engine reading vec.
@@ -158,7 +177,7 @@ func New(vec *wordvec.Table) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{vec: vec, axis: axis, sev: sev}
+	e := &Engine{vec: vec, axis: axis, sev: sev, mixing: mixing}
 	e.questions = keep.New[*asked](keptQuestions)
 	// A term and its weight, and a reading of its word with the word's
 	// vector when the word cache is full, with room to spare.
@@ -243,6 +262,10 @@ func (e *Engine) appendTerms(out []term, toks []token) []term {
 			// "won't load", "doesn't work": something is broken.
 			out = append(out, e.implied("broken", t.weight))
 		}
+		if tk.requested && mailing[tk.word] {
+			// "can you not send me these emails": off the list.
+			out = append(out, e.implied("unsubscribe", t.weight))
+		}
 	}
 	return out
 }
@@ -294,8 +317,13 @@ func (e *Engine) readWord(word string) *wordInfo {
 	}
 	if ok && !exactOnly[w] {
 		// A word the related groups know as written ("unusable")
-		// keeps its own sense; only others are read as a negated base.
-		if base, yes := e.prefixedOpposite(w); yes && wi.groups == 0 {
+		// keeps its own sense; only others are read as a negated base:
+		// the listed contradictories ("unresolved") and prefixed
+		// opposites of polar words ("unhappy").
+		if base, yes := e.contradictory(word); yes && wi.groups == 0 {
+			w = base
+			wi.flip = true
+		} else if base, yes := e.prefixedOpposite(w); yes && wi.groups == 0 {
 			w = base
 			wi.flip = true
 		}
@@ -381,6 +409,16 @@ func distinct(ts []term) []term {
 	return kept
 }
 
+// contradictory is the base form of the word that w negates when w is a
+// listed contradictory (words.Contradictory) whose base has a vector.
+func (e *Engine) contradictory(w string) (string, bool) {
+	base, ok := words.Contradictory(w)
+	if !ok {
+		return "", false
+	}
+	return e.vec.Base(base)
+}
+
 // prefixedOpposite reports whether w is un-, dis-, in-… plus a word of
 // clear positive polarity that w is less positive than, and returns that
 // word.
@@ -430,12 +468,13 @@ func dot(a, b []float32) float64 {
 }
 
 // Ask answers every question of req from req.State. Each question is
-// answered from the state and its own text only, so asking it alone or in a
-// batch gives the same answer, and neither option order nor question names
-// matter. The laws of probability that structure and English grammar
-// decide (shared/coherent, with its Reading rules) hold by construction.
+// answered from the state and its own text only, so asking it alone or
+// beside questions it does not name gives the same answer, and neither
+// option order nor question names matter. The laws of probability that
+// structure and English wording decide (shared/coherent) hold by
+// construction.
 func (e *Engine) Ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
-	return coherent.Ask(ctx, req, coherent.Rules{Reading: true}, e.ask)
+	return coherent.Ask(ctx, req, e.ask)
 }
 
 func (e *Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Response, error) {
@@ -466,20 +505,26 @@ func (e *Engine) ask(ctx context.Context, req systemone.Request) (*systemone.Res
 }
 
 func (e *Engine) answer(state []term, q systemone.Question, sc *scratch) (systemone.Answer, error) {
+	var w []float64
 	switch q.Type {
 	case systemone.TypeNoul:
-		return systemone.BuildAnswer(q, e.noulWeights(state, e.asked(q, sc), sc))
+		w = e.noulWeights(state, e.asked(q, sc), sc)
+		w[0] = calibrate.MixYes(w[0], e.mixing[q.Type])
+		return systemone.BuildAnswer(q, w)
 	case systemone.TypeChoice:
 		// The options come in their canonical order (limits.Check puts
 		// them so), so every sum runs in the same order whatever order
 		// the caller listed them in and whatever it named them, and the
 		// answer is identical to the last bit.
-		return systemone.BuildAnswer(q, e.choiceWeights(state, e.asked(q, sc), sc))
+		w = e.choiceWeights(state, e.asked(q, sc), sc)
 	case systemone.TypeScore:
-		return systemone.BuildAnswer(q, e.scoreWeights(state, e.asked(q, sc), sc))
+		w = e.scoreWeights(state, e.asked(q, sc), sc)
+	default:
+		// Validate refuses unknown types before a request reaches a backend.
+		return systemone.Answer{}, fmt.Errorf("unknown question type %q", q.Type)
 	}
-	// Validate refuses unknown types before a request reaches a backend.
-	return systemone.Answer{}, fmt.Errorf("unknown question type %q", q.Type)
+	calibrate.Mix(w, e.mixing[q.Type])
+	return systemone.BuildAnswer(q, w)
 }
 
 // noulWeights weighs "yes" against "no" (readQuestion says what each is).

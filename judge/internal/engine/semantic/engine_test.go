@@ -89,6 +89,39 @@ func TestNegation(t *testing.T) {
 	}
 }
 
+// A negation ends with its clause, a request not to do something is no
+// claim that it is not done, and no answer of an engine that reads words
+// is near-certain.
+func TestNegationEndsWithItsClause(t *testing.T) {
+	refund := `{"type": "noul", "instructions": "Does the customer ask for a refund?"}`
+	invoice := `{"type": "noul", "instructions": "Is the customer asking for an invoice?"}`
+	unsubscribe := `{"type": "noul", "instructions": "Does the customer want to unsubscribe?"}`
+	moreMail := `{"type": "noul", "instructions": "Does the customer want more marketing emails?"}`
+	tests := []struct {
+		state, question string
+		yes             bool
+	}{
+		{"My package never arrived and I want my money back.", refund, true},
+		{"My package did not arrive and I want my money back.", refund, true},
+		{"I never received the invoice and need it for my taxes.", invoice, true},
+		{"Can you not send me any more marketing emails?", unsubscribe, true},
+		{"Can you not send me any more marketing emails?", moreMail, false},
+		{"I want my money back.", refund, true},
+		{"The parcel never came. Refund please.", refund, true},
+		{"I never asked for a refund.", refund, false},
+		{"I do not want my money back, just a new one.", refund, false},
+	}
+	for _, tt := range tests {
+		p := *one(t, tt.state, tt.question).Noul
+		if tt.yes && p <= 0.5 || !tt.yes && p >= 0.5 {
+			t.Errorf("%q: %.4f, want %s 0.5", tt.state, p, map[bool]string{true: ">", false: "<"}[tt.yes])
+		}
+		if p < 0.02 || p > 0.98 {
+			t.Errorf("%q: %.4f, as sure as a reader of words never is", tt.state, p)
+		}
+	}
+}
+
 // Opposites lie close in vector space; the engine must not read one as
 // the other.
 func TestOpposites(t *testing.T) {
@@ -332,5 +365,5 @@ func BenchmarkLongState(b *testing.B) {
 func TestConformance(t *testing.T) { enginetest.Run(t, engine()) }
 
 func TestCoherence(t *testing.T) {
-	enginetest.RunCoherence(t, engine(), enginetest.Coherence{Reads: true, Apart: true})
+	enginetest.RunCoherence(t, engine(), enginetest.Coherence{Apart: true})
 }

@@ -112,3 +112,10 @@ func groupsOf(w string) uint64 {
 // word of failure is used. By lemma.
 var failsWhenNegated = words.Set("work", "load", "open", "respond", "start", "launch", "save", "sync",
 	"connect", "finish", "run", "function", "display", "upload", "download", "send", "play")
+
+// mailing are the words of mail sent to a customer: a request not to be
+// sent them ("can you not send me marketing emails?") is a request to
+// unsubscribe. As written, in lower case.
+var mailing = words.Set("email", "emails", "mail", "mails", "mailing", "mailings", "newsletter",
+	"newsletters", "marketing", "message", "messages", "notification", "notifications", "promotion",
+	"promotions", "spam", "texts")

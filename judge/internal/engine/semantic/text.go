@@ -125,11 +125,30 @@ var phraseEnd = func() map[string]bool {
 var negPrefixes = []string{"dis", "non", "un", "in", "im", "ir", "il"}
 
 // token is one content word of a text as written: lower case, with the
-// negation and intensity that surround it.
+// negation and intensity that surround it. A word negated inside a
+// request not to do something ("can you not send me…") is also
+// requested: its writer asks for it to stop.
 type token struct {
 	word      string
 	negated   bool
+	requested bool
 	intensity float64
+}
+
+// requestNot reports whether a negator after the words before and last
+// asks for something not to be done ("can you not…", "would you please
+// not…", "please don't…", "please do not…") rather than saying that
+// something is not so.
+func requestNot(before, last string) bool {
+	switch {
+	case last == "please":
+		return true
+	case last == "you":
+		return before == "can" || before == "could" || before == "would" || before == "will"
+	case last == "do":
+		return before == "please"
+	}
+	return false
 }
 
 // role is what a word does for tokens besides being read: one lookup in
@@ -169,14 +188,21 @@ func tokens(out []token, text string, drop map[string]bool) []token {
 	out = out[:0]
 	var neg words.Negation
 	boost := 1.0
-	prev := ""
+	// prev and before are the last two words of the clause read.
+	prev, before := "", ""
+	requesting := false
 	read := func(w string) {
-		last := prev
-		prev = w
+		last, twoBack := prev, before
+		prev, before = w, last
 		r := roles[w]
+		if words.EndsNegation(w) {
+			// What was not received is still what the text is about.
+			defer neg.Close()
+		}
 		switch {
-		case r.negator:
+		case r.negator || words.NegatesAfter(last, w):
 			neg.Open()
+			requesting = requestNot(twoBack, last)
 			boost = 1
 			return
 		case r.breaker:
@@ -206,7 +232,8 @@ func tokens(out []token, text string, drop map[string]bool) []token {
 		if r.stop || drop[w] {
 			return
 		}
-		out = append(out, token{word: w, negated: neg.Cover(), intensity: boost})
+		negated := neg.Cover()
+		out = append(out, token{word: w, negated: negated, requested: negated && requesting, intensity: boost})
 		boost = 1
 	}
 	for _, w := range tokenizer.Words(text) {
@@ -216,6 +243,7 @@ func tokens(out []token, text string, drop map[string]bool) []token {
 		for _, r := range w.Punct {
 			neg.Close()
 			boost = 1
+			prev, before = "", ""
 			if r == '!' {
 				// An exclamation strengthens what was just said.
 				if n := len(out); n > 0 {
